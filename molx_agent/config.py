@@ -1,0 +1,73 @@
+"""Typed settings for molx-agent.
+
+Precedence: explicit argument > environment variable > ``.env`` file > default.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+LLMProvider = Literal["auto", "openai", "rules"]
+
+
+class Settings(BaseSettings):
+    """All user-tunable settings. Field names map to the documented environment variables."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        case_sensitive=False,
+        populate_by_name=True,
+    )
+
+    openai_api_key: str | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    llm_provider: LLMProvider = Field(default="auto", validation_alias="MOLX_LLM_PROVIDER")
+    llm_model: str = Field(default="gpt-4o-mini", validation_alias="MOLX_LLM_MODEL")
+    llm_temperature: float = Field(default=0.0, validation_alias="MOLX_LLM_TEMPERATURE")
+    llm_timeout: float = Field(default=60.0, validation_alias="MOLX_LLM_TIMEOUT")
+    mcp_enabled: bool = Field(default=False, validation_alias="MCP_ENABLED")
+    mcp_servers_config: Path = Field(
+        default=Path("config/mcp_servers.json"), validation_alias="MCP_SERVERS_CONFIG"
+    )
+    output_dir: Path = Field(default=Path("./outputs"), validation_alias="MOLX_OUTPUT_DIR")
+    molx_home: Path = Field(default=Path("~/.molx"), validation_alias="MOLX_HOME")
+    max_iterations: int = Field(default=3, ge=1, le=20, validation_alias="MAX_ITERATIONS")
+
+    @property
+    def resolved_provider(self) -> Literal["openai", "rules"]:
+        """``auto`` means openai when a key or base URL is configured, else rules."""
+        if self.llm_provider == "auto":
+            return "openai" if (self.openai_api_key or self.openai_base_url) else "rules"
+        return self.llm_provider
+
+    @property
+    def home_dir(self) -> Path:
+        return Path(self.molx_home).expanduser()
+
+
+def get_settings(**overrides: object) -> Settings:
+    """Build settings; keyword overrides (by field name) win over env and ``.env``."""
+    if overrides:
+        clean = {k: v for k, v in overrides.items() if v is not None}
+        return Settings(**clean)  # type: ignore[arg-type]
+    return _cached_settings()
+
+
+@lru_cache(maxsize=1)
+def _cached_settings() -> Settings:
+    return Settings()
+
+
+def reset_settings_cache() -> None:
+    """Forget cached settings (tests change the environment)."""
+    _cached_settings.cache_clear()
+
+
+__all__ = ["Settings", "get_settings", "reset_settings_cache", "LLMProvider"]

@@ -1,0 +1,51 @@
+"""Shared fixtures, named by content."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path, monkeypatch):
+    """Every test writes under its own tmp dir and never talks to a real LLM."""
+    monkeypatch.setenv("MOLX_HOME", str(tmp_path / "molx_home"))
+    monkeypatch.setenv("MOLX_OUTPUT_DIR", str(tmp_path / "outputs"))
+    monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
+    monkeypatch.setenv("LANGSMITH_TRACING", "false")
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MOLX_LLM_PROVIDER", "MCP_ENABLED"):
+        monkeypatch.delenv(var, raising=False)
+    from molx_agent.config import reset_settings_cache
+
+    reset_settings_cache()
+    yield
+    reset_settings_cache()
+
+
+@pytest.fixture
+def aspirin() -> str:
+    return "CC(=O)Oc1ccccc1C(=O)O"
+
+
+@pytest.fixture
+def paracetamol() -> str:
+    return "CC(=O)Nc1ccc(O)cc1"
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The shared data folder (benchmark data); tests that need it skip when absent."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip("../shared/data not available")
+    return SHARED_DATA
+
+
+def chromium_path() -> str | None:
+    import shutil
+
+    return os.environ.get("MOLX_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
