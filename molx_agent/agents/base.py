@@ -43,6 +43,13 @@ class BaseAgent(ABC):
         self.tools = list(tools or [])
         self.options = kwargs
 
+    @property
+    def settings(self) -> Any:
+        """Settings the orchestrator passed (``settings=`` keyword), else the global ones."""
+        from molx_agent.config import get_settings
+
+        return self.options.get("settings") or get_settings()
+
     @abstractmethod
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
         """Do the work of ``task`` and return its result dict."""
@@ -70,6 +77,7 @@ class BaseAgent(ABC):
             result = {"summary": str(exc), "unavailable": True}
             task["status"] = "skipped"
             task["error"] = str(exc)
+            task["unavailable"] = True
         except RetroError as exc:
             logger.info("worker %s failed: %s", self.name, exc)
             result = {"error": exc.to_dict()}

@@ -47,6 +47,8 @@ class Task(TypedDict, total=False):
     """pending / running / done / failed / skipped."""
     error: str
     """Error message when ``status == "failed"``."""
+    unavailable: bool
+    """True when the task was skipped because its capability is not built yet (does not block dependants)."""
 
 
 class AgentState(TypedDict, total=False):
@@ -84,3 +86,5 @@ class AgentState(TypedDict, total=False):
     """Paths of reports written during the run."""
     errors: list[dict[str, Any]]
     """Errors collected along the way (each a dict with ``code``, ``message``, ...)."""
+    context_smiles: list[str]
+    """Molecules of the previous turn (chat): used when a follow-up question names no molecule."""

@@ -1,0 +1,257 @@
+"""Multi-step benchmark: RetroCast ``ref-lin-600`` with the ``leaves_n5_ref_routes`` stock.
+
+For each target the Retro* search (``molx_agent.retro.search``) runs with the packaged single-step
+model (its template library excludes every benchmark target and intermediate, see
+``scripts/build_templates.py``) and the benchmark stock only.  Reported:
+
+- solvability: a route was found whose leaves are all in the stock;
+- top-k route match: the k-th best route equals the reference route.  Rule: a route is the set of its
+  reactions, each reaction written as (InChIKey of the product, sorted InChIKeys of the reactants),
+  over every step of the tree; two routes match when these sets are equal (full InChIKeys, so
+  stereochemistry counts).  ``top-k (connectivity)`` repeats the test with the first InChIKey block
+  only (stereo and protonation ignored);
+- time and expansions per target.
+
+Sample: ``--sample N --seed S`` draws a stratified sample by reference route length (proportional
+allocation, largest remainders, ids sorted before a seeded shuffle per stratum), so the same N and S
+always give the same targets.  ``--write-sample`` saves the drawn ids.
+
+Usage::
+
+    nice -n 10 uv run python benchmarks/multistep.py --sample 20 --seed 0 --time-limit 10 --out /tmp/ms.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+DATA = REPO.parent / "shared" / "data" / "multistep"
+BENCH = DATA / "benchmarks" / "ref-lin-600.json.gz"
+STOCK = DATA / "stocks" / "leaves_n5_ref_routes.smi.gz"
+
+
+# -- reference routes --------------------------------------------------------------------------------------
+def load_targets(path: Path = BENCH) -> dict[str, dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return json.load(fh)["targets"]
+
+
+def reference_reactions(node: dict[str, Any], block: bool = False) -> frozenset[tuple[str, tuple[str, ...]]]:
+    """(product key, sorted reactant keys) of every step of a RetroCast tree."""
+    out: set[tuple[str, tuple[str, ...]]] = set()
+
+    def key(n: dict[str, Any]) -> str:
+        ik = n.get("inchikey") or _inchikey(n["smiles"])
+        return ik.split("-")[0] if block else ik
+
+    def walk(n: dict[str, Any]) -> None:
+        step = n.get("synthesis_step")
+        if not step:
+            return
+        kids = step.get("reactants") or []
+        out.add((key(n), tuple(sorted(key(k) for k in kids))))
+        for k in kids:
+            walk(k)
+
+    walk(node)
+    return frozenset(out)
+
+
+def _inchikey(smiles: str) -> str:
+    from molx_agent.retro.stock import inchikey
+
+    return inchikey(smiles) or f"invalid:{smiles}"
+
+
+def graph_reactions(graph: Any, block: bool = False) -> frozenset[tuple[str, tuple[str, ...]]]:
+    def key(smiles: str) -> str:
+        ik = _inchikey(smiles)
+        return ik.split("-")[0] if block else ik
+
+    out = set()
+    for rxn in graph.reaction_nodes:
+        product = graph.molecule_nodes[rxn.product_node].smiles
+        out.add((key(product), tuple(sorted(key(graph.molecule_nodes[r].smiles) for r in rxn.reactant_nodes))))
+    return frozenset(out)
+
+
+# -- sampling ---------------------------------------------------------------------------------------------------
+def stratified_sample(targets: dict[str, dict[str, Any]], n: int | None, seed: int) -> list[str]:
+    """Ids stratified by reference route length (proportional allocation, largest remainders)."""
+    ids = sorted(targets)
+    if not n or n >= len(ids):
+        return ids
+    strata: dict[int, list[str]] = defaultdict(list)
+    for tid in ids:
+        strata[int(targets[tid].get("route_length") or 0)].append(tid)
+    total = len(ids)
+    quotas = {k: n * len(v) / total for k, v in strata.items()}
+    alloc = {k: math.floor(q) for k, q in quotas.items()}
+    left = n - sum(alloc.values())
+    for k in sorted(quotas, key=lambda k: (-(quotas[k] - alloc[k]), k))[:left]:
+        alloc[k] += 1
+    rng = random.Random(seed)
+    chosen: list[str] = []
+    for k in sorted(strata):
+        members = list(strata[k])
+        rng.shuffle(members)
+        chosen.extend(sorted(members[: alloc[k]]))
+    return chosen
+
+
+# -- worker ------------------------------------------------------------------------------------------------------
+_STATE: dict[str, Any] = {}
+
+
+def _init(stock_path: str) -> None:
+    import logging
+
+    logging.disable(logging.WARNING)
+    from molx_agent.retro.single_step import load_single_step_model
+    from molx_agent.retro.stock import FileStock
+
+    _STATE["stock"] = FileStock(stock_path)
+    _STATE["model"] = load_single_step_model()
+
+
+def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansions: int, n_routes: int,
+               max_depth: int) -> dict[str, Any]:
+    from molx_agent.retro.search import search_routes
+
+    ref = target["ground_truth"]["target"]
+    ref_full, ref_block = reference_reactions(ref), reference_reactions(ref, block=True)
+    t0 = time.perf_counter()
+    c0 = time.process_time()
+    try:
+        res = search_routes(target["smiles"], stock=_STATE["stock"], model=_STATE["model"], time_limit=time_limit,
+                            max_expansions=max_expansions, max_depth=max_depth, n_routes=n_routes)
+    except Exception as exc:  # noqa: BLE001 - a failing target is a record, never dropped
+        return {"id": tid, "route_length": target.get("route_length"), "solved": False,
+                "error": f"{type(exc).__name__}: {exc}", "time_s": time.perf_counter() - t0}
+    match_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g) == ref_full), None)
+    block_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g, True) == ref_block), None)
+    return {
+        "id": tid,
+        "smiles": target["smiles"],
+        "route_length": target.get("route_length"),
+        "solved": res.solved,
+        "n_routes": len(res.routes),
+        "best_n_steps": res.routes[0].n_steps if res.routes else None,
+        "match_rank": match_rank,
+        "match_rank_connectivity": block_rank,
+        "n_expansions": res.n_expansions,
+        "time_s": round(res.time_s, 3),
+        "wall_s": round(time.perf_counter() - t0, 3),
+        "cpu_s": round(time.process_time() - c0, 3),
+        "stopped_by": res.stopped_by,
+        "rejected": res.stats.get("rejected"),
+    }
+
+
+def _run_packed(args: tuple) -> dict[str, Any]:
+    return run_target(*args)
+
+
+# -- summary -------------------------------------------------------------------------------------------------------
+def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(records)
+
+    def pct(count: int) -> float:
+        return round(100.0 * count / n, 1) if n else 0.0
+
+    def topk(key: str, k: int) -> float:
+        return pct(sum(1 for r in records if r.get(key) is not None and r[key] <= k))
+
+    times = [r["time_s"] for r in records]
+    by_len: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        by_len[int(r.get("route_length") or 0)].append(r)
+    return {
+        "n_targets": n,
+        "solvability_pct": pct(sum(bool(r["solved"]) for r in records)),
+        "top1_pct": topk("match_rank", 1),
+        "top5_pct": topk("match_rank", 5),
+        "top10_pct": topk("match_rank", 10),
+        "top1_connectivity_pct": topk("match_rank_connectivity", 1),
+        "top10_connectivity_pct": topk("match_rank_connectivity", 10),
+        "median_time_s": round(statistics.median(times), 2) if times else None,
+        "mean_time_s": round(statistics.fmean(times), 2) if times else None,
+        "max_time_s": round(max(times), 2) if times else None,
+        "median_cpu_s": round(statistics.median([r.get("cpu_s", 0.0) for r in records]), 2) if records else None,
+        "median_expansions": statistics.median([r.get("n_expansions", 0) for r in records]) if records else None,
+        "n_errors": sum(1 for r in records if "error" in r),
+        "by_route_length": {
+            k: {"n": len(v), "solved": sum(bool(r["solved"]) for r in v),
+                "top10": sum(1 for r in v if r.get("match_rank") is not None and r["match_rank"] <= 10)}
+            for k, v in sorted(by_len.items())
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="RetroCast ref-lin-600 multi-step benchmark")
+    ap.add_argument("--benchmark", type=Path, default=BENCH)
+    ap.add_argument("--stock", type=Path, default=STOCK)
+    ap.add_argument("--sample", type=int, default=None, help="number of targets (stratified by route length)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ids-file", type=Path, default=None, help="run exactly the ids listed in this file")
+    ap.add_argument("--write-sample", type=Path, default=None, help="write the sampled ids to this file and continue")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--max-expansions", type=int, default=100_000)
+    ap.add_argument("--max-depth", type=int, default=7)
+    ap.add_argument("--n-routes", type=int, default=10)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
+    args = ap.parse_args(argv)
+
+    targets = load_targets(args.benchmark)
+    if args.ids_file:
+        ids = [line.strip() for line in args.ids_file.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    else:
+        ids = stratified_sample(targets, args.sample, args.seed)
+    if args.write_sample:
+        args.write_sample.write_text(
+            f"# ref-lin-600 stratified sample: --sample {args.sample} --seed {args.seed}\n" + "\n".join(ids) + "\n")
+    jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth) for tid in ids]
+    records: list[dict[str, Any]] = []
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(args.stock),)) as pool:
+            for rec in pool.map(_run_packed, jobs):
+                records.append(rec)
+                print(json.dumps(rec), file=sys.stderr, flush=True)
+    else:
+        _init(str(args.stock))
+        for job in jobs:
+            rec = run_target(*job)
+            records.append(rec)
+            print(json.dumps(rec), file=sys.stderr, flush=True)
+    summary = summarize(records)
+    summary.update(wall_s=round(time.perf_counter() - t0, 1), config={
+        "benchmark": args.benchmark.name, "stock": args.stock.name, "sample": args.sample, "seed": args.seed,
+        "ids_file": str(args.ids_file) if args.ids_file else None, "time_limit": args.time_limit,
+        "max_expansions": args.max_expansions, "max_depth": args.max_depth, "n_routes": args.n_routes,
+        "workers": args.workers})
+    print(json.dumps(summary, indent=2))
+    if args.out:
+        from molx_agent.io_utils import atomic_write_json
+
+        atomic_write_json(args.out, {"summary": summary, "records": records})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

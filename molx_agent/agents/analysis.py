@@ -1,0 +1,222 @@
+"""AnalysisAgent: answers ``molecule_query`` with RDKit numbers and structural analysis.
+
+For each molecule in ``inputs["smiles"]`` (names already resolved by the planner) it computes
+:func:`molx_agent.chem.properties.compute_properties` and the functional groups
+(:func:`molx_agent.chem.fg_detect.detect_functional_groups`).  With ``options["deep_analysis"]`` (the
+retrosynthesis plan) it adds ``molx_agent.chem.analyze_molecule`` (strategic bonds, CS score) when that
+is available.  The summary lists the properties the user asked for first, in the user's language.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.modules.state import AgentState, Task
+from molx_agent.errors import ChemistryError, DataError, RetroError
+
+logger = logging.getLogger(__name__)
+
+# key -> (English label, Chinese label, unit, English keywords, Chinese keywords)
+PROPERTY_LABELS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[str, ...]]] = {
+    "formula": ("Formula", "分子式", "", ("formula",), ("分子式",)),
+    "molecular_weight": ("Molecular weight", "分子量", " g/mol", ("molecular weight", "mol weight", "mw", "weight"),
+                         ("分子量",)),
+    "exact_mass": ("Exact mass", "精确质量", "", ("exact mass", "monoisotopic", "mass"), ("精确质量", "质量")),
+    "clogp": ("cLogP (Crippen)", "cLogP (Crippen)", "", ("logp", "clogp", "lipophilicity"), ("脂水分配", "logp", "亲脂")),
+    "tpsa": ("TPSA", "TPSA(拓扑极性表面积)", " Å²", ("tpsa", "psa", "polar surface"), ("极性表面积", "tpsa")),
+    "hbd": ("H-bond donors", "氢键供体", "", ("donor", "hbd"), ("氢键供体", "供体")),
+    "hba": ("H-bond acceptors", "氢键受体", "", ("acceptor", "hba"), ("氢键受体", "受体")),
+    "rotatable_bonds": ("Rotatable bonds", "可旋转键", "", ("rotatable",), ("可旋转",)),
+    "rings": ("Rings", "环数", "", ("ring",), ("环",)),
+    "aromatic_rings": ("Aromatic rings", "芳香环", "", ("aromatic",), ("芳香",)),
+    "heavy_atoms": ("Heavy atoms", "重原子数", "", ("heavy atom",), ("重原子",)),
+    "qed": ("QED", "QED(类药性)", "", ("qed", "drug-like", "druglike", "drug likeness"), ("qed", "类药")),
+    "sa_score": ("SA score (1 easy-10 hard)", "SA 合成可及性评分(1 易 - 10 难)", "",
+                 ("sa score", "synthetic accessibility", "sascore"), ("合成可及",)),
+    "lipinski": ("Lipinski rule of five", "Lipinski 五规则", "", ("lipinski", "rule of five", "ro5"), ("lipinski", "五规则")),
+}
+
+
+#: Chinese labels of the common functional groups of ``data/functional_groups.json`` (others stay English).
+FG_LABELS_ZH: dict[str, str] = {
+    "carboxylic_acid": "羧酸", "carboxylate": "羧酸根", "acid_chloride": "酰氯", "anhydride": "酸酐", "ester": "酯",
+    "lactone": "内酯", "amide_generic": "酰胺", "primary_amide": "伯酰胺", "secondary_amide": "仲酰胺",
+    "tertiary_amide": "叔酰胺", "lactam": "内酰胺", "carbamate": "氨基甲酸酯", "urea": "脲", "ketone": "酮",
+    "aldehyde": "醛", "enone": "α,β-不饱和羰基", "phenol": "酚", "primary_alcohol": "伯醇", "secondary_alcohol": "仲醇",
+    "tertiary_alcohol": "叔醇", "ether": "醚", "cyclic_ether": "环醚", "aryl_methyl_ether": "芳基甲基醚",
+    "epoxide": "环氧", "acetal": "缩醛/缩酮", "primary_amine": "伯胺", "secondary_amine": "仲胺", "tertiary_amine": "叔胺",
+    "aniline": "苯胺（芳香伯胺）", "secondary_aryl_amine": "芳香仲胺", "tertiary_aryl_amine": "芳香叔胺",
+    "quaternary_ammonium": "季铵", "imine": "亚胺", "oxime": "肟", "hydrazine": "肼", "hydrazone": "腙",
+    "amidine": "脒", "guanidine": "胍", "nitro": "硝基", "aromatic_nitro": "芳香硝基", "nitrile": "腈", "azide": "叠氮",
+    "aryl_fluoride": "芳基氟", "aryl_chloride": "芳基氯", "aryl_bromide": "芳基溴", "aryl_iodide": "芳基碘",
+    "alkyl_fluoride": "烷基氟", "alkyl_chloride": "烷基氯", "alkyl_bromide": "烷基溴", "alkyl_iodide": "烷基碘",
+    "trifluoromethyl": "三氟甲基", "boronic_acid": "硼酸", "boronic_ester": "硼酸酯", "silyl_ether": "硅醚",
+    "sulfonamide": "磺酰胺", "sulfonyl_chloride": "磺酰氯", "sulfonate_ester": "磺酸酯", "sulfonic_acid": "磺酸",
+    "sulfone": "砜", "sulfoxide": "亚砜", "thiol": "硫醇", "thioether": "硫醚", "disulfide": "二硫键", "thiourea": "硫脲",
+    "alkene": "烯烃", "terminal_alkene": "末端烯烃", "alkyne": "炔烃", "terminal_alkyne": "末端炔烃",
+    "cyclopropane": "环丙烷", "phenyl": "苯环", "pyridine": "吡啶", "pyrimidine": "嘧啶", "pyrazine": "吡嗪",
+    "pyridazine": "哒嗪", "triazine": "三嗪", "pyrrole": "吡咯", "imidazole": "咪唑", "pyrazole": "吡唑",
+    "tetrazole": "四唑", "oxazole": "噁唑", "isoxazole": "异噁唑", "thiazole": "噻唑", "thiophene": "噻吩",
+    "furan": "呋喃", "indole": "吲哚", "benzimidazole": "苯并咪唑", "quinoline": "喹啉", "isoquinoline": "异喹啉",
+    "quinazoline": "喹唑啉", "purine": "嘌呤", "piperidine": "哌啶", "piperazine": "哌嗪", "morpholine": "吗啉",
+    "pyrrolidine": "吡咯烷",
+}
+
+
+def requested_properties(query: str) -> list[str]:
+    """Property keys the query asks for, in the order of :data:`PROPERTY_LABELS`."""
+    low = (query or "").lower()
+    out = []
+    for key, (_en, _zh, _unit, en_kw, zh_kw) in PROPERTY_LABELS.items():
+        if any(re.search(rf"(?<![a-z]){re.escape(k)}", low) for k in en_kw) or any(k in low for k in zh_kw):
+            out.append(key)
+    if "exact_mass" in out and "molecular_weight" in out and "exact mass" not in low and "精确" not in low:
+        out.remove("exact_mass")  # "molecular weight" contains neither; plain "mass" next to MW means MW
+    return out
+
+
+def _fmt(key: str, props: dict[str, Any], lang: str) -> str:
+    en, zh, unit, *_ = PROPERTY_LABELS[key]
+    label = zh if lang == "zh" else en
+    if key == "lipinski":
+        lip = props["lipinski"]
+        if lang == "zh":
+            verdict = "符合" if lip["passes"] else "不符合"
+            return f"{label}: {lip['violations']} 项违反（{verdict}）"
+        verdict = "passes" if lip["passes"] else "fails"
+        return f"{label}: {lip['violations']} violation(s) ({verdict})"
+    value = props.get(key)
+    if value is None:
+        return f"{label}: {'无法计算' if lang == 'zh' else 'not computable'}"
+    return f"{label}: {value}{unit}"
+
+
+def _functional_groups(smiles: str) -> tuple[list[dict[str, Any]], str]:
+    try:
+        from molx_agent.chem.fg_detect import detect_functional_groups
+    except ImportError:  # pragma: no cover - chem.fg_detect ships with the package
+        return [], "unavailable"
+    groups = detect_functional_groups(smiles)
+    return [{"name": g["name"], "label": g.get("label", g["name"]), "count": g["count"], "atoms": g["atoms"]}
+            for g in groups], "chem.fg_detect"
+
+
+def _deep_analysis(smiles: str) -> dict[str, Any] | None:
+    try:
+        from molx_agent.chem import analyze_molecule  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    try:
+        return analyze_molecule(smiles)
+    except RetroError as exc:
+        return {"error": exc.to_dict()}
+
+
+def describe_molecule(entry: dict[str, Any], asked: list[str], lang: str) -> str:
+    props = entry["properties"]
+    title = f"{entry['name']} ({props['canonical_smiles']})" if entry.get("name") else props["canonical_smiles"]
+    lines = [title]
+    keys = list(PROPERTY_LABELS)
+    first = [k for k in asked if k in keys]
+    for k in first:
+        lines.append(f"- {_fmt(k, props, lang)}")
+    rest = [k for k in keys if k not in first]
+    if rest:
+        if lang == "zh":
+            head = "其他性质" if first else "性质"
+        else:
+            head = "Other properties" if first else "Properties"
+        lines.append(f"- {head}: " + "; ".join(_fmt(k, props, lang) for k in rest))
+    groups = entry.get("functional_groups") or []
+    if groups:
+        head = "官能团" if lang == "zh" else "Functional groups"
+        def label(g: dict[str, Any]) -> str:
+            return FG_LABELS_ZH.get(g["name"], g["label"]) if lang == "zh" else g["label"]
+
+        lines.append(f"- {head}: " + ", ".join(label(g) + (f" ×{g['count']}" if g["count"] > 1 else "")
+                                           for g in groups))
+    return "\n".join(lines)
+
+
+class AnalysisAgent(BaseAgent):
+    """Worker ``analysis``."""
+
+    name = "analysis"
+    description = "Molecular properties (RDKit), functional groups and structural analysis"
+
+    def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
+        from molx_agent.chem.properties import compute_properties
+
+        inputs = task.get("inputs") or {}
+        lang = state.get("language", "en")
+        smiles_list = [s for s in inputs.get("smiles") or [] if s]
+        if not smiles_list:
+            raise DataError(
+                "no_molecule",
+                "没有在问题中找到分子（SMILES 或已知药物/试剂名）" if lang == "zh"
+                else "no molecule (SMILES or known drug/reagent name) found in the query",
+                value=inputs.get("query"),
+                hint="give a SMILES, e.g. CC(=O)Oc1ccccc1C(=O)O, or a common name such as aspirin",
+            )
+        names = _names_by_smiles(inputs)
+        options = inputs.get("options") or {}
+        asked = requested_properties(inputs.get("query", ""))
+        molecules: list[dict[str, Any]] = []
+        for smi in smiles_list:
+            try:
+                props = compute_properties(smi)
+            except ChemistryError as exc:
+                molecules.append({"smiles": smi, "error": exc.to_dict()})
+                continue
+            groups, fg_source = _functional_groups(smi)
+            entry: dict[str, Any] = {
+                "smiles": smi,
+                "name": names.get(smi) or _table_name(smi, lang),
+                "properties": props,
+                "functional_groups": groups,
+                "functional_groups_source": fg_source,
+            }
+            if options.get("deep_analysis"):
+                deep = _deep_analysis(smi)
+                if deep is not None:
+                    entry["analysis"] = deep
+            molecules.append(entry)
+        good = [m for m in molecules if "properties" in m]
+        if not good:
+            first = molecules[0]["error"]
+            raise ChemistryError(first.get("code", "invalid_smiles"), first.get("message", "invalid SMILES"),
+                                 value=smiles_list[0] if len(smiles_list) == 1 else smiles_list)
+        parts = [describe_molecule(m, asked, lang) for m in good]
+        for m in molecules:
+            if "error" in m:
+                parts.append(("无法解析 " if lang == "zh" else "Could not parse ") + f"{m['smiles']}: {m['error']['message']}")
+        return {
+            "molecules": molecules,
+            "requested_properties": asked,
+            "n_molecules": len(molecules),
+            "n_errors": len(molecules) - len(good),
+            "summary": "\n\n".join(parts),
+        }
+
+
+def _table_name(smiles: str, lang: str) -> str | None:
+    from molx_agent.chem.names import name_for_smiles
+
+    return name_for_smiles(smiles, lang)
+
+
+def _names_by_smiles(inputs: dict[str, Any]) -> dict[str, str]:
+    from molx_agent.chem.names import resolve_name
+
+    out: dict[str, str] = {}
+    for name in inputs.get("names") or []:
+        smi = resolve_name(name)
+        if smi:
+            out.setdefault(smi, name)
+    return out
+
+
+__all__ = ["AnalysisAgent", "PROPERTY_LABELS", "requested_properties", "describe_molecule"]

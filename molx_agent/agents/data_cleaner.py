@@ -1,0 +1,95 @@
+"""``data_cleaner`` worker (seed 002, DataCleanerAgent): read a CSV/TSV/Excel/SDF file, identify its columns
+(the injected LLM when there is one, header keywords otherwise), standardise and clean it, and save
+``cleaned.csv``, ``errors.csv`` and ``clean_summary.json`` in a timestamped output folder.
+
+Inputs: ``inputs["files"]`` (else ``state["input_files"]``); ``inputs["options"]`` may set ``smiles_col``,
+``activity_col``, ``id_col``, ``units``, ``sheet``, ``output_dir``.  Result keys (docs/architecture.md):
+``cleaned_file``, ``n_input``, ``n_clean``, ``n_errors``, ``n_duplicates_merged``, ``errors_file``,
+``smiles_col``, ``activity_col``, ``id_col``, ``summary`` plus ``output_dir``, ``units``, ``activity_label``,
+``activity_columns``, ``warnings``, ``errors_by_code``, ``source_file``, ``report_paths``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.modules.state import AgentState, Task
+from molx_agent.errors import ValidationError
+
+logger = logging.getLogger(__name__)
+
+
+def task_files(task: Task, state: AgentState) -> list[str]:
+    inputs = task.get("inputs") or {}
+    return [str(f) for f in (inputs.get("files") or state.get("input_files") or []) if str(f).strip()]
+
+
+def task_options(task: Task) -> dict[str, Any]:
+    opts = (task.get("inputs") or {}).get("options") or {}
+    return dict(opts) if isinstance(opts, dict) else {}
+
+
+def clean_summary(doc: dict[str, Any], language: str, ignored: list[str]) -> str:
+    name = Path(doc["source"]).name
+    if language == "zh":
+        text = (f"已清洗 {name}：输入 {doc['n_input']} 行，保留 {doc['n_clean']} 个化合物，合并重复 "
+                f"{doc['n_duplicates_merged']} 行，拒绝 {doc['n_errors']} 行（原因见 {Path(doc['errors_file']).name}）。"
+                f"识别的列：SMILES={doc['smiles_col']}，活性={doc['activity_col']}（{doc['units']}），ID={doc['id_col']}。")
+        if doc["warnings"]:
+            text += " 注意：" + "；".join(doc["warnings"])
+        if ignored:
+            text += f" 未处理的其他文件：{', '.join(ignored)}。"
+        return text
+    text = (f"Cleaned {name}: {doc['n_input']} rows in, {doc['n_clean']} compounds kept, "
+            f"{doc['n_duplicates_merged']} duplicate rows merged, {doc['n_errors']} rows rejected (reasons in "
+            f"{Path(doc['errors_file']).name}). Columns: SMILES={doc['smiles_col']}, activity={doc['activity_col']} "
+            f"({doc['units']}), ID={doc['id_col']}.")
+    if doc["warnings"]:
+        text += " Note: " + "; ".join(doc["warnings"])
+    if ignored:
+        text += f" Other files not processed: {', '.join(ignored)}."
+    return text
+
+
+class DataCleanerAgent(BaseAgent):
+    """Extract -> clean -> save (see the module docstring)."""
+
+    name = "data_cleaner"
+    description = "Reads, standardises and cleans compound data files (CSV, TSV, Excel, SDF)."
+
+    def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
+        from molx_agent.config import get_settings
+        from molx_agent.io_utils import timestamped_dir
+        from molx_agent.sar.clean import clean_table, save_cleaned
+        from molx_agent.sar.io import read_table
+
+        files = task_files(task, state)
+        if not files:
+            raise ValidationError("no_data_file", "no data file was given to clean",
+                                  hint="pass a CSV/Excel/SDF file, e.g. molx-agent run --data series.csv")
+        opts = task_options(task)
+        path = files[0]
+        table = read_table(path, sheet=opts.get("sheet"))
+        result = clean_table(
+            table, smiles_col=opts.get("smiles_col"), activity_col=opts.get("activity_col"),
+            id_col=opts.get("id_col"), units=opts.get("units"), llm=self.llm,
+            require_activity=bool(opts.get("require_activity", False)),
+        )
+        out = Path(opts["output_dir"]) if opts.get("output_dir") else timestamped_dir(
+            get_settings().output_dir, f"sar_{Path(path).stem}")
+        save_cleaned(result, out)
+        doc = result.to_dict()
+        language = state.get("language", "en")
+        doc.update({
+            "output_dir": str(out), "source_file": str(path), "sheet": table.sheet,
+            "activity_columns": [c for c in [result.mapping.activity_col] if c],
+            "report_paths": [p for p in (result.cleaned_file, result.errors_file) if p],
+        })
+        doc["summary"] = clean_summary(doc, language, files[1:])
+        return doc
+
+
+__all__ = ["DataCleanerAgent", "task_files", "task_options"]

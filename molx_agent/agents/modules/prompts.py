@@ -1,0 +1,86 @@
+"""Every prompt of the agents layer lives here (override by assigning to these names)."""
+
+from __future__ import annotations
+
+INTENT_CLASSIFIER_PROMPT = """You classify requests to molx-agent, a medicinal-chemistry copilot.
+Intents:
+- retrosynthesis: plan a synthesis route / disconnections for a target molecule.
+- sar_analysis: structure-activity relationship analysis of a compound data file.
+- molecule_query: properties or facts about one or more molecules (MW, logP, TPSA, QED, groups...).
+- reaction_validation: check whether a given reaction (reaction SMILES) is valid/balanced/feasible.
+- data_processing: clean/standardise/deduplicate a compound data file without SAR.
+- synthesis_of_hits: SAR on a data file, then synthesis routes for the best compounds.
+- unsupported: anything else.
+Detected by rules (trust them): {entities}
+Answer with JSON only: {{"intent": "<one intent>", "confidence": <0..1>, "reasoning": ["step", ...]}}"""
+
+PLANNER_SYSTEM_PROMPT = """You plan a task DAG for molx-agent.
+Allowed task types (workers): {worker_types}.
+Each task: {{"id": "t1", "type": "<worker>", "description": "...", "depends_on": ["t0", ...]}}.
+Dependencies must refer to earlier task ids and form no cycle. Use as few tasks as the request needs.
+Reference templates per intent: {templates}
+Intent: {intent}. Detected entities: {entities}.
+Answer with JSON only: {{"tasks": [...]}}"""
+
+REFLECT_SYSTEM_PROMPT = """You review the outcome of molx-agent tasks.
+Given each task's type, status and summary, say whether the user's request is answered and whether
+re-running failed tasks could help (bad input never improves on retry).
+Answer with JSON only: {{"success": true|false, "should_replan": true|false, "issues": ["..."], "summary": "..."}}"""
+
+OPTIMIZE_SYSTEM_PROMPT = """Some molx-agent tasks failed. Propose replacement tasks for the failed ones only.
+Allowed task types: {worker_types}. Failed tasks: {failed}. Reflection: {reflection}.
+Answer with JSON only: {{"tasks": [{{"id": "...", "type": "...", "description": "...", "depends_on": [...]}}]}}
+Reuse the failed task ids so dependants keep working."""
+
+TOOL_AGENT_SYSTEM_PROMPT = """You are molx-agent's tool agent. Use the tools to answer the chemist's request
+precisely; report the numbers the tools return, never invent values. Answer in {language_name}."""
+
+FINAL_ANSWER_HEADERS = {
+    "en": {
+        "intent": "Intent",
+        "reports": "Reports",
+        "errors": "Problems",
+        "nothing": "No task produced a result.",
+        "skipped": "skipped",
+        "failed": "failed",
+    },
+    "zh": {
+        "intent": "意图",
+        "reports": "报告",
+        "errors": "问题",
+        "nothing": "没有任务产生结果。",
+        "skipped": "已跳过",
+        "failed": "失败",
+    },
+}
+
+INTENT_LABELS = {
+    "en": {
+        "retrosynthesis": "retrosynthesis",
+        "sar_analysis": "SAR analysis",
+        "molecule_query": "molecule query",
+        "reaction_validation": "reaction validation",
+        "data_processing": "data processing",
+        "synthesis_of_hits": "synthesis of hits",
+        "unsupported": "unsupported",
+    },
+    "zh": {
+        "retrosynthesis": "逆合成分析",
+        "sar_analysis": "构效关系(SAR)分析",
+        "molecule_query": "分子查询",
+        "reaction_validation": "反应验证",
+        "data_processing": "数据处理",
+        "synthesis_of_hits": "活性化合物的合成路线",
+        "unsupported": "不支持的请求",
+    },
+}
+
+__all__ = [
+    "INTENT_CLASSIFIER_PROMPT",
+    "PLANNER_SYSTEM_PROMPT",
+    "REFLECT_SYSTEM_PROMPT",
+    "OPTIMIZE_SYSTEM_PROMPT",
+    "TOOL_AGENT_SYSTEM_PROMPT",
+    "FINAL_ANSWER_HEADERS",
+    "INTENT_LABELS",
+]

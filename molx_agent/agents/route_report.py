@@ -1,0 +1,72 @@
+"""Route reports for the reporter worker: one shared report look (``molx_agent.retro.report``).
+
+``write_route_report(result, output_dir=None, *, language="en", validation=None)`` takes a
+``disconnection`` result (``route_graph`` + search summary; with ``targets`` for several targets) and,
+optionally, the ``validation`` worker's result for that route, writes one report per target and returns
+``{"report_paths": [...], "summary": ...}``.  A target without a route graph (its search failed) is
+named in the summary, never skipped silently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from molx_agent.errors import ValidationError
+
+
+def _extra(record: dict[str, Any], language: str, validation: dict[str, Any] | None) -> dict[str, Any]:
+    extra: dict[str, Any] = {"language": language, "summary": record.get("summary", "")}
+    for key in ("stock", "n_expansions", "time_s", "solved", "stopped_by"):
+        if record.get(key) is not None:
+            extra[key] = record[key]
+    extra["n_routes_found"] = len(record.get("routes") or [])
+    if record.get("reasons"):
+        extra["reasons"] = "; ".join(record["reasons"])
+    if validation:
+        if "all_valid" in validation:
+            extra["all_steps_valid"] = validation["all_valid"]
+        if validation.get("summary"):
+            extra["validation_summary"] = validation["summary"]
+    return extra
+
+
+def write_route_report(
+    result: dict[str, Any],
+    output_dir: str | Path | None = None,
+    *,
+    language: str = "en",
+    validation: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Write the route report(s) of a ``disconnection`` result; returns ``report_paths`` and ``summary``."""
+    from molx_agent.config import get_settings
+    from molx_agent.io_utils import timestamped_dir
+    from molx_agent.retro.report import render_route_report
+    from molx_agent.retro.route import RetroGraph
+
+    records = list(result.get("targets") or [result])
+    if not any(r.get("route_graph") for r in records):
+        raise ValidationError("no_route", "the route search produced no route to report",
+                              value=result.get("target_smiles"), hint="run the disconnection worker first")
+    first_name = records[0].get("target_name") or "target"
+    base = Path(output_dir) if output_dir else timestamped_dir(get_settings().output_dir, f"route_{first_name}")
+    paths: list[str] = []
+    lines: list[str] = []
+    for i, record in enumerate(records, start=1):
+        label = record.get("target_name") or record.get("target_smiles", "?")
+        if not record.get("route_graph"):
+            lines.append(f"{label}: 没有可报告的路线" if language == "zh" else f"{label}: no route to report")
+            continue
+        graph = RetroGraph.from_dict(record["route_graph"])
+        out = base if len(records) == 1 else base / f"target_{i}"
+        written = render_route_report(graph, out, name=record.get("target_name", ""),
+                                      extra=_extra(record, language, validation if len(records) == 1 else None))
+        html = written.get("html")
+        paths.extend(str(written[k]) for k in ("html", "md", "json") if k in written)
+        if html:
+            lines.append(f"{label}: 报告 {html}" if language == "zh" else f"{label}: report {html}")
+    head = "路线报告已写入。" if language == "zh" else "Route report written."
+    return {"report_paths": paths, "summary": " ".join([head, *lines]), "output_dir": str(base)}
+
+
+__all__ = ["write_route_report"]

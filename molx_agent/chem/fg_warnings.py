@@ -1,0 +1,216 @@
+"""M7: functional-group conflicts, reaction compatibility, protection needs, deprotection safety."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from molx_agent.chem.fg_detect import (
+    detect_functional_groups,
+    detect_protecting_groups,
+    protecting_group_library,
+)
+from molx_agent.chem.utils import MolLike, as_mol
+from molx_agent.errors import ChemistryError
+
+_AMINES = ("primary_amine", "secondary_amine", "aniline", "secondary_aryl_amine")
+_ALCOHOLS = ("primary_alcohol", "secondary_alcohol", "tertiary_alcohol", "phenol")
+_PROTIC = (*_AMINES, *_ALCOHOLS, "carboxylic_acid", "thiol", "primary_amide", "sulfonamide", "terminal_alkyne")
+
+#: Pairs of groups that react with each other when present together (same molecule or same pot).
+CONFLICT_PAIRS: tuple[tuple[str, str, str, str], ...] = (
+    ("primary_amine", "acid_chloride", "high", "amines are acylated by acid chlorides"),
+    ("secondary_amine", "acid_chloride", "high", "amines are acylated by acid chlorides"),
+    ("primary_amine", "anhydride", "high", "amines are acylated by anhydrides"),
+    ("primary_amine", "aldehyde", "medium", "primary amines condense with aldehydes to imines"),
+    ("primary_amine", "ketone", "low", "primary amines can condense with ketones"),
+    ("primary_amine", "isocyanate", "high", "amines add to isocyanates (ureas)"),
+    ("primary_amine", "sulfonyl_chloride", "high", "amines are sulfonylated"),
+    ("primary_amine", "epoxide", "medium", "amines open epoxides"),
+    ("primary_amine", "alkyl_bromide", "medium", "amines are alkylated by alkyl halides"),
+    ("secondary_amine", "alkyl_iodide", "medium", "amines are alkylated by alkyl halides"),
+    ("primary_amine", "enone", "medium", "amines undergo aza-Michael addition"),
+    ("primary_alcohol", "acid_chloride", "medium", "alcohols are acylated by acid chlorides"),
+    ("primary_alcohol", "isocyanate", "medium", "alcohols add to isocyanates (carbamates)"),
+    ("thiol", "alkyl_bromide", "high", "thiols are alkylated by alkyl halides"),
+    ("thiol", "enone", "high", "thiols undergo thia-Michael addition"),
+    ("thiol", "epoxide", "medium", "thiols open epoxides"),
+    ("carboxylic_acid", "grignard", "high", "Grignard reagents are quenched by acids"),
+    ("primary_alcohol", "grignard", "high", "Grignard reagents are quenched by alcohols"),
+    ("aldehyde", "grignard", "high", "Grignard reagents add to aldehydes"),
+    ("azide", "phosphine", "high", "phosphines reduce azides (Staudinger)"),
+    ("azide", "terminal_alkyne", "low", "azides and alkynes can cyclise (click), especially with Cu"),
+    ("hydrazine", "aldehyde", "high", "hydrazines condense with aldehydes"),
+    ("hydrazine", "ketone", "medium", "hydrazines condense with ketones"),
+    ("boronic_acid", "aryl_bromide", "low", "self-coupling under Pd catalysis"),
+    ("phosphonium_ylide", "aldehyde", "high", "ylides olefinate aldehydes (Wittig)"),
+)
+
+#: Groups that do not survive (or interfere with) each reaction type.
+REACTION_INCOMPATIBILITIES: dict[str, tuple[str, ...]] = {
+    "grignard": (*_PROTIC, "aldehyde", "ketone", "ester", "nitrile", "nitro", "acid_chloride", "epoxide"),
+    "organolithium": (*_PROTIC, "aldehyde", "ketone", "ester", "nitrile", "nitro", "acid_chloride", "alkyl_bromide"),
+    "lialh4_reduction": ("ester", "carboxylic_acid", "amide_generic", "nitrile", "ketone", "aldehyde", "epoxide", "nitro", "alkyl_bromide", "alkyl_iodide", "azide"),
+    "nabh4_reduction": ("aldehyde", "ketone", "acid_chloride", "imine"),
+    "hydrogenation": ("alkene", "alkyne", "nitro", "azide", "aryl_bromide", "aryl_iodide", "imine", "nitrile", "disulfide"),
+    "suzuki": ("thiol", "azide", "aryl_iodide", "organostannane"),
+    "buchwald_hartwig": ("thiol", "carboxylic_acid", "azide"),
+    "amide_coupling": ("primary_amine", "secondary_amine", "primary_alcohol", "thiol", "carboxylic_acid"),
+    "wittig": ("aldehyde", "carboxylic_acid", "acid_chloride"),
+    "oxidation": ("thiol", "thioether", "aldehyde", "primary_amine", "secondary_amine", "hydrazine", "phosphine"),
+    "acid_deprotection": ("acetal", "tertiary_alcohol", "epoxide"),
+    "ester_hydrolysis": ("ester", "lactone", "acid_chloride", "anhydride", "epoxide"),
+    "alkylation": ("primary_amine", "secondary_amine", "thiol", "phenol", "carboxylic_acid"),
+    "mitsunobu": ("carboxylic_acid", "phenol", "primary_alcohol", "secondary_alcohol", "azide"),
+    "reductive_amination": ("aldehyde", "ketone", "primary_amine"),
+    "friedel_crafts": ("primary_amine", "secondary_amine", "aniline", "primary_alcohol", "secondary_alcohol", "acetal"),
+    "snar": ("primary_amine", "secondary_amine", "thiol", "phenol"),
+    "sonogashira": ("terminal_alkyne", "azide"),
+    "heck": ("alkene", "terminal_alkene"),
+    "click": ("terminal_alkyne", "azide"),
+}
+
+#: Groups whose presence is a hard stop for a reaction type (they destroy the reagent).
+FORBIDDEN_GROUPS: dict[str, tuple[str, ...]] = {
+    "grignard": ("carboxylic_acid", "primary_alcohol", "secondary_alcohol", "tertiary_alcohol", "phenol", "primary_amine", "thiol"),
+    "organolithium": ("carboxylic_acid", "primary_alcohol", "secondary_alcohol", "tertiary_alcohol", "phenol", "primary_amine", "thiol"),
+    "lialh4_reduction": ("carboxylic_acid",),
+    "wittig": ("carboxylic_acid",),
+}
+
+_REACTION_KEYWORDS: tuple[tuple[str, str], ...] = (
+    ("grignard", "grignard"), ("organolithium", "organolithium"), ("lithi", "organolithium"),
+    ("lialh4", "lialh4_reduction"), ("lah", "lialh4_reduction"), ("nabh4", "nabh4_reduction"),
+    ("hydrogenation", "hydrogenation"), ("hydrogenolysis", "hydrogenation"), ("nitro_reduction", "hydrogenation"),
+    ("suzuki", "suzuki"), ("buchwald", "buchwald_hartwig"), ("amide", "amide_coupling"), ("acylation", "amide_coupling"),
+    ("hwe", "wittig"), ("wittig", "wittig"), ("swern", "oxidation"), ("dmp", "oxidation"), ("jones", "oxidation"),
+    ("oxidation", "oxidation"), ("boc_deprotection", "acid_deprotection"), ("tfa", "acid_deprotection"),
+    ("ester_hydrolysis", "ester_hydrolysis"), ("saponification", "ester_hydrolysis"), ("mitsunobu", "mitsunobu"),
+    ("reductive_amination", "reductive_amination"), ("friedel", "friedel_crafts"), ("snar", "snar"),
+    ("sonogashira", "sonogashira"), ("heck", "heck"), ("click", "click"), ("cuaac", "click"),
+    ("alkylation", "alkylation"), ("williamson", "alkylation"), ("sn2", "alkylation"),
+)
+
+#: Protecting groups a chemist would reach for, by what needs protecting.
+_PG_FOR: dict[str, tuple[str, ...]] = {
+    "primary_amine": ("Boc", "Cbz", "Fmoc"),
+    "secondary_amine": ("Boc", "Cbz", "Fmoc"),
+    "aniline": ("Boc", "Ac"),
+    "secondary_aryl_amine": ("Boc",),
+    "primary_alcohol": ("TBS", "THP", "Bn", "MOM"),
+    "secondary_alcohol": ("TBS", "Bn", "MOM"),
+    "tertiary_alcohol": ("TMS", "MOM"),
+    "phenol": ("Bn", "TBS", "MOM"),
+    "carboxylic_acid": ("tBu_ester", "Me_ester", "Bn_ester"),
+    "aldehyde": ("acetal_ketal", "dimethyl_acetal"),
+    "ketone": ("acetal_ketal",),
+    "thiol": ("Tr",),
+    "terminal_alkyne": ("TMS_alkyne",),
+}
+
+
+def normalize_reaction_type(reaction_type: str | None) -> str | None:
+    """The compatibility-table key for a reaction name, category or template id (None if unknown)."""
+    if not reaction_type:
+        return None
+    key = str(reaction_type).strip().lower().replace(" ", "_").replace("-", "_")
+    if key in REACTION_INCOMPATIBILITIES:
+        return key
+    for word, target in _REACTION_KEYWORDS:
+        if word in key:
+            return target
+    return None
+
+
+def _group_names(mol_or_smiles: MolLike) -> dict[str, dict[str, Any]]:
+    return {g["name"]: g for g in detect_functional_groups(as_mol(mol_or_smiles))}
+
+
+def check_fg_conflicts(mol_or_smiles: MolLike) -> list[dict[str, Any]]:
+    """Pairs of mutually reactive groups present together: ``[{group_a, group_b, severity, reason}]``."""
+    names = _group_names(mol_or_smiles)
+    return [
+        {"group_a": a, "group_b": b, "severity": sev, "reason": why}
+        for a, b, sev, why in CONFLICT_PAIRS
+        if a in names and b in names
+    ]
+
+
+def check_reaction_compatibility(mol_or_smiles: MolLike, reaction_type: str) -> dict[str, Any]:
+    """Groups of a molecule that a reaction type would attack: ``{compatible, reaction_type, incompatible_groups,
+    forbidden_groups, warnings}``.  An unknown reaction type gives ``compatible=True`` and ``known=False``."""
+    key = normalize_reaction_type(reaction_type)
+    if key is None:
+        return {"compatible": True, "known": False, "reaction_type": reaction_type, "incompatible_groups": [],
+                "forbidden_groups": [], "warnings": []}
+    names = _group_names(mol_or_smiles)
+    bad = [n for n in REACTION_INCOMPATIBILITIES[key] if n in names]
+    forbidden = [n for n in FORBIDDEN_GROUPS.get(key, ()) if n in names]
+    warnings = [f"{names[n].get('label', n)} may not survive {key.replace('_', ' ')}" for n in bad]
+    return {"compatible": not bad, "known": True, "reaction_type": key, "incompatible_groups": bad,
+            "forbidden_groups": forbidden, "warnings": warnings}
+
+
+def suggest_protection_needs(mol_or_smiles: MolLike, reaction_type: str) -> list[dict[str, Any]]:
+    """Groups to protect before ``reaction_type``: ``[{group, atoms, suggested_pg, reason}]``."""
+    comp = check_reaction_compatibility(mol_or_smiles, reaction_type)
+    names = _group_names(mol_or_smiles)
+    out = []
+    for n in comp["incompatible_groups"]:
+        if n in _PG_FOR:
+            out.append({
+                "group": n,
+                "atoms": names[n]["atoms"],
+                "suggested_pg": list(_PG_FOR[n]),
+                "reason": f"{names[n].get('label', n)} would react under {comp['reaction_type'].replace('_', ' ')}",
+            })
+    return out
+
+
+def check_deprotection_safety(mol_or_smiles: MolLike, pg_name: str) -> dict[str, Any]:
+    """Can ``pg_name`` be removed without touching the molecule's other protecting groups?
+
+    Returns ``{safe, pg, removal, condition, endangered: [{name, reason}], present}``.  Unknown PG names raise
+    ``ChemistryError(code="unknown_protecting_group")``.
+    """
+    lib = {g.name.lower(): g for g in protecting_group_library()}
+    entry = lib.get(pg_name.strip().lower())
+    if entry is None:
+        raise ChemistryError(
+            "unknown_protecting_group", f"unknown protecting group {pg_name!r}", value=pg_name,
+            hint="known: " + ", ".join(sorted(g.name for g in protecting_group_library())),
+        )
+    condition = (entry.info.get("labile_to") or ["unknown"])[0]
+    present = detect_protecting_groups(mol_or_smiles)
+    endangered = []
+    for g in present:
+        if g["name"] == entry.name:
+            continue
+        if condition in g.get("labile_to", []):
+            endangered.append({"name": g["name"], "reason": f"{g['name']} is also cleaved by {condition}"})
+    names = _group_names(mol_or_smiles)
+    if condition == "acid" and "acetal" in names and entry.name not in ("acetal_ketal", "dimethyl_acetal"):
+        endangered.append({"name": "acetal", "reason": "acetals hydrolyse under acid"})
+    if condition == "hydrogenation":
+        for n in ("alkene", "alkyne", "nitro", "azide", "aryl_bromide", "aryl_iodide"):
+            if n in names:
+                endangered.append({"name": n, "reason": f"{names[n].get('label', n)} is reduced or cleaved by H2/Pd"})
+    return {
+        "safe": not endangered,
+        "pg": entry.name,
+        "removal": entry.info.get("removal"),
+        "condition": condition,
+        "present": any(g["name"] == entry.name for g in present),
+        "endangered": endangered,
+    }
+
+
+__all__ = [
+    "CONFLICT_PAIRS",
+    "FORBIDDEN_GROUPS",
+    "REACTION_INCOMPATIBILITIES",
+    "check_deprotection_safety",
+    "check_fg_conflicts",
+    "check_reaction_compatibility",
+    "normalize_reaction_type",
+    "suggest_protection_needs",
+]

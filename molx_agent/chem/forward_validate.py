@@ -1,0 +1,245 @@
+"""M5: forward validation of one step ``precursors -> product`` (seed 001, "正向验证").
+
+Five weighted steps and five hard gates:
+
+| step                 | weight | hard gate                                   |
+|----------------------|--------|---------------------------------------------|
+| atom balance         | 0.25   | ``severe_imbalance`` / ``skeleton_imbalance`` |
+| template execution   | 0.25   | --                                          |
+| MCS-style alignment  | 0.20   | ``scaffold_not_aligned``                    |
+| bond-change topology | 0.15   | ``bond_topology_violation``                 |
+| FG compatibility     | 0.15   | ``forbidden_fg``                            |
+
+``feasibility_score`` is the weighted mean (0-1): > 0.7 high, 0.5-0.7 medium (acceptable), < 0.5 low.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from typing import Any
+
+from rdkit import Chem
+
+from molx_agent.chem.alignment import ReactionAlignment, align_reaction
+from molx_agent.chem.atom_balance import balance_from_counts
+from molx_agent.chem.fg_detect import detect_functional_groups
+from molx_agent.chem.fg_warnings import FORBIDDEN_GROUPS, REACTION_INCOMPATIBILITIES, normalize_reaction_type
+from molx_agent.chem.utils import canonical, mol_formula_counter, parse_mol
+from molx_agent.errors import RetroError, ValidationError
+
+logger = logging.getLogger(__name__)
+
+STEP_WEIGHTS: dict[str, float] = {
+    "atom_balance": 0.25,
+    "template_forward": 0.25,
+    "mcs_alignment": 0.20,
+    "bond_topology": 0.15,
+    "fg_compatibility": 0.15,
+}
+HARD_GATES: tuple[str, ...] = (
+    "severe_imbalance",
+    "skeleton_imbalance",
+    "scaffold_not_aligned",
+    "bond_topology_violation",
+    "forbidden_fg",
+)
+#: Below this fraction of product bonds found in the precursors the scaffold is not aligned.
+MIN_CONSERVED_BOND_FRACTION = 0.6
+#: Score of the template step when no template could be checked (neither credit nor blame).
+UNCHECKED_TEMPLATE_SCORE = 0.5
+
+
+def feasibility_band(score: float) -> str:
+    """``high`` (> 0.7), ``medium`` (0.5-0.7) or ``low`` (< 0.5)."""
+    if score > 0.7:
+        return "high"
+    if score >= 0.5:
+        return "medium"
+    return "low"
+
+
+def _mol_of(smiles_list: list[str]) -> Chem.Mol:
+    mols = [parse_mol(s) for s in smiles_list]
+    out = mols[0]
+    if len(mols) == 1:
+        return mols[0]
+    for m in mols[1:]:
+        out = Chem.CombineMols(out, m)
+    Chem.GetSymmSSSR(out)  # CombineMols leaves ring information uninitialised
+    return out
+
+
+#: Score of the template step when no named template reproduces the step (the library is not exhaustive).
+NO_TEMPLATE_FOUND_SCORE = 0.4
+
+
+def _template_step(precursors: list[str], product: str, reaction_type: str | None, template_id: str | None,
+                   search_templates: bool = False) -> dict[str, Any]:
+    if not template_id and search_templates:
+        try:
+            from molx_agent.chem.template_scan import templates_regenerating
+
+            ids = templates_regenerating(product, precursors)
+        except (ImportError, RetroError) as exc:  # pragma: no cover - library ships with the package
+            return {"score": UNCHECKED_TEMPLATE_SCORE, "checked": False, "detail": f"template search failed: {exc}"}
+        if ids:
+            return {"score": 1.0, "checked": True, "reproduced": True, "template_id": ids[0], "matched_templates": ids,
+                    "detail": f"named template {ids[0]} regenerates exactly these precursors"}
+        return {"score": NO_TEMPLATE_FOUND_SCORE, "checked": True, "reproduced": False, "matched_templates": [],
+                "detail": "no named template regenerates these precursors (the library is not exhaustive)"}
+    if not template_id:
+        return {"score": UNCHECKED_TEMPLATE_SCORE, "checked": False, "detail": "no template given"}
+    try:
+        from molx_agent.chem.templates import run_named_template
+    except ImportError:  # pragma: no cover - the template library ships with the package
+        return {"score": UNCHECKED_TEMPLATE_SCORE, "checked": False, "detail": "template library unavailable"}
+    try:
+        outcomes = run_named_template(template_id, canonical(product))
+    except RetroError as exc:
+        return {"score": UNCHECKED_TEMPLATE_SCORE, "checked": False, "detail": exc.message}
+    wanted = {canonical(p) for p in precursors}
+    for o in outcomes:
+        if set(o.precursors) == wanted:
+            return {"score": 1.0, "checked": True, "reproduced": True, "template_id": template_id,
+                    "detail": "the template regenerates exactly these precursors"}
+    for o in outcomes:
+        if set(o.precursors) & wanted:
+            return {"score": 0.7, "checked": True, "reproduced": False, "template_id": template_id,
+                    "detail": "the template regenerates part of these precursors (other leaving groups or reagents)"}
+    detail = "the template does not apply to the product" if not outcomes else "the template gives other precursors"
+    return {"score": 0.2, "checked": True, "reproduced": False, "template_id": template_id, "detail": detail}
+
+
+def _fg_step(prec_mol: Chem.Mol, prod_mol: Chem.Mol, reaction_type: str | None) -> dict[str, Any]:
+    key = normalize_reaction_type(reaction_type)
+    if key is None:
+        return {"score": 1.0, "checked": False, "forbidden_groups": [], "warnings": [],
+                "detail": "no reaction type given: no reaction-specific FG check"}
+    prec_groups = {g["name"]: g["count"] for g in detect_functional_groups(prec_mol)}
+    prod_groups = {g["name"]: g["count"] for g in detect_functional_groups(prod_mol)}
+    # A group is a spectator when it survives into the product: those are the ones at risk.
+    spectators = {n for n, c in prec_groups.items() if prod_groups.get(n, 0) >= 1 and c >= 1}
+    bad = [n for n in REACTION_INCOMPATIBILITIES.get(key, ()) if n in spectators]
+    forbidden = [n for n in FORBIDDEN_GROUPS.get(key, ()) if n in spectators]
+    warnings = [f"{n.replace('_', ' ')} present in the precursors may not survive {key.replace('_', ' ')}" for n in bad]
+    score = max(0.0, 1.0 - 0.25 * len(bad) - 0.5 * len(forbidden))
+    return {"score": score, "checked": True, "reaction_type": key, "forbidden_groups": forbidden, "warnings": warnings}
+
+
+def _topology_step(al: ReactionAlignment) -> dict[str, Any]:
+    n_violations = len(al.violations)
+    score = 1.0 - 0.35 * n_violations - 0.05 * max(0, len(al.formed_bonds) - 2)
+    return {
+        "score": max(0.0, min(1.0, score)),
+        "has_hard_fail": bool(al.violations),
+        "n_formed": len(al.formed_bonds),
+        "n_broken": len(al.broken_bonds) + len(al.leaving_bonds),
+        "n_changed": len(al.changed_bonds),
+        "violations": list(al.violations),
+    }
+
+
+def forward_validate_mols(
+    prec_mol: Chem.Mol,
+    prod_mol: Chem.Mol,
+    *,
+    precursors: list[str],
+    product: str,
+    reaction_type: str | None = None,
+    template_id: str | None = None,
+    reaction_category: str | None = None,
+    prec_counts: Counter[str] | None = None,
+    prod_counts: Counter[str] | None = None,
+    search_templates: bool = False,
+) -> dict[str, Any]:
+    """:func:`validate_forward` on already-parsed molecules (used by ``validate_reaction``)."""
+    balance = balance_from_counts(
+        prec_counts if prec_counts is not None else mol_formula_counter(prec_mol),
+        prod_counts if prod_counts is not None else mol_formula_counter(prod_mol),
+        reaction_category if reaction_category is not None else reaction_type,
+    )
+    al = align_reaction(prec_mol, prod_mol)
+    hard: list[str] = []
+    if balance["severe_imbalance"]:
+        hard.append("severe_imbalance")
+    if balance["skeleton_imbalance"]:
+        hard.append("skeleton_imbalance")
+    aligned = al.conserved_bond_fraction >= MIN_CONSERVED_BOND_FRACTION
+    if not aligned:
+        hard.append("scaffold_not_aligned")
+    topo = _topology_step(al)
+    if topo["has_hard_fail"]:
+        hard.append("bond_topology_violation")
+    fg = _fg_step(prec_mol, prod_mol, reaction_type)
+    if fg["forbidden_groups"]:
+        hard.append("forbidden_fg")
+    tpl = _template_step(precursors, product, reaction_type, template_id, search_templates)
+
+    balance_dim = 0.0 if (balance["severe_imbalance"] or balance["skeleton_imbalance"]) else balance["balance_score"]
+    steps = {
+        "atom_balance": {"score": round(balance_dim, 4), "balance_score": balance["balance_score"],
+                         "severe_imbalance": balance["severe_imbalance"],
+                         "skeleton_imbalance": balance["skeleton_imbalance"], "note": balance["note"]},
+        "template_forward": tpl,
+        "mcs_alignment": {"score": round(al.conserved_bond_fraction if aligned else 0.0, 4), "aligned": aligned,
+                          **al.to_dict()},
+        "bond_topology": topo,
+        "fg_compatibility": fg,
+    }
+    for name, weight in STEP_WEIGHTS.items():
+        steps[name]["weight"] = weight
+    score = sum(STEP_WEIGHTS[k] * float(steps[k]["score"]) for k in STEP_WEIGHTS)
+    score = round(max(0.0, min(1.0, score)), 4)
+    ok = not hard
+    return {
+        "ok": ok,
+        "pass": ok,
+        "feasibility_score": score,
+        "feasibility": feasibility_band(score),
+        "hard_fail_reasons": hard or None,
+        "steps": steps,
+        "atom_balance": balance,
+    }
+
+
+def validate_forward(
+    precursors: list[str],
+    product: str,
+    reaction_type: str | None = None,
+    template_id: str | None = None,
+    *,
+    search_templates: bool = True,
+) -> dict[str, Any]:
+    """Forward-validate ``precursors -> product``.
+
+    Returns ``ok`` (= ``pass``: no hard gate fired), ``feasibility_score`` (0-1), ``feasibility``
+    (high/medium/low), ``hard_fail_reasons`` (None or a list of gate names), ``steps`` (per step:
+    ``score``, ``weight`` and details) and ``atom_balance`` (the :func:`check_atom_balance` dict).
+    ``reaction_type`` (a category such as ``suzuki`` or a template category) selects the tier-1 losses
+    and the FG compatibility table; ``template_id`` checks that the named template regenerates the
+    precursors from the product; without one, ``search_templates`` looks for a named template that does
+    (a few milliseconds; ``validate_reaction`` skips the search unless asked).
+    """
+    if isinstance(precursors, str):
+        precursors = [p for p in precursors.split(".") if p]
+    if not precursors:
+        raise ValidationError("empty_input", "no precursors given", value=precursors)
+    if not isinstance(product, str) or not product.strip():
+        raise ValidationError("empty_input", "no product given", value=product)
+    prec_mol = _mol_of(list(precursors))
+    prod_mol = parse_mol(product)
+    return forward_validate_mols(
+        prec_mol, prod_mol, precursors=list(precursors), product=product,
+        reaction_type=reaction_type, template_id=template_id, search_templates=search_templates,
+    )
+
+
+__all__ = [
+    "HARD_GATES",
+    "MIN_CONSERVED_BOND_FRACTION",
+    "STEP_WEIGHTS",
+    "feasibility_band",
+    "forward_validate_mols",
+    "validate_forward",
+]

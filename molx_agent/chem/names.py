@@ -1,0 +1,210 @@
+"""Common drug and reagent names -> SMILES, from the packaged table ``data/names.json``.
+
+The table holds English names, common synonyms/abbreviations and Chinese names
+(e.g. ``aspirin`` / ``acetylsalicylic acid`` / ``阿司匹林``).  Lookup is offline and exact
+(case-insensitive for English, after whitespace normalisation); nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+@dataclass(frozen=True)
+class NameEntry:
+    """One row of the name table."""
+
+    name: str
+    smiles: str
+    formula: str
+    kind: str  # "drug" | "reagent"
+    synonyms: tuple[str, ...] = field(default_factory=tuple)
+    zh: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return (self.name, *self.synonyms, *self.zh)
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A name found in free text."""
+
+    name: str  # canonical (English) name of the entry
+    smiles: str
+    matched: str  # the text as written by the user
+    start: int
+    end: int
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).strip().lower()
+    return re.sub(r"\s+", " ", text)
+
+
+@lru_cache(maxsize=1)
+def load_name_table() -> tuple[NameEntry, ...]:
+    """All entries of ``data/names.json`` (cached)."""
+    raw = resources.files("molx_agent.data").joinpath("names.json").read_text(encoding="utf-8")
+    data = json.loads(raw)
+    return tuple(
+        NameEntry(
+            name=e["name"],
+            smiles=e["smiles"],
+            formula=e.get("formula", ""),
+            kind=e.get("kind", "drug"),
+            synonyms=tuple(e.get("synonyms", ())),
+            zh=tuple(e.get("zh", ())),
+        )
+        for e in data["entries"]
+    )
+
+
+@lru_cache(maxsize=1)
+def _alias_index() -> dict[str, NameEntry]:
+    index: dict[str, NameEntry] = {}
+    for entry in load_name_table():
+        for alias in entry.aliases:
+            index.setdefault(_norm(alias), entry)
+    return index
+
+
+def lookup_name(name: str) -> NameEntry | None:
+    """The table entry for ``name`` (any alias, case-insensitive), or ``None``."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return _alias_index().get(_norm(name))
+
+
+def resolve_name(name: str) -> str | None:
+    """SMILES for a drug/reagent name (English, synonym or Chinese), or ``None`` if unknown."""
+    entry = lookup_name(name)
+    return entry.smiles if entry else None
+
+
+@lru_cache(maxsize=1)
+def _smiles_index() -> dict[str, NameEntry]:
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        index: dict[str, NameEntry] = {}
+        for entry in load_name_table():
+            mol = Chem.MolFromSmiles(entry.smiles)
+            if mol is not None:
+                index.setdefault(Chem.MolToSmiles(mol), entry)
+        return index
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+
+
+def name_for_smiles(smiles: str, language: str = "en") -> str | None:
+    """The table name of a molecule given as SMILES (exact structure, stereo included), or ``None``.
+
+    ``language="zh"`` returns the first Chinese name when the entry has one.
+    """
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        mol = Chem.MolFromSmiles(smiles) if isinstance(smiles, str) and smiles else None
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if mol is None:
+        return None
+    entry = _smiles_index().get(Chem.MolToSmiles(mol))
+    if entry is None:
+        return None
+    return entry.zh[0] if language == "zh" and entry.zh else entry.name
+
+
+def _is_abbreviation(alias: str) -> bool:
+    """Short or all-caps aliases (``TEA``, ``Pro``, ``T4``) only match case-sensitively in text."""
+    letters = [c for c in alias if c.isalpha()]
+    return len(alias) <= 5 or (bool(letters) and all(c.isupper() for c in letters))
+
+
+@lru_cache(maxsize=1)
+def _text_patterns() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, NameEntry]]]:
+    words_ci: dict[str, NameEntry] = {}
+    words_cs: dict[str, NameEntry] = {}
+    cjk: list[tuple[str, NameEntry]] = []
+    for entry in load_name_table():
+        for alias in entry.aliases:
+            if _CJK.search(alias):
+                if len(alias) >= 2:  # single characters (水, 苯, 氨) are too ambiguous in running text
+                    cjk.append((alias, entry))
+            elif _is_abbreviation(alias):
+                words_cs.setdefault(alias, entry)
+            else:
+                words_ci.setdefault(alias.lower(), entry)
+
+    def build(aliases: list[str], flags: int) -> re.Pattern[str]:
+        alt = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+        return re.compile(rf"(?<![\w\-]){'(?:' + alt + ')'}(?![\w])", flags)
+
+    cjk.sort(key=lambda t: len(t[0]), reverse=True)
+    return build(list(words_ci), re.IGNORECASE), build(list(words_cs), 0), cjk
+
+
+def find_name_matches(text: str) -> list[NameMatch]:
+    """Every known drug/reagent name in ``text``, longest match first, non-overlapping, in text order."""
+    if not text:
+        return []
+    ci, cs, cjk = _text_patterns()
+    taken: list[tuple[int, int]] = []
+    found: list[NameMatch] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    candidates: list[tuple[int, int, str]] = []
+    for pattern in (ci, cs):
+        candidates += [(m.start(), m.end(), m.group(0)) for m in pattern.finditer(text)]
+    if _CJK.search(text):
+        for alias, _entry in cjk:
+            start = text.find(alias)
+            while start != -1:
+                candidates.append((start, start + len(alias), alias))
+                start = text.find(alias, start + 1)
+    # longest first so "penicillin G" beats "penicillin" and 5-氟尿嘧啶 beats 氟尿嘧啶
+    for start, end, matched in sorted(candidates, key=lambda c: (-(c[1] - c[0]), c[0])):
+        if not free(start, end):
+            continue
+        entry = lookup_name(matched)
+        if entry is None:
+            continue
+        taken.append((start, end))
+        found.append(NameMatch(entry.name, entry.smiles, matched, start, end))
+    found.sort(key=lambda m: m.start)
+    return found
+
+
+def find_names_in_text(text: str) -> list[tuple[str, str]]:
+    """``(name, smiles)`` for each distinct known name in ``text``, in order of first appearance."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for match in find_name_matches(text):
+        if match.name not in seen:
+            seen.add(match.name)
+            out.append((match.name, match.smiles))
+    return out
+
+
+__all__ = [
+    "NameEntry",
+    "NameMatch",
+    "load_name_table",
+    "lookup_name",
+    "resolve_name",
+    "name_for_smiles",
+    "find_name_matches",
+    "find_names_in_text",
+]

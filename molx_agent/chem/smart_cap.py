@@ -1,0 +1,497 @@
+"""M8: smart capping -- what to put on each end of a broken bond (seed 001, "Smart Capping").
+
+:func:`suggest_capping` looks at the chemical environment of both atoms of a bond and proposes the
+precursors a chemist would use, following the seed's 13 rules and confidences (Suzuki 0.92 ...
+Grignard 0.45). :func:`custom_cap` puts caller-chosen groups on each end (e.g. ``Br`` / ``B(O)O``).
+
+Caps are SMILES of the group attached through its first atom (``Br``, ``B(O)O``, ``[Zn]Cl``), ``H`` for
+hydrogen, or ``=X`` for a double bond (``=O`` turns a CH-N carbon into a carbonyl). Tetrahedral
+stereo at the broken atoms is kept for single-bond caps (the cap takes the broken bond's place).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rdkit import Chem
+from rdkit.Chem import rdmolops
+
+from molx_agent.chem.utils import MolLike, as_mol, parse_mol, quiet_rdkit, strip_atom_maps
+from molx_agent.errors import ChemistryError, ValidationError
+
+BondSpec = Sequence[int] | int
+
+CAP_ALIASES: dict[str, str] = {
+    "": "H", "h": "H", "[h]": "H", "OH": "O", "HO": "O", "NH2": "N", "SH": "S",
+    "B(OH)2": "B(O)O", "B(OH)₂": "B(O)O", "ZnCl": "[Zn]Cl", "ZnBr": "[Zn]Br", "MgBr": "[Mg]Br",
+    "MgCl": "[Mg]Cl", "SnMe3": "[Sn](C)(C)C", "SnMe₃": "[Sn](C)(C)C", "SnBu3": "[Sn](CCCC)(CCCC)CCCC",
+    "Li": "[Li]", "Bpin": "B1OC(C)(C)C(C)(C)O1", "OTf": "OS(=O)(=O)C(F)(F)F", "OMs": "OS(C)(=O)=O",
+    "OTs": "OS(=O)(=O)c1ccc(C)cc1", "CHO": "C=O",
+}
+
+
+# ------------------------------------------------------------------------------------- bond handling
+def parse_clean(smiles: MolLike) -> Chem.Mol:
+    """A molecule from a SMILES (``ChemistryError`` when bad) or a Mol, atom maps removed, indices kept."""
+    mol = parse_mol(smiles) if isinstance(smiles, str) else smiles
+    if not isinstance(mol, Chem.Mol):
+        raise ChemistryError("invalid_smiles", "expected a SMILES string", value=smiles)
+    if any(a.GetAtomMapNum() for a in mol.GetAtoms()):
+        mol = strip_atom_maps(mol)
+    return mol
+
+
+def resolve_bond(mol: Chem.Mol, bond: BondSpec, *, smiles: Any = None) -> Chem.Bond:
+    """The bond given as an atom pair ``(i, j)`` or a bond index; ``ValidationError`` when invalid."""
+    if isinstance(bond, bool):
+        raise ValidationError("invalid_bond", "a bond is two atom indices or one bond index", value=bond)
+    if isinstance(bond, int):
+        if not 0 <= bond < mol.GetNumBonds():
+            raise ValidationError(
+                "bond_index_out_of_range", f"bond index {bond} is out of range (0..{mol.GetNumBonds() - 1})",
+                value=bond, hint="take bond_idx from analyze_molecule's atom_bond_map",
+            )
+        return mol.GetBondWithIdx(bond)
+    try:
+        i, j = (int(x) for x in bond)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("invalid_bond", "a bond is two atom indices, e.g. [1, 3]", value=bond) from exc
+    n = mol.GetNumAtoms()
+    for idx in (i, j):
+        if not 0 <= idx < n:
+            raise ValidationError(
+                "atom_index_out_of_range", f"atom index {idx} is out of range (molecule has {n} atoms)",
+                value=idx, hint="atom indices follow the order of the SMILES as given (0-based)",
+            )
+    if i == j:
+        raise ValidationError("atoms_not_bonded", f"atoms {i} and {j} are the same atom", value=[i, j])
+    b = mol.GetBondBetweenAtoms(i, j)
+    if b is None:
+        raise ValidationError(
+            "atoms_not_bonded", f"atoms {i} and {j} are not bonded" + (f" in {smiles}" if smiles else ""),
+            value=[i, j], hint="use the atoms of a bond listed in atom_bond_map",
+        )
+    return b
+
+
+def _normalize_cap(cap: str | None) -> tuple[str, int]:
+    """(cap SMILES or 'H', bond order) from a user cap."""
+    if cap is None:
+        return "H", 1
+    if not isinstance(cap, str):
+        raise ValidationError("invalid_cap", "a cap is a SMILES string such as 'Br' or 'B(O)O'", value=cap)
+    text = cap.strip()
+    order = 1
+    if text.startswith("="):
+        order, text = 2, text[1:].strip()
+        if not text:
+            raise ValidationError("invalid_cap", "'=' must be followed by an atom, e.g. '=O'", value=cap)
+    text = CAP_ALIASES.get(text, text)
+    if text.upper() == "H":
+        if order != 1:
+            raise ValidationError("invalid_cap", "hydrogen cannot be double-bonded", value=cap)
+        return "H", 1
+    return text, order
+
+
+def _cap_mol(text: str, original: str) -> Chem.Mol:
+    with quiet_rdkit():
+        m = Chem.MolFromSmiles(text)
+    if m is None or m.GetNumAtoms() == 0:
+        raise ValidationError("invalid_cap", f"cap {original!r} is not a valid SMILES group", value=original,
+                              hint="examples: 'Br', 'B(O)O', '[Zn]Cl', 'H', '=O'")
+    return m
+
+
+def cap_bond(mol_or_smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> list[str]:
+    """Break ``bond`` and attach ``cap_i`` to its first atom and ``cap_j`` to its second atom.
+
+    For an atom pair ``(i, j)``, ``cap_i`` goes on atom ``i``; for a bond index, on the bond's begin atom.
+    Returns the canonical SMILES of the resulting fragment(s) (one for a ring bond).
+    Raises ``ValidationError`` (bad bond or cap) or ``ChemistryError(code="capping_failed")``.
+    """
+    mol = as_mol(mol_or_smiles)
+    b = resolve_bond(mol, bond)
+    if isinstance(bond, int):
+        ai, aj = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
+    else:
+        ai, aj = int(bond[0]), int(bond[1])
+    return cap_bonds(mol, [(ai, aj, cap_i, cap_j)])
+
+
+def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None, str | None]]) -> list[str]:
+    """Break several bonds at once; ``specs`` = ``[(i, j, cap_i, cap_j), ...]`` (indices of the input)."""
+    mol = as_mol(mol_or_smiles)
+    if not specs:
+        raise ValidationError("invalid_operations", "no bond to break", value=list(specs))
+    bonds: list[Chem.Bond] = []
+    owners: list[tuple[int, int]] = []
+    for i, j, _ci, _cj in specs:
+        b = resolve_bond(mol, (i, j))
+        if b.GetIsAromatic():
+            raise ChemistryError(
+                "aromatic_bond", f"bond {i}-{j} is an aromatic ring bond and cannot be capped",
+                value=[i, j], hint="aromatic rings are made by ring-forming reactions; see plan_ring_strategy",
+            )
+        if any(b.GetIdx() == x.GetIdx() for x in bonds):
+            raise ValidationError("duplicate_bond", f"bond {i}-{j} is listed twice", value=[i, j])
+        bonds.append(b)
+        owners.append((i, j))
+    labels = [(2 * k + 1, 2 * k + 2) for k in range(len(bonds))]
+    with quiet_rdkit():
+        frag = Chem.FragmentOnBonds(mol, [b.GetIdx() for b in bonds], addDummies=True, dummyLabels=labels)
+    rw = Chem.RWMol(frag)
+    # label 2k+2 sits on the bond's begin atom, 2k+1 on its end atom
+    dummy_of: dict[tuple[int, int], int] = {}
+    for atom in rw.GetAtoms():
+        if atom.GetAtomicNum() == 0 and atom.GetIdx() >= mol.GetNumAtoms():
+            iso = atom.GetIsotope()
+            k = (iso - 1) // 2
+            b = bonds[k]
+            owner = b.GetBeginAtomIdx() if iso % 2 == 0 else b.GetEndAtomIdx()
+            dummy_of[(k, owner)] = atom.GetIdx()
+    zips: list[Chem.Mol] = []
+    multiples: list[tuple[int, int, str, str, float]] = []
+    next_label = 1000
+    for k, (i, j, cap_i, cap_j) in enumerate(specs):
+        order = bonds[k].GetBondTypeAsDouble()
+        for owner, cap in ((i, j)[0], cap_i), ((i, j)[1], cap_j):
+            text, cap_order = _normalize_cap(cap)
+            d = rw.GetAtomWithIdx(dummy_of[(k, owner)])
+            d.SetIsotope(0)
+            if cap_order == 2 or order != 1:
+                multiples.append((owner, d.GetIdx(), text, cap if isinstance(cap, str) else "H", order))
+                continue
+            if text == "H":
+                d.SetAtomicNum(1)
+                continue
+            d.SetIsotope(next_label)
+            zips.append(_cap_mol(f"[{next_label}*]{text}", str(cap)))
+            next_label += 1
+    out = rw.GetMol()
+    where = {"bonds": [list(o) for o in owners], "caps": [[c[2], c[3]] for c in specs]}
+    with quiet_rdkit():
+        try:
+            if multiples:
+                out = _attach_multiple(out, multiples)
+            for capm in zips:
+                params = rdmolops.MolzipParams()
+                params.label = rdmolops.MolzipLabel.Isotope
+                out = rdmolops.molzip(out, capm, params)
+            out.UpdatePropertyCache(strict=False)
+            Chem.SanitizeMol(out)
+            out = Chem.RemoveHs(out)
+            smiles = Chem.MolToSmiles(out)
+            parts = [Chem.MolFromSmiles(p) for p in smiles.split(".")]
+        except Exception as exc:  # noqa: BLE001 - RDKit raises several types; all mean "not a molecule"
+            raise ChemistryError(
+                "capping_failed", f"capping gives no valid molecule: {exc}", value=where,
+                hint="check that each cap fits the atom's valence (e.g. '=O' needs a CH carbon)",
+            ) from exc
+    if any(p is None for p in parts):
+        raise ChemistryError("capping_failed", "capping gives an invalid molecule", value=where)
+    return [Chem.MolToSmiles(p) for p in parts]
+
+
+def _attach_multiple(mol: Chem.Mol, items: list[tuple[int, int, str, str, float]]) -> Chem.Mol:
+    """Replace dummies by caps bonded with order >= 1 (``=O``) or across a broken multiple bond.
+
+    ``items`` = ``[(owner atom, dummy atom, cap SMILES or 'H', cap as given, broken bond order)]``.
+    """
+    rw = Chem.RWMol(mol)
+    to_remove = []
+    for owner, dummy, text, original, broken_order in items:
+        cap_order = 2 if original.strip().startswith("=") else 1
+        atom = rw.GetAtomWithIdx(owner)
+        atom.SetChiralTag(Chem.ChiralType.CHI_UNSPECIFIED)
+        old = int(round(broken_order))
+        to_remove.append(dummy)
+        if text == "H":
+            # the broken (multiple) bond is replaced by as many hydrogens
+            atom.SetNumExplicitHs(atom.GetNumExplicitHs() + old)
+            atom.SetNoImplicit(False)
+            continue
+        capm = _cap_mol(text, original)
+        offset = rw.GetNumAtoms()
+        for a in capm.GetAtoms():
+            rw.AddAtom(Chem.Atom(a))
+        for cb in capm.GetBonds():
+            rw.AddBond(cb.GetBeginAtomIdx() + offset, cb.GetEndAtomIdx() + offset, cb.GetBondType())
+        new_order = max(cap_order, old)
+        bt = {1: Chem.BondType.SINGLE, 2: Chem.BondType.DOUBLE, 3: Chem.BondType.TRIPLE}[min(new_order, 3)]
+        rw.AddBond(owner, offset, bt)
+        gained = new_order - old
+        if gained > 0:
+            if atom.GetNumExplicitHs() >= gained:
+                atom.SetNumExplicitHs(atom.GetNumExplicitHs() - gained)
+            atom.SetNoImplicit(False)
+    for idx in sorted(to_remove, reverse=True):
+        rw.RemoveAtom(idx)
+    return rw.GetMol()
+
+
+# ------------------------------------------------------------------------------------------ the rules
+class AtomFeatures:
+    """Per-atom facts the capping rules need, computed once per molecule (plain Python lists)."""
+
+    __slots__ = ("z", "arom", "sp3", "sp2", "carbonyl", "deg", "charge", "hs", "nbrs", "single_hetero_nbrs",
+                 "sulfonyl", "sp2_not_carbonyl")
+
+    def __init__(self, mol: Chem.Mol) -> None:
+        atoms = list(mol.GetAtoms())
+        self.z = [a.GetAtomicNum() for a in atoms]
+        self.arom = [a.GetIsAromatic() for a in atoms]
+        sp3, sp2 = Chem.HybridizationType.SP3, Chem.HybridizationType.SP2
+        hyb = [a.GetHybridization() for a in atoms]
+        self.sp3 = [h == sp3 for h in hyb]
+        self.sp2 = [h == sp2 for h in hyb]
+        self.deg = [a.GetDegree() for a in atoms]
+        self.charge = [a.GetFormalCharge() for a in atoms]
+        self.hs = [a.GetTotalNumHs() for a in atoms]
+        n = len(atoms)
+        self.nbrs: list[list[int]] = [[] for _ in range(n)]
+        self.carbonyl = [False] * n  # carbon double-bonded to O
+        self.sulfonyl = [0] * n  # count of S=O
+        double_to_hetero = [False] * n
+        self.single_hetero_nbrs: list[list[int]] = [[] for _ in range(n)]
+        single = Chem.BondType.SINGLE
+        double = Chem.BondType.DOUBLE
+        for b in mol.GetBonds():
+            i, j = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
+            self.nbrs[i].append(j)
+            self.nbrs[j].append(i)
+            bt = b.GetBondType()
+            if bt == double:
+                for x, y in ((i, j), (j, i)):
+                    if self.z[x] == 6 and self.z[y] == 8 and not self.arom[x]:
+                        self.carbonyl[x] = True
+                    if self.z[x] == 6 and self.z[y] != 6:
+                        double_to_hetero[x] = True
+                    if self.z[x] == 16 and self.z[y] == 8:
+                        self.sulfonyl[x] += 1
+            elif bt == single:
+                if self.z[j] != 6:
+                    self.single_hetero_nbrs[i].append(j)
+                if self.z[i] != 6:
+                    self.single_hetero_nbrs[j].append(i)
+        self.sp2_not_carbonyl = [
+            self.z[k] == 6 and self.sp2[k] and not double_to_hetero[k] for k in range(n)
+        ]
+
+    # the predicates of the seed's rules (x = this end, other = the atom across the broken bond)
+    def aryl_c(self, x: int) -> bool:
+        return self.z[x] == 6 and self.arom[x]
+
+    def sp3_c(self, x: int) -> bool:
+        return self.z[x] == 6 and self.sp3[x] and not self.arom[x]
+
+    def acyl_c(self, x: int, other: int) -> bool:
+        """Carbonyl carbon whose other single-bonded neighbours are carbon (acid/ketone-type acyl)."""
+        return self.carbonyl[x] and all(k == other for k in self.single_hetero_nbrs[x])
+
+    def amine_n(self, x: int) -> bool:
+        return self.z[x] == 7 and self.charge[x] == 0
+
+    def non_acyl_n(self, x: int, other: int) -> bool:
+        if not self.amine_n(x):
+            return False
+        return not any(
+            k != other and (self.carbonyl[k] or (self.z[k] == 16 and self.deg[k] == 4)) for k in self.nbrs[x]
+        )
+
+    def ester_o(self, x: int, other: int) -> bool:
+        if self.z[x] != 8 or self.deg[x] != 2 or self.charge[x] != 0:
+            return False
+        rest = [k for k in self.nbrs[x] if k != other]
+        return bool(rest) and self.z[rest[0]] == 6
+
+    def ether_o(self, x: int, other: int) -> bool:
+        if self.z[x] != 8 or self.deg[x] != 2 or self.charge[x] != 0:
+            return False
+        rest = [k for k in self.nbrs[x] if k != other]
+        return bool(rest) and self.z[rest[0]] == 6 and not self.carbonyl[rest[0]]
+
+
+@dataclass(frozen=True)
+class CappingRule:
+    """One smart-capping rule: a test on (atom i, atom j) of a single bond and the caps for i / j."""
+
+    reaction_type: str
+    bond_class: str
+    cap_i: str
+    cap_j: str
+    confidence: float
+    description: str
+    test: Callable[[AtomFeatures, int, int], bool]
+    symmetric: bool = False
+
+
+def _ar_ar(f: AtomFeatures, i: int, j: int) -> bool:
+    return f.aryl_c(i) and f.aryl_c(j)
+
+
+#: The seed's 13 rules, in the seed's order, with its confidences.
+CAPPING_RULES: tuple[CappingRule, ...] = (
+    CappingRule("Suzuki coupling", "Ar-Ar", "Br", "B(O)O", 0.92, "Ar-Ar' → Ar-Br + Ar'-B(OH)₂", _ar_ar, True),
+    CappingRule("Negishi coupling", "Ar-Ar", "Br", "[Zn]Cl", 0.70, "Ar-Ar' → Ar-Br + Ar'-ZnCl", _ar_ar, True),
+    CappingRule("Stille coupling", "Ar-Ar", "Br", "[Sn](C)(C)C", 0.60, "Ar-Ar' → Ar-Br + Ar'-SnMe₃", _ar_ar, True),
+    CappingRule("Amide bond formation", "C(=O)-N", "O", "H", 0.90, "RC(=O)-NR₂ → RC(=O)OH + HNR₂",
+                lambda f, i, j: f.acyl_c(i, j) and f.amine_n(j)),
+    CappingRule("Amide (acid chloride)", "C(=O)-N", "Cl", "H", 0.80, "RC(=O)-NR₂ → RC(=O)Cl + HNR₂",
+                lambda f, i, j: f.acyl_c(i, j) and f.amine_n(j)),
+    CappingRule("Ester hydrolysis", "C(=O)-O", "O", "H", 0.88, "RC(=O)-OR' → RC(=O)OH + HOR'",
+                lambda f, i, j: f.acyl_c(i, j) and f.ester_o(j, i)),
+    CappingRule("N-alkylation (SN2)", "N-C(sp3)", "H", "Br", 0.82, "R₂N-CR₃ → R₂NH + Br-CR₃",
+                lambda f, i, j: f.amine_n(i) and f.sp3_c(j)),
+    CappingRule("Reductive amination", "N-C(sp3)", "H", "=O", 0.70, "R₂N-CHR₂ → R₂NH + O=CR₂",
+                lambda f, i, j: f.non_acyl_n(i, j) and not f.arom[i] and f.sp3_c(j) and f.hs[j] >= 1),
+    CappingRule("Williamson ether", "O-C(sp3)", "H", "Br", 0.78, "RO-CR₃ → ROH + Br-CR₃",
+                lambda f, i, j: f.ether_o(i, j) and f.sp3_c(j)),
+    CappingRule("Buchwald-Hartwig", "Ar-N", "Br", "H", 0.80, "Ar-NR₂ → Ar-Br + HNR₂",
+                lambda f, i, j: f.aryl_c(i) and f.non_acyl_n(j, i)),
+    CappingRule("SNAr/Ullmann", "Ar-O", "F", "H", 0.65, "Ar-OR → Ar-F + HOR",
+                lambda f, i, j: f.aryl_c(i) and f.ether_o(j, i)),
+    CappingRule("Heck", "C(sp2)-C(sp3)", "H", "Br", 0.55, "C(sp²)-C(sp³) → C(sp²)-H + Br-C(sp³)",
+                lambda f, i, j: f.sp2_not_carbonyl[i] and f.sp3_c(j)),
+    CappingRule("Grignard", "C-C", "Br", "[Mg]Br", 0.45, "C-C' → C-Br + BrMg-C'",
+                lambda f, i, j: f.z[i] == 6 and f.z[j] == 6, True),
+)
+
+
+def applicable_rules(
+    mol: Chem.Mol, bond: Chem.Bond, features: AtomFeatures | None = None
+) -> list[tuple[CappingRule, int, int]]:
+    """Rules that fit a bond, each with the atom that takes ``cap_i`` and the one that takes ``cap_j``.
+
+    Only single, non-aromatic bonds are capped. Symmetric rules (Ar-Ar, C-C) give both orientations.
+    Pass ``features`` (``AtomFeatures(mol)``) when scanning many bonds of one molecule.
+    """
+    if bond.GetBondType() != Chem.BondType.SINGLE or bond.GetIsAromatic():
+        return []
+    f = features if features is not None else AtomFeatures(mol)
+    a, b = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+    if f.z[a] != 6 and f.z[b] != 6:
+        return []
+    out = []
+    for rule in CAPPING_RULES:
+        for x, y in ((a, b), (b, a)):
+            if rule.test(f, x, y):
+                out.append((rule, x, y))
+                if not rule.symmetric:
+                    break
+    return out
+
+
+def capping_summary(mol: Chem.Mol, bond: Chem.Bond, features: AtomFeatures | None = None) -> list[dict[str, Any]]:
+    """Fast per-bond overview without fragments: ``[{reaction_type, confidence, description, caps}]``."""
+    seen = set()
+    out = []
+    for rule, i, j in applicable_rules(mol, bond, features):
+        if rule.reaction_type in seen:
+            continue
+        seen.add(rule.reaction_type)
+        out.append({"reaction_type": rule.reaction_type, "confidence": rule.confidence,
+                    "description": rule.description, "caps": {str(i): rule.cap_i, str(j): rule.cap_j}})
+    return out
+
+
+#: reagents a chemist avoids when another orientation of the same coupling exists
+UNSTABLE_REAGENTS: tuple[tuple[str, str], ...] = (
+    ("[c;$(c:n)]-[B]", "2-heteroaryl boronic acids/esters protodeboronate quickly: prefer boron on the other partner"),
+    ("[c;$(c:n)]-[Mg,Li,Zn]", "2-heteroaryl organometallics are unstable: prefer the metal on the other partner"),
+)
+
+
+def precursor_notes(precursors: Sequence[str]) -> list[str]:
+    """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids)."""
+    from molx_agent.chem.utils import compile_smarts
+
+    notes = []
+    for smarts, note in UNSTABLE_REAGENTS:
+        patt = compile_smarts(smarts)
+        if any(as_mol(p).HasSubstructMatch(patt) for p in precursors):
+            notes.append(note)
+    return notes
+
+
+def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None = None) -> list[dict[str, Any]]:
+    """Capping proposals for breaking ``bond`` (atom pair or bond index), best first.
+
+    Each proposal: ``reaction_type``, ``fragments`` (canonical SMILES), ``confidence``, ``description``,
+    ``caps`` (``{atom_idx: cap}``), ``bond_class``. An empty list means no rule fits (e.g. a C-O bond of
+    an alcohol to an aryl ring is not one of the 13 patterns); use :func:`custom_cap` then.
+    """
+    mol = parse_clean(smiles)
+    b = resolve_bond(mol, bond, smiles=smiles if isinstance(smiles, str) else None)
+    if max_proposals is not None and (not isinstance(max_proposals, int) or max_proposals < 0):
+        raise ValidationError("invalid_max_proposals", "max_proposals must be a non-negative integer",
+                              value=max_proposals)
+    proposals: list[dict[str, Any]] = []
+    seen: set[tuple[str, ...]] = set()
+    for rule, i, j in sorted(applicable_rules(mol, b), key=lambda r: -r[0].confidence):
+        try:
+            frags = cap_bond(mol, (i, j), rule.cap_i, rule.cap_j)
+        except ChemistryError:
+            continue
+        key = (rule.reaction_type, *sorted(frags))
+        if key in seen:
+            continue
+        seen.add(key)
+        proposals.append(
+            {
+                "reaction_type": rule.reaction_type,
+                "fragments": frags,
+                "confidence": rule.confidence,
+                "description": rule.description,
+                "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
+                "bond_class": rule.bond_class,
+                "notes": precursor_notes(frags),
+            }
+        )
+    # stable: the seed's confidence order, and within a rule the orientation without unstable reagents first
+    proposals.sort(key=lambda p: (-p["confidence"], len(p["notes"])))
+    if max_proposals is not None:
+        proposals = proposals[:max_proposals]
+    return proposals
+
+
+def custom_cap(smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> dict[str, Any]:
+    """Break ``bond`` and put ``cap_i`` on its first atom and ``cap_j`` on its second.
+
+    Returns ``{ok, fragments, reaction_smiles, caps, bond}``; bad caps or bonds raise
+    ``ValidationError``/``ChemistryError`` with a code and the offending value.
+    """
+    mol = parse_clean(smiles)
+    b = resolve_bond(mol, bond, smiles=smiles if isinstance(smiles, str) else None)
+    if isinstance(bond, int):
+        i, j = b.GetBeginAtomIdx(), b.GetEndAtomIdx()
+    else:
+        i, j = int(bond[0]), int(bond[1])
+    frags = cap_bond(mol, (i, j), cap_i, cap_j)
+    product = Chem.MolToSmiles(mol)
+    return {
+        "ok": True,
+        "fragments": frags,
+        "reaction_smiles": ".".join(frags) + ">>" + product,
+        "caps": {str(i): cap_i if cap_i is not None else "H", str(j): cap_j if cap_j is not None else "H"},
+        "bond": {"bond_idx": b.GetIdx(), "atoms": [i, j]},
+    }
+
+
+__all__ = [
+    "CAPPING_RULES",
+    "CAP_ALIASES",
+    "AtomFeatures",
+    "CappingRule",
+    "applicable_rules",
+    "parse_clean",
+    "precursor_notes",
+    "cap_bond",
+    "cap_bonds",
+    "capping_summary",
+    "custom_cap",
+    "resolve_bond",
+    "suggest_capping",
+]

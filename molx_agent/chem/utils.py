@@ -1,0 +1,218 @@
+"""M0: RDKit helpers shared by every chemistry module (seed 001, ``_rdkit_utils``).
+
+Plain verb_noun functions over SMILES strings or RDKit ``Mol`` objects:
+
+- :func:`parse_mol` turns a SMILES into a ``Mol`` or raises
+  :class:`~molx_agent.errors.ChemistryError` (``code="invalid_smiles"``, ``value=smiles``);
+- :func:`canonical`, :func:`validate_smiles`, :func:`smarts_match`, :func:`tanimoto`,
+  :func:`mol_formula_counter`, :func:`load_template`, :func:`load_data`;
+- :func:`quiet_rdkit`, a context manager that keeps RDKit's C++ log off the user's terminal.
+
+Compiled SMARTS patterns and parsed packaged data are cached; parsed molecules handed out by
+:func:`cached_mol` are shared and must be treated as read-only.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from rdkit import Chem, DataStructs, rdBase
+from rdkit.Chem import rdFingerprintGenerator
+
+from molx_agent.errors import ChemistryError
+
+MolLike = str | Chem.Mol
+
+
+@contextmanager
+def quiet_rdkit() -> Iterator[None]:
+    """Silence RDKit's log (parse warnings, sanitisation errors) inside the block."""
+    block = rdBase.BlockLogs()
+    try:
+        yield
+    finally:
+        del block
+
+
+def parse_mol(smiles: str, *, sanitize: bool = True) -> Chem.Mol:
+    """Parse ``smiles`` into a new RDKit ``Mol``.
+
+    Raises ``ChemistryError(code="invalid_smiles", value=smiles)`` on empty or unparsable input;
+    RDKit's own messages never reach the terminal.
+    """
+    if isinstance(smiles, Chem.Mol):
+        return Chem.Mol(smiles)
+    if not isinstance(smiles, str) or not smiles.strip():
+        raise ChemistryError(
+            "invalid_smiles", "empty SMILES", value=smiles, hint="give a non-empty SMILES string"
+        )
+    text = smiles.strip()
+    if ">" in text:
+        raise ChemistryError(
+            "invalid_smiles",
+            f"{text!r} is a reaction SMILES, not a molecule",
+            value=smiles,
+            hint="pass one molecule, or use validate_reaction for reactions",
+        )
+    with quiet_rdkit():
+        mol = Chem.MolFromSmiles(text, sanitize=sanitize)
+    if mol is None or (mol.GetNumAtoms() == 0 and text not in ("[H][H]",)):
+        raise ChemistryError(
+            "invalid_smiles",
+            f"cannot parse SMILES {text!r}",
+            value=smiles,
+            hint="check valences, aromaticity, brackets and ring-closure digits",
+        )
+    return mol
+
+
+@lru_cache(maxsize=8192)
+def cached_mol(smiles: str) -> Chem.Mol:
+    """Parsed molecule shared through a cache: read-only, never modify it."""
+    return parse_mol(smiles)
+
+
+def as_mol(mol_or_smiles: MolLike) -> Chem.Mol:
+    """A ``Mol`` for a SMILES (cached, read-only) or the ``Mol`` itself."""
+    if isinstance(mol_or_smiles, Chem.Mol):
+        return mol_or_smiles
+    if isinstance(mol_or_smiles, str):
+        return cached_mol(mol_or_smiles.strip())
+    raise ChemistryError(
+        "invalid_smiles", f"expected a SMILES string, got {type(mol_or_smiles).__name__}", value=mol_or_smiles
+    )
+
+
+def strip_atom_maps(mol: Chem.Mol) -> Chem.Mol:
+    """A copy of ``mol`` without atom-map numbers."""
+    out = Chem.Mol(mol)
+    for atom in out.GetAtoms():
+        if atom.GetAtomMapNum():
+            atom.SetAtomMapNum(0)
+    return out
+
+
+def canonical(smiles: MolLike, *, remove_maps: bool = True, isomeric: bool = True) -> str:
+    """Canonical SMILES of a molecule (atom maps removed unless ``remove_maps=False``)."""
+    mol = as_mol(smiles)
+    text = Chem.MolToSmiles(mol, isomericSmiles=isomeric)
+    if remove_maps and ":" in text:  # only atom maps put ':' into RDKit's canonical output
+        text = Chem.MolToSmiles(strip_atom_maps(mol), isomericSmiles=isomeric)
+    return text
+
+
+def validate_smiles(smiles: str) -> dict[str, Any]:
+    """Check a SMILES without raising: ``{valid, smiles, canonical_smiles, error}``."""
+    try:
+        mol = parse_mol(smiles)
+    except ChemistryError as exc:
+        return {"valid": False, "smiles": smiles, "canonical_smiles": None, "error": exc.message}
+    return {"valid": True, "smiles": smiles, "canonical_smiles": canonical(mol), "error": None}
+
+
+@lru_cache(maxsize=4096)
+def compile_smarts(smarts: str) -> Chem.Mol:
+    """Compiled SMARTS pattern (cached); ``ChemistryError(code="invalid_smarts")`` when bad."""
+    with quiet_rdkit():
+        patt = Chem.MolFromSmarts(smarts) if isinstance(smarts, str) and smarts.strip() else None
+    if patt is None:
+        raise ChemistryError("invalid_smarts", f"cannot parse SMARTS {smarts!r}", value=smarts)
+    return patt
+
+
+def smarts_match(mol_or_smiles: MolLike, smarts: str, *, unique: bool = True) -> list[tuple[int, ...]]:
+    """Atom-index tuples where ``smarts`` matches the molecule (empty list when none)."""
+    mol = as_mol(mol_or_smiles)
+    return [tuple(m) for m in mol.GetSubstructMatches(compile_smarts(smarts), uniquify=unique, maxMatches=1000)]
+
+
+_MORGAN = rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+
+
+def tanimoto(a: MolLike, b: MolLike) -> float:
+    """Tanimoto similarity of Morgan radius-2 (ECFP4-like, 2048 bits) fingerprints."""
+    fa = _MORGAN.GetFingerprint(as_mol(a))
+    fb = _MORGAN.GetFingerprint(as_mol(b))
+    return float(DataStructs.TanimotoSimilarity(fa, fb))
+
+
+def mol_formula_counter(mol_or_smiles: MolLike, *, include_h: bool = True) -> Counter[str]:
+    """Element counts of a molecule (or of a dot-separated set), implicit hydrogens included."""
+    mol = as_mol(mol_or_smiles)
+    counts: Counter[str] = Counter()
+    h = 0
+    for i in range(mol.GetNumAtoms()):
+        atom = mol.GetAtomWithIdx(i)
+        sym = atom.GetSymbol()
+        if sym == "H":
+            h += 1
+        else:
+            counts[sym] += 1
+        h += atom.GetTotalNumHs()
+    if include_h and h:
+        counts["H"] += h
+    return counts
+
+
+def heavy_count(counts: Counter[str] | dict[str, int]) -> int:
+    """Number of non-hydrogen atoms in an element counter."""
+    return sum(v for k, v in counts.items() if k != "H" and v > 0)
+
+
+def formula_string(counts: Counter[str] | dict[str, int]) -> str:
+    """Hill-order formula text (C, H, then alphabetical) of an element counter."""
+    keys = [k for k in counts if counts[k] > 0]
+    order = (["C", "H"] if "C" in keys else []) + sorted(k for k in keys if not ("C" in keys and k in ("C", "H")))
+    return "".join(f"{k}{counts[k] if counts[k] != 1 else ''}" for k in order)
+
+
+@lru_cache(maxsize=32)
+def load_data(name: str) -> Any:
+    """Parsed packaged JSON data file ``molx_agent/data/<name>.json`` (cached)."""
+    filename = name if name.endswith(".json") else f"{name}.json"
+    try:
+        text = resources.files("molx_agent.data").joinpath(filename).read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ChemistryError("missing_data", f"packaged data file {filename} not found", value=name) from exc
+    return json.loads(text)
+
+
+def load_template(template_id: str) -> dict[str, Any]:
+    """A named retro template as a dict (``id``, ``name``, ``category``, ``retro_smarts``, ...).
+
+    Raises ``ChemistryError(code="unknown_template", value=template_id)`` for an unknown id.
+    """
+    from molx_agent.chem import templates  # the named template library (lazy: optional module)
+
+    for tpl in templates.load_named_templates():
+        if tpl.id == template_id:
+            return tpl.to_dict() if hasattr(tpl, "to_dict") else dict(vars(tpl))
+    raise ChemistryError(
+        "unknown_template", f"no named template {template_id!r}", value=template_id,
+        hint="ids look like 'G02_amide_retro'",
+    )
+
+
+__all__ = [
+    "as_mol",
+    "cached_mol",
+    "canonical",
+    "compile_smarts",
+    "formula_string",
+    "heavy_count",
+    "load_data",
+    "load_template",
+    "mol_formula_counter",
+    "parse_mol",
+    "quiet_rdkit",
+    "smarts_match",
+    "strip_atom_maps",
+    "tanimoto",
+    "validate_smiles",
+]

@@ -1,0 +1,120 @@
+"""``molx-agent chat [--session ID]``: a multi-turn session persisted under MOLX_HOME.
+
+Commands inside the chat: ``/history``, ``/clear``, ``/session``, ``/help``, ``/exit`` (or EOF).
+Works with piped stdin: each line is one turn.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any, TextIO
+
+import typer
+
+HELP = "Commands: /history  /clear  /session  /help  /exit   (anything else is a question)"
+
+
+def run_chat(
+    session_id: str | None = None,
+    *,
+    lines: Iterable[str] | None = None,
+    out: Callable[[str], None] | None = None,
+    err: Callable[[str], None] | None = None,
+    llm: str | None = None,
+    interactive: bool | None = None,
+    session: Any = None,
+) -> dict[str, Any]:
+    """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``."""
+    from molx_agent.errors import RetroError
+
+    out = out or typer.echo
+    err = err or (lambda s: typer.echo(s, err=True))
+    stream: TextIO | None = None
+    if lines is None:
+        stream = sys.stdin
+        interactive = stream.isatty() if interactive is None else interactive
+        lines = _prompting_lines(stream) if interactive else stream
+    if session is None:
+        from molx_agent.agents.molx import ChatSession
+        from molx_agent.config import get_settings
+
+        settings = get_settings(llm_provider=llm) if llm else get_settings()
+        session = ChatSession(session_id, settings=settings)
+    for w in session.agent.warnings:
+        err(f"Warning: {w}")
+    if interactive:
+        out(f"molx-agent chat (session {session.session_id}). {HELP}")
+    turns = 0
+    errors = 0
+    try:
+        for raw in lines:
+            text = raw.strip()
+            if not text:
+                continue
+            cmd = text.lower()
+            if cmd in ("/exit", "/quit", "/q"):
+                break
+            if cmd == "/help":
+                out(HELP)
+            elif cmd == "/session":
+                out(session.session_id)
+            elif cmd == "/clear":
+                session.clear()
+                out("Session cleared.")
+            elif cmd == "/history":
+                hist = session.history()
+                if not hist:
+                    out("(no messages yet)")
+                for m in hist:
+                    out(f"{'you' if m['role'] == 'user' else 'molx'}> {m['content']}")
+            elif cmd.startswith("/"):
+                err(f"Unknown command {text!r}. {HELP}")
+                errors += 1
+            else:
+                try:
+                    state = session.send(text)
+                except RetroError as exc:
+                    err(f"Error: {exc}")
+                    errors += 1
+                    continue
+                out(state.get("final_answer", ""))
+                turns += 1
+    finally:
+        session.close()
+    return {"session_id": session.session_id, "turns": turns, "errors": errors}
+
+
+def _prompting_lines(stream: TextIO) -> Iterable[str]:
+    while True:
+        typer.echo("you> ", nl=False)
+        line = stream.readline()
+        if not line:
+            typer.echo("")
+            return
+        yield line
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("chat")
+    def chat_cmd(
+        session: str = typer.Option(None, "--session", "-s", help="Session id to resume (default: a new one)."),
+        llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER."),
+    ) -> None:
+        """Multi-turn chat; the session survives restarts (resume with --session ID)."""
+        from molx_agent.cli.common import fail, handle_errors
+
+        if llm is not None and llm not in ("rules", "openai", "auto"):
+            fail("--llm must be rules, openai or auto")
+        if session is not None and not session.strip():
+            fail("--session must not be empty")
+
+        @handle_errors
+        def go() -> dict[str, Any]:
+            return run_chat(session, llm=llm)
+
+        result = go()
+        typer.echo(f"(session {result['session_id']})", err=True)
+
+
+__all__ = ["run_chat", "register", "HELP"]

@@ -1,0 +1,137 @@
+"""``molx-agent run --query Q [--data FILE]... [--output-dir D] [--json] [--llm rules|openai]``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import typer
+
+#: Data files ``--data`` accepts (same list as the SAR readers).
+DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".smi", ".xlsx", ".xlsm", ".sdf", ".sd")
+LLM_CHOICES = ("rules", "openai", "auto")
+
+
+def check_data_files(files: list[str] | None) -> list[str]:
+    """Each ``--data`` file must exist, be a readable file and have a supported type (DataError otherwise)."""
+    from molx_agent.errors import DataError
+
+    out = []
+    for f in files or []:
+        path = Path(f)
+        if not path.exists():
+            raise DataError("file_not_found", f"data file not found: {f}", value=f)
+        if not path.is_file():
+            raise DataError("not_a_file", f"data path is not a file: {f}", value=f)
+        if path.suffix.lower() not in DATA_SUFFIXES:
+            raise DataError("unsupported_file", f"unsupported data file type {path.suffix or '(none)'!r}: {f}",
+                            value=f, hint=f"use one of {', '.join(DATA_SUFFIXES)}")
+        if not os.access(path, os.R_OK):
+            raise DataError("unreadable_file", f"data file is not readable: {f}", value=f)
+        try:
+            with path.open("rb") as fh:
+                fh.read(1)
+        except OSError as exc:
+            raise DataError("unreadable_file", f"data file is not readable: {f} ({exc.strerror})", value=f) from None
+        out.append(str(path))
+    return out
+
+
+def check_output_dir(output_dir: str | Path) -> Path:
+    from molx_agent.errors import DataError
+
+    path = Path(output_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError("output_dir_unwritable", f"cannot create output directory {path}: {exc.strerror}",
+                        value=str(path)) from None
+    if not os.access(path, os.W_OK):
+        raise DataError("output_dir_unwritable", f"output directory is not writable: {path}", value=str(path))
+    return path
+
+
+def run_query(
+    query: str,
+    data: list[str] | None = None,
+    *,
+    output_dir: str | Path | None = None,
+    llm: str | None = None,
+    agent: Any = None,
+) -> dict[str, Any]:
+    """Answer one query; returns the JSON document ``--json`` prints.
+
+    Keys: ``query``, ``intent``, ``intent_confidence``, ``intent_reasoning``, ``language``, ``tasks``,
+    ``results``, ``final_answer``, ``report_paths``, ``errors``.
+    """
+    from molx_agent.errors import ValidationError
+
+    if not isinstance(query, str) or not query.strip():
+        raise ValidationError("empty_query", "the query is empty", value=query,
+                              hint='e.g. --query "What is the molecular weight of aspirin?"')
+    if llm is not None and llm not in LLM_CHOICES:
+        raise ValidationError("invalid_llm_provider", f"--llm must be one of {', '.join(LLM_CHOICES)}", value=llm)
+    files = check_data_files(data)
+    if agent is None:
+        from molx_agent.agents.molx import MolxAgent
+        from molx_agent.config import get_settings
+
+        overrides: dict[str, Any] = {}
+        if output_dir is not None:
+            overrides["output_dir"] = check_output_dir(output_dir)
+        if llm is not None:
+            overrides["llm_provider"] = llm
+        settings = get_settings(**overrides) if overrides else get_settings()
+        agent = MolxAgent(settings=settings)
+    state = agent.invoke(query.strip(), files=files)
+    return {
+        "query": query.strip(),
+        "intent": state.get("intent"),
+        "intent_confidence": state.get("intent_confidence"),
+        "intent_reasoning": state.get("intent_reasoning", []),
+        "language": state.get("language", "en"),
+        "tasks": state.get("tasks", {}),
+        "results": state.get("results", {}),
+        "final_answer": state.get("final_answer", ""),
+        "report_paths": state.get("report_paths", []),
+        "errors": state.get("errors", []),
+    }
+
+
+def exit_code_for(result: dict[str, Any]) -> int:
+    """0 when every task is done (or skipped because not built / unsupported intent); 1 when any failed."""
+    tasks = result.get("tasks") or {}
+    return 1 if any(t.get("status") == "failed" for t in tasks.values()) else 0
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("run")
+    def run_cmd(
+        query: str = typer.Option(..., "--query", "-q", help="Your question, in English or Chinese."),
+        data: list[str] = typer.Option(None, "--data", "-d", help="Compound data file (CSV/TSV/Excel/SDF); repeatable."),
+        output_dir: str = typer.Option(None, "--output-dir", "-o", help="Where reports are written (default ./outputs)."),
+        json_out: bool = typer.Option(False, "--json", help="Print one JSON object instead of prose."),
+        llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER (auto)."),
+    ) -> None:
+        """Answer one question (molecule properties, retrosynthesis, SAR of a data file, ...)."""
+        from molx_agent.cli.common import emit_json, handle_errors
+
+        @handle_errors
+        def go() -> int:
+            result = run_query(query, data, output_dir=output_dir, llm=llm)
+            if json_out:
+                emit_json(result)
+            else:
+                typer.echo(result["final_answer"])
+                for err in result["errors"]:
+                    if err.get("code") == "warning":
+                        typer.echo(f"Warning: {err['message']}", err=True)
+            return exit_code_for(result)
+
+        code = go()
+        if code:
+            raise typer.Exit(code)
+
+
+__all__ = ["run_query", "check_data_files", "check_output_dir", "exit_code_for", "register", "DATA_SUFFIXES"]

@@ -1,0 +1,50 @@
+"""Resource limits and thresholds of the task pipeline (seed 000, "SA Score 分类阈值 + 资源限制参考")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RetroLimits:
+    """Resource limits (``RetroLimits``)."""
+
+    MAX_DEPTH: int = 7  # maximum recursion depth of decomposition
+    MW_TERMINAL: float = 120.0  # molecules lighter than this are terminal
+    MAX_REPAIR_RETRIES: int = 3  # repair attempts per disconnection
+    MAX_EXPLORATION_CALLS: int = 5  # exploration budget per decision point
+    MAX_GRAPH_DEPTH: int = 20  # maximum RetroGraph depth
+    MAX_TOTAL_TASKS: int = 50  # maximum number of tasks of one route
+
+
+@dataclass(frozen=True)
+class SAThresholds:
+    """SA-score classes (``SAThresholds``): purchasable < 2.2 <= easily synthesizable < 3.5 <= complex."""
+
+    PURCHASABLE: float = 2.2
+    EASILY_SYNTHESIZABLE: float = 3.5
+
+    def classify(self, sa_score: float) -> str:
+        if sa_score < self.PURCHASABLE:
+            return "purchasable"
+        if sa_score < self.EASILY_SYNTHESIZABLE:
+            return "easily_synthesizable"
+        return "complex"
+
+
+LIMITS = RetroLimits()
+SA_THRESHOLDS = SAThresholds()
+
+CONFIDENCE_THRESHOLD = 0.3
+DEFAULT_MAX_BYPRODUCTS = 3
+DEFAULT_MAX_PROPOSALS = 5
+
+__all__ = [
+    "RetroLimits",
+    "SAThresholds",
+    "LIMITS",
+    "SA_THRESHOLDS",
+    "CONFIDENCE_THRESHOLD",
+    "DEFAULT_MAX_BYPRODUCTS",
+    "DEFAULT_MAX_PROPOSALS",
+]

@@ -1,0 +1,176 @@
+"""Features and the linear ranker that order the single-step model's candidate precursor sets.
+
+Each candidate precursor set is described by the evidence that produced it (which nearest training
+products support it, how similar they and their reactants are, how popular the templates are, whether
+a named expert template reproduces it) and by a few structural features of the disconnection.  A linear
+model over these features, trained as a conditional logit (softmax over the candidates of one product)
+by ``scripts/train_single_step_ranker.py`` on leave-one-out queries from the *training* reactions,
+gives the ranking score; the softmax turns scores into probabilities that sum to 1 over one
+product's candidates.  Without a trained weight file the ranker falls back to the kNN vote
+``sum(similarity**4 * reactant_similarity)``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from molx_agent.errors import DataError
+
+RANKER_FILE = "retro_ranker.json"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+FEATURES: tuple[str, ...] = (
+    "log_vote_s4",
+    "log_vote_s1",
+    "log_vote_s8",
+    "max_sim",
+    "max_sim_x_rsim",
+    "log_support",
+    "log_n_templates",
+    "log_template_count",
+    "first_support_rank",
+    "one_reactant",
+    "three_plus_reactants",
+    "leaving_atoms",
+    "largest_fraction",
+    "ring_change",
+    "named_template",
+    *(f"class_{c}" for c in range(1, 11)),
+)
+
+
+@dataclass
+class Support:
+    """One training neighbour whose template produced the candidate."""
+
+    similarity: float  # Tanimoto product vs neighbour's product
+    reactant_similarity: float  # Tanimoto candidate precursors vs neighbour's reactants
+    template: int
+    rank: int  # 0-based rank of the neighbour
+
+
+@dataclass
+class CandidateEvidence:
+    """Everything known about one candidate precursor set before ranking."""
+
+    reactants: tuple[str, ...]
+    mapped: str = ""
+    supports: list[Support] = field(default_factory=list)
+    reactant_heavy_atoms: tuple[int, ...] = ()
+    reactant_rings: int = 0
+    named: bool = False
+
+    def best_support(self) -> Support:
+        return max(self.supports, key=lambda s: (s.similarity * s.reactant_similarity, -s.rank))
+
+
+def _log(x: float) -> float:
+    return math.log(x + 1e-4)
+
+
+def candidate_features(
+    cand: CandidateEvidence,
+    *,
+    product_heavy_atoms: int,
+    product_rings: int,
+    template_counts: np.ndarray,
+    template_classes: list[int | None],
+    n_neighbours: int,
+) -> np.ndarray:
+    """The feature vector (order of :data:`FEATURES`) of one candidate."""
+    sup = cand.supports
+    s = np.array([x.similarity for x in sup], dtype=np.float64)
+    r = np.array([x.reactant_similarity for x in sup], dtype=np.float64)
+    templates = {x.template for x in sup}
+    best = cand.best_support()
+    heavy = cand.reactant_heavy_atoms or (product_heavy_atoms,)
+    f = [
+        _log(float(np.sum(s**4 * r))),
+        _log(float(np.sum(s * r))),
+        _log(float(np.sum(s**8 * r))),
+        float(s.max()),
+        float((s * r).max()),
+        math.log1p(len(sup)),
+        math.log1p(len(templates)),
+        math.log1p(float(max(template_counts[t] for t in templates))),
+        math.log1p(min(x.rank for x in sup)) / math.log1p(max(n_neighbours, 1)),
+        1.0 if len(cand.reactants) == 1 else 0.0,
+        1.0 if len(cand.reactants) >= 3 else 0.0,
+        min(max(sum(heavy) - product_heavy_atoms, 0), 30) / 10.0,
+        max(heavy) / max(product_heavy_atoms, 1),
+        float(product_rings - cand.reactant_rings),
+        1.0 if cand.named else 0.0,
+    ]
+    cls = template_classes[best.template]
+    f.extend(1.0 if cls == c else 0.0 for c in range(1, 11))
+    return np.asarray(f, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class LinearRanker:
+    """``score = weights . features``; probabilities by a softmax over one product's candidates."""
+
+    weights: np.ndarray
+    features: tuple[str, ...] = FEATURES
+    trained: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def default(cls) -> LinearRanker:
+        w = np.zeros(len(FEATURES))
+        w[FEATURES.index("log_vote_s4")] = 1.0
+        return cls(w, FEATURES, trained=False, meta={"source": "fallback: kNN vote sum(sim^4 * reactant_sim)"})
+
+    def scores(self, feats: np.ndarray) -> np.ndarray:
+        return feats @ self.weights
+
+    def probabilities(self, feats: np.ndarray) -> np.ndarray:
+        z = self.scores(feats)
+        z = z - z.max()
+        e = np.exp(z)
+        return e / e.sum()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"features": list(self.features), "weights": [round(float(x), 6) for x in self.weights],
+                "meta": self.meta}
+
+
+def read_ranker(path: str | Path) -> LinearRanker:
+    """A trained ranker from its JSON file; ``DataError`` when unreadable or for other features."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError("bad_data_file", f"Ranker weights unreadable: {path}", value=str(path)) from exc
+    if tuple(data.get("features", ())) != FEATURES:
+        raise DataError("bad_data_file", "Ranker weights were trained on other features", value=str(path),
+                        hint="retrain with scripts/train_single_step_ranker.py")
+    return LinearRanker(np.asarray(data["weights"], dtype=np.float64), FEATURES, True, data.get("meta", {}))
+
+
+@lru_cache(maxsize=1)
+def load_ranker() -> LinearRanker:
+    """The packaged trained ranker, or the kNN-vote fallback when the weight file is absent."""
+    path = DATA_DIR / RANKER_FILE
+    if not path.is_file():
+        return LinearRanker.default()
+    return read_ranker(path)
+
+
+__all__ = [
+    "FEATURES",
+    "RANKER_FILE",
+    "Support",
+    "CandidateEvidence",
+    "candidate_features",
+    "LinearRanker",
+    "read_ranker",
+    "load_ranker",
+]

@@ -1,0 +1,1 @@
+"""Assets of the route report: drawings (``draw``), labels, the HTML template and its stylesheet."""

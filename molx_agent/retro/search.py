@@ -1,0 +1,456 @@
+"""Multi-step route search: Retro*-style best-first search over an AND-OR tree.
+
+Molecule (OR) nodes are solved when in stock or when one of their reactions is solved; reaction (AND)
+nodes are solved when all their precursors are.  Costs follow Retro* (Chen et al., ICML 2020):
+
+- a step costs ``-log(p) + step_penalty`` where ``p`` is the single-step model's score (clipped);
+- a stock molecule costs 0; an unexpanded molecule outside the stock costs ``leaf_cost`` (a constant
+  "one more step" estimate); a molecule that cannot be expanded (no proposal, or at ``max_depth``)
+  costs infinity;
+- ``V(m) = min_r V(r)``, ``V(r) = cost(r) + sum V(children)``; the next molecule to expand is the
+  unexpanded one on the cheapest tree through it (``V_t``), found by a best-first descent from the
+  target (``V_t`` never decreases going down, so the descent stops at the first frontier molecule).
+
+Every step the search relies on must pass the chemistry core's forward-validation hard gates
+(:func:`molx_agent.chem.validate_forward`, cached per step).  Validation is lazy: a step is validated
+when the best-first descent first passes through it and, for returned routes, before they are counted
+or returned; a failing step gets infinite cost and the values above it are updated.  Steps whose precursors repeat an
+ancestor (cycles, the target as its own precursor) are dropped.  Model predictions, canonical SMILES and
+stock answers are cached per molecule.  Node ids and tie-breaks follow creation order, so the search is
+deterministic for the same inputs and expansion limits.
+
+The search stops at ``time_limit`` (checked before each expansion; a model call that would end past the
+limit if it took as long as the slowest of the last five is not started), at
+``max_expansions``, when nothing is left to expand, or once ``n_routes`` solved routes exist.  Routes
+are extracted best first by (number of steps, total cost) as :class:`RetroGraph` objects
+(:mod:`molx_agent.retro.search_routes`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.retro.search_types import (
+    INF,
+    MolNode,
+    ProgressCallback,
+    ReactionEdge,
+    SearchCaches,
+    SearchConfig,
+    SearchResult,
+)
+from molx_agent.retro.stock import Stock, canonical_smiles, load_stock
+
+logger = logging.getLogger(__name__)
+
+
+def _forward_validator() -> Callable[..., dict[str, Any]] | None:
+    try:
+        from molx_agent.chem import validate_forward
+    except ImportError:
+        try:
+            from molx_agent.chem.forward_validate import validate_forward
+        except ImportError:
+            return None
+    return validate_forward
+
+
+class RetroStarSearch:
+    """One search over one target (see the module docstring)."""
+
+    def __init__(self, target: str, model: Any, stock: Stock, config: SearchConfig,
+                 progress: ProgressCallback | None = None, caches: SearchCaches | None = None) -> None:
+        self.model = model
+        self.stock = stock
+        self.config = config
+        self.progress = progress
+        self.caches = caches or SearchCaches()
+        self.validator = _forward_validator() if config.validate else None
+        self._next_id = 0
+        self.n_expansions = 0
+        self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0}
+        self.rejection_examples: dict[str, list[str]] = {}
+        self.model_errors: dict[str, str] = {}
+        self.target = target
+        self.root = self._new_mol(target, 0, None, frozenset())
+        # The target is always expanded, even when it is purchasable itself.
+        self.root.in_stock, self.root.source, self.root.solved = False, None, False
+        self.root.value = config.leaf_cost
+        self.target_source = self._stock_source(target)
+
+    # -- caches --------------------------------------------------------------------------------------
+    def _stock_source(self, smiles: str) -> str | None:
+        cache = self.caches.stock
+        if smiles not in cache:
+            cache[smiles] = self.stock.source_of(smiles)
+        return cache[smiles]
+
+    def _predictions(self, smiles: str) -> list[Any]:
+        cache = self.caches.predictions
+        if smiles not in cache:
+            try:
+                cache[smiles] = list(self.model.predict(smiles, top_k=self.config.expansion_top_k))
+            except Exception as exc:  # noqa: BLE001 - one molecule the model cannot handle is a dead end, recorded
+                logger.info("single-step model failed on %s: %s", smiles, exc)
+                self.model_errors[smiles] = f"{type(exc).__name__}: {exc}"
+                cache[smiles] = []
+        return cache[smiles]
+
+    def _validate(self, reactants: tuple[str, ...], product: str, pred: Any) -> dict[str, Any]:
+        if self.validator is None:
+            return {}
+        key = (reactants, product)
+        cache = self.caches.validations
+        if key not in cache:
+            try:
+                # reaction_type: the step's category; template_id: only an expert (named) template id, which
+                # the validator can re-apply (USPTO template ids are not in its table).
+                res = self.validator(list(reactants), product,
+                                     reaction_type=getattr(pred, "category", None) or None,
+                                     template_id=getattr(pred, "named_template_id", None) or None)
+            except Exception as exc:  # noqa: BLE001 - a validator crash rejects the step (conservative), recorded
+                logger.debug("forward validation crashed on %s>>%s: %s", ".".join(reactants), product, exc)
+                res = {"ok": False, "pass": False, "validator_error": f"{type(exc).__name__}: {exc}",
+                       "hard_fail_reasons": [f"validator error: {type(exc).__name__}"]}
+            cache[key] = res
+        return cache[key]
+
+    # -- tree construction -----------------------------------------------------------------------------
+    def _new_mol(self, smiles: str, depth: int, parent: ReactionEdge | None, ancestors: frozenset[str]) -> MolNode:
+        source = self._stock_source(smiles)
+        node = MolNode(self._next_id, smiles, depth, parent, ancestors | {smiles}, source is not None, source)
+        self._next_id += 1
+        if node.in_stock:
+            node.value, node.solved = 0.0, True
+        elif depth >= self.config.max_depth:
+            node.value, node.note = INF, f"max_depth {self.config.max_depth} reached"
+        else:
+            node.value = self.config.leaf_cost
+        return node
+
+    def step_cost(self, score: Any) -> float:
+        try:
+            p = float(score)
+        except (TypeError, ValueError):
+            p = self.config.min_score
+        p = min(max(p, self.config.min_score), 1.0) if p == p else self.config.min_score
+        return -math.log(p) + self.config.step_penalty
+
+    def _reject(self, kind: str, text: str) -> None:
+        self.n_rejected[kind] += 1
+        examples = self.rejection_examples.setdefault(kind, [])
+        if len(examples) < 5:
+            examples.append(text)
+
+    def expand(self, mol: MolNode, deadline: float) -> None:
+        mol.expanded = True
+        self.n_expansions += 1
+        seen: set[tuple[str, ...]] = set()
+        n_preds = 0
+        for pred in self._predictions(mol.smiles):
+            n_preds += 1
+            if time.perf_counter() > deadline:
+                mol.note = "expansion cut short by the time limit"
+                break
+            raw = list(getattr(pred, "reactants", []) or [])
+            reactants = [canonical_smiles(s) for s in raw]
+            if not reactants or any(r is None for r in reactants):
+                self._reject("invalid", f"{'.'.join(raw)}>>{mol.smiles}")
+                continue
+            key = tuple(sorted(reactants))  # type: ignore[arg-type]
+            if key in seen:
+                self._reject("duplicate", f"{'.'.join(key)}>>{mol.smiles}")
+                continue
+            seen.add(key)
+            if any(r in mol.ancestors for r in key):
+                self._reject("cycle", f"{'.'.join(key)}>>{mol.smiles}")
+                continue
+            rxn = ReactionEdge(self._next_id, mol, pred, self.step_cost(getattr(pred, "score", 0.0)), {})
+            rxn.validated = self.validator is None
+            self._next_id += 1
+            rxn.children = [self._new_mol(s, mol.depth + 1, rxn, mol.ancestors) for s in reactants]  # type: ignore[arg-type]
+            self._update_reaction(rxn)
+            mol.reactions.append(rxn)
+        if not mol.reactions and not mol.note:
+            if mol.smiles in self.model_errors:
+                mol.note = f"the single-step model failed: {self.model_errors[mol.smiles]}"
+            elif n_preds == 0:
+                mol.note = "no template applies"
+            else:
+                mol.note = f"all {n_preds} proposals were rejected (cycles or invalid precursors)"
+        self._propagate(mol)
+
+    # -- lazy forward validation -------------------------------------------------------------------------
+    def ensure_valid(self, rxn: ReactionEdge) -> bool:
+        """Run the forward-validation gates on ``rxn`` once; a failing step becomes dead (cost infinity)."""
+        if rxn.dead:
+            return False
+        if rxn.validated:
+            return True
+        rxn.validated = True
+        product = rxn.parent.smiles
+        key = tuple(sorted(c.smiles for c in rxn.children))
+        rxn.validation = self._validate(key, product, rxn.prediction)
+        if not rxn.validation.get("hard_fail_reasons"):
+            return True
+        kind = "validator_error" if "validator_error" in rxn.validation else "validation"
+        self._reject(kind, f"{'.'.join(key)}>>{product}: {rxn.validation['hard_fail_reasons']}")
+        rxn.dead = True
+        rxn.value, rxn.solved = INF, False
+        mol = rxn.parent
+        if all(r.dead for r in mol.reactions) and not mol.note:
+            mol.note = f"all {len(mol.reactions)} proposals failed forward validation"
+        self._propagate(mol)
+        return False
+
+    def confirm_best(self, k: int) -> list[Any]:
+        """The ``k`` best solved routes (k-best entries), after forward-validating every step they use.
+
+        A failing step becomes dead and the routes are recomputed, so only the steps of candidate routes
+        are validated (not the whole solved tree).
+        """
+        from molx_agent.retro.search_routes import kbest_routes, route_reactions
+
+        while True:
+            if not self.root.solved:
+                return []
+            entries = kbest_routes(self, k)
+            clean = True
+            for entry in entries:
+                for rxn in route_reactions(entry):
+                    if not rxn.validated and not self.ensure_valid(rxn):
+                        clean = False
+            if clean:
+                return entries
+
+    # -- values ------------------------------------------------------------------------------------------
+    @staticmethod
+    def _update_reaction(rxn: ReactionEdge) -> None:
+        if rxn.dead:
+            rxn.value, rxn.solved = INF, False
+            return
+        rxn.value = rxn.cost + sum(c.value for c in rxn.children)
+        rxn.solved = all(c.solved for c in rxn.children)
+
+    def _update_mol(self, mol: MolNode) -> None:
+        if mol.in_stock:
+            mol.value, mol.solved = 0.0, True
+        elif not mol.expanded:
+            return
+        else:
+            mol.value = min((r.value for r in mol.reactions), default=INF)
+            mol.solved = any(r.solved for r in mol.reactions)
+
+    def _propagate(self, mol: MolNode) -> None:
+        node: MolNode | None = mol
+        while node is not None:
+            self._update_mol(node)
+            rxn = node.parent
+            if rxn is None:
+                break
+            self._update_reaction(rxn)
+            node = rxn.parent
+
+    # -- selection -----------------------------------------------------------------------------------------
+    def select(self) -> MolNode | None:
+        """The unexpanded molecule on the cheapest (partial) tree, by best-first descent on V_t.
+
+        Steps met on the way are forward-validated first; when one fails, values change and the
+        descent restarts from the target.
+        """
+        while True:
+            found = self._select_once()
+            if found is not False:
+                return found  # type: ignore[return-value]
+
+    def _select_once(self) -> MolNode | None | bool:
+        if self.root.value == INF:
+            return None
+        heap: list[tuple[float, int, int, Any]] = [(self.root.value, 0, self.root.id, self.root)]
+        while heap:
+            vt, kind, _, node = heapq.heappop(heap)
+            if kind == 0:  # molecule
+                if node.in_stock:
+                    continue
+                if not node.expanded:
+                    if node.value < INF:
+                        return node
+                    continue
+                for rxn in node.reactions:
+                    if rxn.value < INF:
+                        heapq.heappush(heap, (vt - node.value + rxn.value, 1, rxn.id, rxn))
+            else:
+                if not self.ensure_valid(node):
+                    return False  # restart: the values above this step changed
+                for child in node.children:
+                    if not child.in_stock and child.value < INF:
+                        heapq.heappush(heap, (vt, 0, child.id, child))
+        return None
+
+    def count_routes(self, cap: int) -> int:
+        """Number of distinct solved routes to the target (capped at ``cap``)."""
+        memo: dict[int, int] = {}
+
+        def count(mol: MolNode) -> int:
+            if mol.in_stock:
+                return 1
+            if mol.id in memo:
+                return memo[mol.id]
+            total = 0
+            for rxn in mol.reactions:
+                if rxn.solved:
+                    prod = 1
+                    for child in rxn.children:
+                        prod = min(cap, prod * count(child))
+                    total = min(cap, total + prod)
+            memo[mol.id] = total
+            return total
+
+        return count(self.root) if self.root.solved else 0
+
+    # -- main loop -------------------------------------------------------------------------------------------
+    def run(self) -> tuple[str, float]:
+        cfg = self.config
+        start = time.perf_counter()
+        deadline = start + cfg.time_limit
+        stopped_by = "exhausted"
+        recent: list[float] = []  # durations of the last expansions that called the model
+        while True:
+            if self.root.solved and len(self.confirm_best(cfg.n_routes)) >= cfg.n_routes:
+                stopped_by = "n_routes"
+                break
+            if self.n_expansions >= cfg.max_expansions:
+                stopped_by = "max_expansions"
+                break
+            if time.perf_counter() >= deadline:
+                stopped_by = "time_limit"
+                break
+            node = self.select()
+            if node is None:
+                stopped_by = "exhausted"
+                break
+            cached = node.smiles in self.caches.predictions
+            now = time.perf_counter()
+            if not cached and recent and now + max(recent[-5:]) > deadline:
+                # the model call cannot be interrupted: do not start one that would overrun the limit
+                stopped_by = "time_limit"
+                break
+            self.expand(node, deadline)
+            if not cached:
+                recent.append(time.perf_counter() - now)
+                del recent[:-10]
+            if self.progress is not None:
+                self.progress({
+                    "n_expansions": self.n_expansions,
+                    "max_expansions": cfg.max_expansions,
+                    "elapsed_s": time.perf_counter() - start,
+                    "time_limit": cfg.time_limit,
+                    "solved": self.root.solved,
+                    "n_routes": self.count_routes(cfg.n_routes) if self.root.solved else 0,  # before confirmation
+                })
+        self.confirm_best(cfg.n_routes)
+        return stopped_by, time.perf_counter() - start
+
+
+def _load_model(model: Any) -> Any:
+    if model is not None:
+        return model
+    from molx_agent.retro.single_step import load_single_step_model
+
+    return load_single_step_model()
+
+
+def search_routes(
+    target: str,
+    *,
+    stock: Stock | str | None = None,
+    model: Any = None,
+    time_limit: float = 60.0,
+    max_expansions: int = 2000,
+    max_depth: int = 7,
+    n_routes: int = 5,
+    progress: ProgressCallback | None = None,
+    config: SearchConfig | None = None,
+    caches: SearchCaches | None = None,
+    name: str = "",
+) -> SearchResult:
+    """Find synthesis routes from ``target`` down to stock molecules.
+
+    ``stock``: a :class:`Stock`, a spec for :func:`load_stock` or ``None`` (packaged common reagents +
+    ZINC in-stock).  ``model``: a ``SingleStepModel`` (default :func:`load_single_step_model`).
+    ``progress`` is called after every expansion with a dict (``n_expansions``, ``max_expansions``,
+    ``elapsed_s``, ``time_limit``, ``solved``, ``n_routes``).  An explicit ``config`` overrides the
+    keyword limits.  An unsolved target is not an error: ``solved`` is False, ``partial_route`` holds the
+    best partial route and ``reasons`` say why.
+    """
+    from molx_agent.retro.search_routes import build_routes, partial_route, unsolved_reasons
+
+    if not isinstance(target, str) or not target.strip():
+        raise ChemistryError("invalid_smiles", "empty target SMILES", value=target, hint="give the target as a SMILES")
+    target_can = canonical_smiles(target.strip())
+    if target_can is None:
+        raise ChemistryError("invalid_smiles", f"RDKit cannot parse target SMILES {target!r}", value=target,
+                             hint="check valences and ring closures, or give a known name")
+    if "." in target_can:
+        raise ValidationError("multi_component_target", "the target must be a single molecule", value=target,
+                              hint="give one molecule (drop salts and counter-ions)")
+    cfg = config or SearchConfig(time_limit=float(time_limit), max_expansions=int(max_expansions),
+                                 max_depth=int(max_depth), n_routes=int(n_routes))
+    if cfg.time_limit <= 0 or cfg.max_expansions < 1 or cfg.max_depth < 1 or cfg.n_routes < 1:
+        raise ValidationError("invalid_search_limits", "time_limit, max_expansions, max_depth and n_routes must be positive",
+                              value={"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions,
+                                     "max_depth": cfg.max_depth, "n_routes": cfg.n_routes})
+    stock_obj = load_stock(stock)
+    mdl = _load_model(model)
+    search = RetroStarSearch(target_can, mdl, stock_obj, cfg, progress=progress, caches=caches)
+    if search.validator is None and cfg.validate:
+        logger.warning("forward validation unavailable (molx_agent.chem.validate_forward missing): steps are not gated")
+    from rdkit import rdBase
+
+    _block = rdBase.BlockLogs()  # RDKit's C++ warnings from templates/validation would flood stderr
+    try:
+        stopped_by, elapsed = search.run()
+        routes = build_routes(search, cfg.n_routes, name=name)
+        reasons: list[str] = []
+        if search.target_source:
+            reasons.append(f"the target itself is in stock ({search.target_source}); routes to it are shown anyway")
+        if search.validator is None and cfg.validate:
+            reasons.append("forward validation was unavailable: steps were not checked by the hard gates")
+        partial = None
+        if not routes:
+            partial = partial_route(search, name=name)
+            reasons.extend(unsolved_reasons(search, stopped_by, partial))
+    finally:
+        del _block
+    stats = {
+        "stopped_by": stopped_by,
+        "n_model_calls": len(search.caches.predictions),
+        "n_nodes": search._next_id,
+        "rejected": dict(search.n_rejected),
+        "rejection_examples": dict(search.rejection_examples),
+        "model_errors": dict(search.model_errors),
+        "target_in_stock": search.target_source,
+        "config": {"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions, "max_depth": cfg.max_depth,
+                   "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate},
+    }
+    return SearchResult(
+        target=target_can,
+        solved=bool(routes),
+        routes=routes,
+        n_expansions=search.n_expansions,
+        time_s=elapsed,
+        reasons=reasons,
+        stock=stock_obj.name,
+        partial_route=partial,
+        stopped_by=stopped_by,
+        stats=stats,
+    )
+
+
+__all__ = ["SearchConfig", "SearchResult", "SearchCaches", "RetroStarSearch", "search_routes"]

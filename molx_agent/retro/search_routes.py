@@ -1,0 +1,258 @@
+"""Turn a finished :class:`~molx_agent.retro.search.RetroStarSearch` tree into :class:`RetroGraph` routes.
+
+- :func:`build_routes`: the ``k`` best solved routes, ranked by (number of steps, total cost), by a
+  k-best dynamic programme over the AND-OR tree (exact for additive costs; each molecule keeps its
+  ``k`` best sub-routes).
+- :func:`partial_route`: the most promising unsolved tree when nothing is solved, its open leaves
+  marked ``pending`` with the reason they are open.
+- :func:`unsolved_reasons`: plain-language reasons for an unsolved search.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from typing import TYPE_CHECKING, Any
+
+from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
+
+if TYPE_CHECKING:
+    from molx_agent.retro.search import RetroStarSearch
+    from molx_agent.retro.search_types import MolNode, ReactionEdge
+
+# (n_steps, cost, reaction ids in pre-order, structure); structure = (mol, reaction | None, [structures])
+Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]]]
+
+
+def _key(entry: Entry) -> tuple[int, float, tuple[int, ...]]:
+    return entry[0], round(entry[1], 9), entry[2]
+
+
+def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]]) -> list[Entry]:
+    if mol.in_stock:
+        return [(0, 0.0, (), (mol, None, []))]
+    if mol.id in memo:
+        return memo[mol.id]
+    candidates: list[Entry] = []
+    for rxn in mol.reactions:
+        if not rxn.solved:
+            continue
+        combos: list[tuple[int, float, tuple[int, ...], list[Any]]] = [(0, 0.0, (), [])]
+        for child in rxn.children:
+            sub = _kbest(child, k, memo)
+            combos = heapq.nsmallest(
+                k,
+                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]]) for a in combos for b in sub),
+                key=lambda e: (e[0], round(e[1], 9), e[2]),
+            )
+            if not combos:
+                break
+        for steps, cost, ids, kids in combos:
+            candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids)))
+    memo[mol.id] = heapq.nsmallest(k, candidates, key=_key)
+    return memo[mol.id]
+
+
+def _availability(node: MolNode, stock_name: str, reason: str = "") -> dict[str, Any]:
+    data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name}
+    if reason:
+        data["reason"] = reason
+    return data
+
+
+def _add_step(graph: RetroGraph, product_id: str, rxn: ReactionEdge, kids: list[Any]) -> list[str]:
+    pred = rxn.prediction
+    score = float(getattr(pred, "score", 0.0) or 0.0)
+    name = getattr(pred, "reaction_name", "") or ""
+    category = getattr(pred, "category", "") or ""
+    siblings = rxn.parent.reactions
+    rank = siblings.index(rxn) + 1
+    alternatives = [
+        {"method": getattr(r.prediction, "reaction_name", "") or getattr(r.prediction, "template_id", ""),
+         "reason": f"higher route cost ({r.value:.2f} vs {rxn.value:.2f})" if r.value < math.inf else "dead end"}
+        for r in siblings if r is not rxn
+    ][:3]
+    step = graph.add_reaction(
+        product_id,
+        [child[0].smiles for child in kids],
+        reaction_type=name or category,
+        template_evidence=TemplateEvidence(
+            template_id=str(getattr(pred, "template_id", "") or ""),
+            template_name=name,
+            category=category,
+            confidence=round(score, 6),
+            source="single_step_model",
+        ),
+        llm_decision=LLMDecision(
+            selection_reasoning=(
+                f"Retro* search (rules): accepted proposal {rank} of {len(siblings)} for this molecule; "
+                f"model score {score:.3f}, step cost {rxn.cost:.2f}"
+            ),
+            confidence="high" if score >= 0.5 else "medium" if score >= 0.1 else "low",
+            rejected_alternatives=alternatives,
+        ),
+        forward_validation=dict(rxn.validation),
+        score=round(score, 6),
+        mapped_reaction=getattr(pred, "mapped_reaction", "") or "",
+    )
+    return step.reactant_nodes
+
+
+def _fill(graph: RetroGraph, node_id: str, structure: Any, stock_name: str) -> None:
+    mol, rxn, kids = structure
+    gnode = graph.molecule_nodes[node_id]
+    if rxn is None:
+        gnode.availability = _availability(mol, stock_name, "" if mol.in_stock else _open_reason(mol))
+        gnode.role = "terminal" if mol.in_stock else "pending"
+        return
+    gnode.availability = _availability(mol, stock_name)
+    for child_id, child in zip(_add_step(graph, node_id, rxn, kids), kids, strict=True):
+        _fill(graph, child_id, child, stock_name)
+
+
+def _open_reason(mol: MolNode) -> str:
+    if mol.note:
+        return mol.note
+    return "not expanded before the search stopped" if not mol.expanded else "no solved disconnection"
+
+
+def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, Any]) -> RetroGraph:
+    graph = RetroGraph.new(search.target, name=name)
+    stock_name = search.stock.name
+    _fill(graph, graph.target_id, structure, stock_name)
+    target = graph.molecule_nodes[graph.target_id]
+    target.role = "target"
+    target.availability = {"available": search.target_source is not None, "source": search.target_source,
+                           "stock": stock_name}
+    graph.metadata.update({"source": "retro_star_search", "stock": stock_name, "n_steps": graph.n_steps,
+                           "longest_linear_sequence": graph.longest_linear_sequence(), **meta})
+    return graph
+
+
+def kbest_routes(search: RetroStarSearch, k: int) -> list[Entry]:
+    """The ``k`` best solved routes as k-best entries (no validation; see ``RetroStarSearch.confirm_best``)."""
+    return _kbest(search.root, k, {}) if search.root.solved else []
+
+
+def route_reactions(entry: Entry) -> list[ReactionEdge]:
+    """Every reaction of one k-best entry."""
+    out: list[ReactionEdge] = []
+    stack = [entry[3]]
+    while stack:
+        _mol, rxn, kids = stack.pop()
+        if rxn is not None:
+            out.append(rxn)
+            stack.extend(kids)
+    return out
+
+
+def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
+    """The ``k`` best solved routes (fewest steps first, then lowest cost), every step forward-validated."""
+    entries = search.confirm_best(k)
+    return [
+        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4)})
+        for i, entry in enumerate(entries, start=1)
+    ]
+
+
+def _best_partial(search: RetroStarSearch, mol: MolNode) -> tuple[Any, Any, list[Any]]:
+    live = [r for r in mol.reactions if search.ensure_valid(r)]
+    if mol.in_stock or not live:
+        return (mol, None, [])
+
+    def key(r: ReactionEdge) -> tuple[bool, float, int]:
+        open_kids = sum(not c.solved for c in r.children)
+        return (r.value == math.inf, r.value if r.value < math.inf else float(open_kids), r.id)
+
+    best = min(live, key=key)
+    return (mol, best, [_best_partial(search, c) for c in best.children])
+
+
+def partial_route(search: RetroStarSearch, name: str = "") -> RetroGraph:
+    """The most promising unsolved tree (cheapest by the search's values); open leaves are ``pending``."""
+    graph = _graph(search, _best_partial(search, search.root), name, {"rank": 0, "solved": False,
+                                                               "total_cost": None})
+    if not graph.reaction_nodes:
+        target = graph.molecule_nodes[graph.target_id]
+        target.availability["reason"] = _open_reason(search.root)
+    return graph
+
+
+_STOP_TEXT = {
+    "time_limit": "time limit of {time_limit:g} s reached after {n} expansions",
+    "max_expansions": "expansion limit of {max_expansions} reached",
+    "exhausted": "search space exhausted after {n} expansions: no molecule left to expand within max_depth {max_depth}",
+    "n_routes": "stopped after finding the requested routes",
+}
+
+
+def unsolved_reasons(search: RetroStarSearch, stopped_by: str, partial: RetroGraph | None) -> list[str]:
+    """Plain-language reasons why no route was found."""
+    cfg = search.config
+    reasons = [
+        "no route ending in stock molecules was found: "
+        + _STOP_TEXT.get(stopped_by, stopped_by).format(
+            time_limit=cfg.time_limit, n=search.n_expansions, max_expansions=cfg.max_expansions,
+            max_depth=cfg.max_depth)
+    ]
+    if partial is not None:
+        for node in partial.leaves():
+            if node.role == "pending" or (node.role == "target" and not partial.reaction_nodes):
+                why = node.availability.get("reason", "")
+                reasons.append(f"{node.smiles}: not in stock ({search.stock.name}){'; ' + why if why else ''}")
+    n_val = search.n_rejected.get("validation", 0)
+    if n_val:
+        examples = search.rejection_examples.get("validation", [])[:2]
+        reasons.append(f"{n_val} proposed steps failed the forward-validation hard gates"
+                       + (f" (e.g. {'; '.join(examples)})" if examples else ""))
+    n_err = search.n_rejected.get("validator_error", 0)
+    if n_err:
+        reasons.append(f"{n_err} proposed steps were rejected because forward validation crashed on them")
+    return reasons
+
+
+def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8) -> str:
+    """The steps of a route in forward order, one short clause each (``A + B -> C (name)``)."""
+    parts = []
+    steps = graph.forward_order()
+    for i, rxn in enumerate(steps[:max_steps], start=1):
+        reactants = " + ".join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)
+        product = graph.molecule_nodes[rxn.product_node].smiles
+        kind = rxn.reaction_type or rxn.template_evidence.template_name or ("步骤" if language == "zh" else "step")
+        parts.append(f"({i}) {kind}: {reactants} -> {product}")
+    if len(steps) > max_steps:
+        parts.append(f"... (+{len(steps) - max_steps})")
+    return "; ".join(parts)
+
+
+def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> str:
+    """A few sentences about a search result (counts, sources, the best route's steps), in English or Chinese."""
+    label = name or result.target
+    if result.solved:
+        best = result.routes[0]
+        leaves = best.leaves()
+        sources = sorted({str(n.availability.get("source")) for n in leaves})
+        steps = route_steps_text(best, language)
+        if language == "zh":
+            return (f"已为 {label} 找到 {len(result.routes)} 条以可购原料结尾的路线（搜索 {result.time_s:.1f} 秒，"
+                    f"{result.n_expansions} 次扩展）。最佳路线共 {best.n_steps} 步，最长线性序列 {best.longest_linear_sequence()} 步，"
+                    f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。")
+        return (f"Found {len(result.routes)} route(s) to {label} ending in purchasable materials "
+                f"({result.time_s:.1f} s, {result.n_expansions} expansions). The best route has {best.n_steps} step(s) "
+                f"(longest linear sequence {best.longest_linear_sequence()}) and {len(leaves)} starting materials "
+                f"(sources: {', '.join(sources)}). Forward steps: {steps}.")
+    why = next((r for r in result.reasons if r.startswith("no route")), result.reasons[0] if result.reasons else "no route found")
+    if language == "zh":
+        return f"未能为 {label} 找到以可购原料结尾的完整路线（{result.time_s:.1f} 秒，{result.n_expansions} 次扩展）；给出最佳部分路线。原因：{why}"
+    return f"No complete route to {label} was found ({result.time_s:.1f} s, {result.n_expansions} expansions); the best partial route is shown. Reason: {why}"
+
+
+__all__ = [
+    "build_routes",
+    "kbest_routes",
+    "route_reactions",
+    "partial_route",
+    "unsolved_reasons",
+    "route_summary_text",
+    "route_steps_text",
+]

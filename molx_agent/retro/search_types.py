@@ -1,0 +1,109 @@
+"""Value types of the route search: configuration, internal tree nodes, caches and the result."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from molx_agent.retro.route import RetroGraph
+
+INF = math.inf
+ProgressCallback = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class SearchConfig:
+    """Tunable knobs of the search (defaults used by the CLI and the agents)."""
+
+    time_limit: float = 60.0
+    max_expansions: int = 2000
+    max_depth: int = 7
+    n_routes: int = 5
+    expansion_top_k: int = 50
+    min_score: float = 1e-3
+    step_penalty: float = 0.1
+    leaf_cost: float = 1.0
+    validate: bool = True
+
+
+@dataclass
+class MolNode:
+    """An OR node of the search tree (internal)."""
+
+    id: int
+    smiles: str
+    depth: int
+    parent: ReactionEdge | None
+    ancestors: frozenset[str]
+    in_stock: bool
+    source: str | None
+    value: float = 0.0
+    solved: bool = False
+    expanded: bool = False
+    reactions: list[ReactionEdge] = field(default_factory=list)
+    note: str = ""  # why the molecule could not be expanded (for unsolved reports)
+
+
+@dataclass
+class ReactionEdge:
+    """An AND node of the search tree (internal): one proposal applied to its parent molecule."""
+
+    id: int
+    parent: MolNode
+    prediction: Any
+    cost: float
+    validation: dict[str, Any]
+    children: list[MolNode] = field(default_factory=list)
+    value: float = 0.0
+    solved: bool = False
+    validated: bool = False  # forward validation is run lazily, before the step is relied upon
+    dead: bool = False  # failed the forward-validation hard gates
+
+
+@dataclass
+class SearchResult:
+    """Outcome of :func:`search_routes`."""
+
+    target: str
+    solved: bool
+    routes: list[RetroGraph]
+    n_expansions: int
+    time_s: float
+    reasons: list[str]
+    stock: str
+    partial_route: RetroGraph | None = None
+    stopped_by: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def best_route(self) -> RetroGraph | None:
+        """The best solved route, else the best partial route."""
+        return self.routes[0] if self.routes else self.partial_route
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "target": self.target,
+            "solved": self.solved,
+            "routes": [g.to_dict() for g in self.routes],
+            "partial_route": self.partial_route.to_dict() if self.partial_route else None,
+            "n_expansions": self.n_expansions,
+            "time_s": round(self.time_s, 3),
+            "reasons": list(self.reasons),
+            "stock": self.stock,
+            "stopped_by": self.stopped_by,
+            "stats": dict(self.stats),
+        }
+
+
+@dataclass
+class SearchCaches:
+    """Per-molecule caches that may be shared between searches with the same model, stock and settings."""
+
+    predictions: dict[str, list[Any]] = field(default_factory=dict)
+    validations: dict[tuple[tuple[str, ...], str], dict[str, Any]] = field(default_factory=dict)
+    stock: dict[str, str | None] = field(default_factory=dict)
+
+
+__all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]

@@ -1,0 +1,364 @@
+"""Single-step retrosynthesis: product SMILES in, ranked precursor sets out.
+
+The default model (:class:`TemplateKNNModel`) ranks templates learned from USPTO-50K
+(``retro.templates_db``, built by ``scripts/build_templates.py``) by nearest neighbours, RetroSim-style:
+
+1. the product's Morgan fingerprint is compared with every training product at once (packed ``uint64``
+   bit matrix, vectorised Tanimoto, a few ms);
+2. the templates of the ``n_neighbours`` most similar training products are screened with a
+   substructure pre-check and applied with rdchiral (compiled once, cached; duplicate matches dropped);
+3. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
+   and the similarity of the proposed precursors to that neighbour's recorded reactants (RetroSim),
+   template popularity, the reaction class, and whether a named expert template (``chem.templates``)
+   gives the same precursors;
+4. a linear ranker over these features (``retro.ranker``, trained on leave-one-out training queries
+   by ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
+   candidates gives ``Prediction.score`` (probabilities summing to 1 before the ``top_k`` cut).
+
+Precursor sets are unique (canonical, sorted SMILES).  Reaction names come from the named template
+when one reproduces the precursors, otherwise from the template's Schneider class (rule-inferred,
+``retro.reaction_class``).  Any other model plugs in by implementing :class:`SingleStepModel`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import threading
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from rdchiral.initialization import rdchiralReactants, rdchiralReaction
+from rdchiral.main import rdchiralRun
+from rdkit import Chem, RDLogger
+
+from molx_agent.errors import ChemistryError
+from molx_agent.retro.named_templates import NamedTemplateMatcher, compile_template
+from molx_agent.retro.ranker import (
+    FEATURES,
+    CandidateEvidence,
+    LinearRanker,
+    Support,
+    candidate_features,
+    load_ranker,
+)
+from molx_agent.retro.reaction_class import reaction_class_category, reaction_class_name
+from molx_agent.retro.templates_db import (
+    TemplateLibrary,
+    bulk_tanimoto,
+    fingerprint_bits_of_mol,
+    load_template_library,
+    pack_bits,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One proposed disconnection: the precursors that make ``product`` in one step."""
+
+    reactants: list[str]  # canonical SMILES, sorted
+    score: float  # in (0, 1]; higher is better; comparable within one call
+    template_id: str
+    reaction_name: str
+    category: str
+    mapped_reaction: str  # atom-mapped "reactants>>product" as produced by the template
+    product: str = ""  # canonical product SMILES
+    reaction_class: int | None = None  # Schneider class (1-10) when known
+    source: str = "uspto50k_templates"  # "uspto50k_templates" or "named_template"
+    template_ids: tuple[str, ...] = ()  # every template that gave these precursors, best first
+    named_template_id: str = ""  # the expert template that reproduces the precursors, if any
+    evidence: dict[str, Any] = field(default_factory=dict)  # neighbour similarity, support, template count
+
+    @property
+    def reaction_smiles(self) -> str:
+        """Unmapped ``reactants>>product``."""
+        return ".".join(self.reactants) + ">>" + self.product
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "reactants": list(self.reactants),
+            "score": self.score,
+            "template_id": self.template_id,
+            "reaction_name": self.reaction_name,
+            "category": self.category,
+            "mapped_reaction": self.mapped_reaction,
+            "product": self.product,
+            "reaction_smiles": self.reaction_smiles,
+            "reaction_class": self.reaction_class,
+            "source": self.source,
+            "template_ids": list(self.template_ids),
+            "named_template_id": self.named_template_id,
+            "evidence": dict(self.evidence),
+        }
+
+
+@runtime_checkable
+class SingleStepModel(Protocol):
+    """Anything that proposes ranked one-step precursor sets for a product."""
+
+    def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+        """Unique precursor sets for ``product_smiles``, best first, at most ``top_k``.
+
+        Raises :class:`~molx_agent.errors.ChemistryError` (code ``invalid_smiles``) for bad input.
+        """
+        ...
+
+
+def _strip_maps(mol: Chem.Mol) -> Chem.Mol:
+    for atom in mol.GetAtoms():
+        if atom.GetAtomMapNum():
+            atom.SetAtomMapNum(0)
+    return mol
+
+
+def parse_product(smiles: str) -> Chem.Mol:
+    """The product as an RDKit molecule without atom maps; ``ChemistryError`` when unusable."""
+    if not isinstance(smiles, str) or not smiles.strip():
+        raise ChemistryError("invalid_smiles", "Empty product SMILES", value=smiles,
+                             hint="give the target as a SMILES string, e.g. CC(=O)Nc1ccc(O)cc1")
+    with _quiet():
+        mol = Chem.MolFromSmiles(smiles.strip())
+    if mol is None or mol.GetNumAtoms() == 0:
+        raise ChemistryError("invalid_smiles", f"Invalid product SMILES: {smiles!r}", value=smiles,
+                             hint="check ring closures, brackets and aromaticity")
+    return _strip_maps(mol)
+
+
+def canonical_reactant_set(smiles: str) -> tuple[str, ...] | None:
+    """Sorted canonical SMILES of the components of ``smiles`` (maps removed); ``None`` if unparsable."""
+    parts = []
+    for piece in smiles.split("."):
+        mol = Chem.MolFromSmiles(piece)
+        if mol is None:
+            return None
+        parts.append(Chem.MolToSmiles(_strip_maps(mol)))
+    return tuple(sorted(parts))
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence RDKit's C++ log and rdchiral's stray prints."""
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            yield
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+
+
+class TemplateKNNModel:
+    """Nearest-neighbour template model with a learned linear ranker (the default model).
+
+    Parameters
+    ----------
+    library:
+        The template library (default: the packaged one).
+    n_neighbours:
+        How many most-similar training products contribute their templates.
+    ranker:
+        Orders the candidates (default: the packaged trained ranker, see ``retro.ranker``).
+    named_templates:
+        Annotate (and rank up) candidates that a named expert template reproduces.
+    """
+
+    name = "uspto50k-template-knn"
+
+    def __init__(
+        self,
+        library: TemplateLibrary | None = None,
+        *,
+        n_neighbours: int = 300,
+        ranker: LinearRanker | None = None,
+        named_templates: bool = True,
+    ) -> None:
+        self.library = library if library is not None else load_template_library()
+        self.n_neighbours = n_neighbours
+        self.ranker = ranker if ranker is not None else load_ranker()
+        self._compiled: dict[int, rdchiralReaction | None] = {}
+        self._patterns: dict[int, Chem.Mol | None] = {}
+        self._lock = threading.Lock()
+        self._named = NamedTemplateMatcher.load() if named_templates else None
+        self._counts = np.array([t.count for t in self.library.templates], dtype=np.float64)
+        self._classes = [t.reaction_class for t in self.library.templates]
+
+    # -- template application -------------------------------------------------------------------
+    def _pattern(self, idx: int) -> Chem.Mol | None:
+        """Product-side pattern of a template: a cheap substructure pre-check before rdchiral."""
+        patt = self._patterns.get(idx, False)
+        if patt is False:
+            patt = Chem.MolFromSmarts(self.library.templates[idx].retro_smarts.split(">>")[0])
+            if patt is not None:
+                patt.UpdatePropertyCache(strict=False)
+            with self._lock:
+                self._patterns[idx] = patt
+        return patt
+
+    def _template(self, idx: int) -> rdchiralReaction | None:
+        rxn = self._compiled.get(idx, False)
+        if rxn is False:
+            try:
+                rxn = compile_template(self.library.templates[idx].retro_smarts)
+            except Exception:  # noqa: BLE001 - a template RDKit cannot compile is skipped, once
+                log.warning("template %s does not compile", self.library.templates[idx].id)
+                rxn = None
+            with self._lock:
+                self._compiled[idx] = rxn
+        return rxn
+
+    def _apply(self, idx: int, target: rdchiralReactants) -> list[tuple[tuple[str, ...], str]]:
+        patt = self._pattern(idx)
+        if patt is None or not target.reactants_achiral.HasSubstructMatch(patt):
+            return []
+        rxn = self._template(idx)
+        if rxn is None:
+            return []
+        try:
+            outcomes, mapped = rdchiralRun(rxn, target, combine_enantiomers=False, return_mapped=True)
+        except Exception:  # noqa: BLE001 - rdchiral raises on odd stereo cases; the template just fails
+            return []
+        out = []
+        for smi in outcomes:
+            canon = canonical_reactant_set(smi)
+            if canon is None:
+                continue
+            out.append((canon, mapped.get(smi, ("", ()))[0]))
+        return out
+
+    # -- prediction ----------------------------------------------------------------------------
+    def neighbours(
+        self, mol: Chem.Mol, n: int | None = None, exclude: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Indices and similarities of the ``n`` training products most similar to ``mol``.
+
+        ``exclude``: training rows left out (leave-one-out evaluation on the training set).
+        """
+        n = n or self.n_neighbours
+        lib = self.library
+        query = pack_bits(fingerprint_bits_of_mol(mol))
+        sims = bulk_tanimoto(query, lib.product_fps, lib.product_counts)
+        if exclude is not None and len(exclude):
+            sims[exclude] = -1.0
+        n = min(n, sims.shape[0])
+        top = np.argpartition(-sims, n - 1)[:n]
+        order = np.lexsort((top, -sims[top]))  # by similarity, ties by training index (deterministic)
+        top = top[order]
+        keep = sims[top] > 0
+        return top[keep], sims[top][keep]
+
+    def candidates(
+        self, product_smiles: str, exclude: np.ndarray | None = None
+    ) -> tuple[str, str, list[CandidateEvidence], np.ndarray]:
+        """Canonical product, mapped product, candidate evidence and their feature matrix."""
+        mol = parse_product(product_smiles)
+        product = Chem.MolToSmiles(mol)
+        lib = self.library
+        idx, sims = self.neighbours(mol, exclude=exclude)
+        found: dict[tuple[str, ...], CandidateEvidence] = {}
+        applied: dict[int, list[tuple[tuple[str, ...], str]]] = {}
+        reac_fp: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
+        with _quiet():
+            target = rdchiralReactants(product)
+            mapped_product = Chem.MolToSmiles(target.reactants)
+            for rank, (j, sim) in enumerate(zip(idx.tolist(), sims.tolist(), strict=True)):
+                t = int(lib.template_idx[j])
+                if t not in applied:
+                    applied[t] = self._apply(t, target)
+                for canon, mapped in applied[t]:
+                    if canon == (product,):
+                        continue
+                    cand = found.get(canon)
+                    if cand is None:
+                        rmols = [Chem.MolFromSmiles(s) for s in canon]
+                        whole = Chem.MolFromSmiles(".".join(canon))
+                        bits = pack_bits(fingerprint_bits_of_mol(whole))
+                        reac_fp[canon] = (bits, int(np.bitwise_count(bits).sum()))
+                        cand = found[canon] = CandidateEvidence(
+                            canon, mapped,
+                            reactant_heavy_atoms=tuple(m.GetNumHeavyAtoms() for m in rmols),
+                            reactant_rings=sum(m.GetRingInfo().NumRings() for m in rmols),
+                        )
+                    bits, count = reac_fp[canon]
+                    common = int(np.bitwise_count(bits & lib.reactant_fps[j]).sum())
+                    denom = count + int(lib.reactant_counts[j]) - common
+                    cand.supports.append(Support(sim, common / denom if denom else 0.0, t, rank))
+            if self._named is not None and found:
+                named = self._named.precursor_sets(product)
+                for canon, cand in found.items():
+                    cand.named = canon in named
+        cands = list(found.values())
+        n_heavy = mol.GetNumHeavyAtoms()
+        n_rings = mol.GetRingInfo().NumRings()
+        feats = np.array(
+            [
+                candidate_features(c, product_heavy_atoms=n_heavy, product_rings=n_rings,
+                                   template_counts=self._counts, template_classes=self._classes,
+                                   n_neighbours=self.n_neighbours)
+                for c in cands
+            ],
+            dtype=np.float64,
+        ).reshape(len(cands), len(FEATURES))
+        return product, mapped_product, cands, feats
+
+    def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+        product, mapped_product, cands, feats = self.candidates(product_smiles)
+        if top_k <= 0 or not cands:
+            return []
+        probs = self.ranker.probabilities(feats)
+        order = sorted(range(len(cands)), key=lambda i: (-probs[i], cands[i].reactants))[:top_k]
+        return [self._to_prediction(cands[i], float(probs[i]), product, mapped_product) for i in order]
+
+    def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str) -> Prediction:
+        best = cand.best_support()
+        rec = self.library.templates[best.template]
+        name = reaction_class_name(rec.reaction_class)
+        category = reaction_class_category(rec.reaction_class)
+        named_id = ""
+        if self._named is not None and cand.named:
+            named = self._named.match(product, cand.reactants)
+            if named is not None:
+                named_id, name, category = named.id, named.name, named.category
+        per_template: dict[int, float] = {}
+        for s in cand.supports:
+            per_template[s.template] = max(per_template.get(s.template, 0.0), s.similarity * s.reactant_similarity)
+        order = sorted(per_template, key=lambda t: (-per_template[t], t))
+        mapped = f"{cand.mapped}>>{mapped_product}" if cand.mapped else ""
+        return Prediction(
+            reactants=list(cand.reactants),
+            score=max(round(prob, 6), 1e-6),
+            template_id=rec.id,
+            reaction_name=name,
+            category=category,
+            mapped_reaction=mapped,
+            product=product,
+            reaction_class=rec.reaction_class,
+            source="uspto50k_templates",
+            template_ids=tuple(self.library.templates[t].id for t in order),
+            named_template_id=named_id,
+            evidence={
+                "best_similarity": round(float(best.similarity), 4),
+                "best_reactant_similarity": round(float(best.reactant_similarity), 4),
+                "n_supporting_neighbours": len(cand.supports),
+                "template_count": rec.count,
+            },
+        )
+
+
+@lru_cache(maxsize=1)
+def load_single_step_model() -> TemplateKNNModel:
+    """The default single-step model (packaged USPTO-50K templates), built once per process."""
+    return TemplateKNNModel()
+
+
+__all__ = [
+    "Prediction",
+    "SingleStepModel",
+    "TemplateKNNModel",
+    "load_single_step_model",
+    "parse_product",
+    "canonical_reactant_set",
+]

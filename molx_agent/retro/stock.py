@@ -1,0 +1,490 @@
+"""Purchasability: which molecules count as starting materials.
+
+A stock answers two questions about a molecule: is it in stock (``smiles in stock``) and which
+stock said so (``stock.source_of(smiles)``).  Implementations:
+
+- :class:`ZincStock` -- the ZINC20 in-stock Bloom filter shipped inside the ``molbloom`` wheel
+  (``catalog="zinc-instock-mini"``, 9.2 M molecules, false-positive rate about 7 %).  molbloom's
+  default catalogue downloads a file, so it is never used.  Only building blocks (<= 25 heavy atoms)
+  count by default: ZINC vendors also sell drugs and their metabolites (``"zinc-all"`` lifts the cap).
+- :class:`FileStock` -- a user file with one SMILES or InChIKey per line (``.smi``, ``.txt``, ``.csv``,
+  optionally gzipped).  Entries are kept as canonical SMILES / InChIKeys in Python sets.
+- :class:`CommonReagentsStock` -- the packaged ``data/common_reagents.smi``: reactants used in at
+  least five USPTO-50K training reactions and never produced by one (``scripts/build_stock.py``).
+- :class:`CompositeStock` -- several stocks; the first that has a molecule is its source.
+
+:func:`check_availability` answers per molecule with ``available``, ``source`` and the SA / CS
+scores; an SA-score estimate (seed 000 thresholds) is used only as a labelled fallback
+(``source="sa_estimate"``, ``estimated=True``) when no stock has the molecule.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from molx_agent.errors import ChemistryError, DataError
+
+logger = logging.getLogger(__name__)
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+COMMON_REAGENTS_FILE = DATA_DIR / "common_reagents.smi"
+ZINC_CATALOG = "zinc-instock-mini"
+ZINC_FALSE_POSITIVE_RATE = 0.07
+#: ZINC in-stock also sells drugs, metabolites and late intermediates (N-desmethyl-imatinib, ...); counting
+#: them as starting materials makes routes trivial, so by default only hits up to this size count.
+ZINC_MAX_HEAVY_ATOMS = 25
+
+#: SA-score classes of seed 000 (``SAThresholds``).
+SA_PURCHASABLE = 2.2
+SA_EASY = 3.5
+
+_SMILES_HEADERS = {"smiles", "canonical_smiles", "smi", "structure"}
+_INCHIKEY_HEADERS = {"inchikey", "inchi_key", "standard_inchikey"}
+_CANON_SAMPLE = 200
+
+
+# -- molecule keys ---------------------------------------------------------------------------------
+def _quiet_mol(smiles: str) -> Any:
+    from rdkit import Chem, RDLogger
+
+    lg = RDLogger.logger()
+    lg.setLevel(RDLogger.CRITICAL)
+    try:
+        return Chem.MolFromSmiles(smiles)
+    finally:
+        lg.setLevel(RDLogger.WARNING)
+
+
+@lru_cache(maxsize=200_000)
+def canonical_smiles(smiles: str) -> str | None:
+    """RDKit canonical isomeric SMILES, or ``None`` when RDKit cannot parse ``smiles`` (cached)."""
+    from rdkit import Chem
+
+    mol = _quiet_mol(smiles) if smiles else None
+    return Chem.MolToSmiles(mol) if mol is not None else None
+
+
+@lru_cache(maxsize=200_000)
+def inchikey(smiles: str) -> str | None:
+    """Standard InChIKey of ``smiles`` or ``None`` (cached)."""
+    from rdkit import Chem, RDLogger
+
+    mol = _quiet_mol(smiles) if smiles else None
+    if mol is None:
+        return None
+    lg = RDLogger.logger()
+    lg.setLevel(RDLogger.CRITICAL)
+    try:
+        key = Chem.MolToInchiKey(mol)
+    finally:
+        lg.setLevel(RDLogger.WARNING)
+    return key or None
+
+
+def _is_inchikey(token: str) -> bool:
+    return (
+        len(token) == 27
+        and token[14] == "-"
+        and token[25] == "-"
+        and token[:14].isalpha()
+        and token[:14].isupper()
+    )
+
+
+# -- the interface -------------------------------------------------------------------------------------
+@runtime_checkable
+class Stock(Protocol):
+    """What the search and the availability check need from a stock."""
+
+    name: str
+
+    def __contains__(self, smiles: object) -> bool: ...
+
+    def source_of(self, smiles: str) -> str | None:
+        """Name of the stock that has ``smiles`` (``None`` when not in stock)."""
+        ...
+
+
+class BaseStock:
+    """Shared behaviour: per-SMILES answer cache and ``source_of`` from ``__contains__``."""
+
+    name = "stock"
+
+    def __init__(self) -> None:
+        self._cache: dict[str, bool] = {}
+
+    def _lookup(self, smiles: str) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __contains__(self, smiles: object) -> bool:
+        if not isinstance(smiles, str) or not smiles:
+            return False
+        hit = self._cache.get(smiles)
+        if hit is None:
+            hit = self._lookup(smiles)
+            self._cache[smiles] = hit
+        return hit
+
+    def source_of(self, smiles: str) -> str | None:
+        return self.name if smiles in self else None
+
+    def info(self) -> dict[str, Any]:
+        return {"name": self.name, "type": type(self).__name__}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class ZincStock(BaseStock):
+    """ZINC20 in-stock molecules via the Bloom filter packaged in ``molbloom`` (offline, ~7 % FPR).
+
+    ``max_heavy_atoms`` (default 25) keeps the stock to building blocks: larger ZINC hits (drugs,
+    metabolites, late intermediates, and most Bloom-filter false positives among large molecules) are not
+    counted.  ``None`` counts every hit (spec ``"zinc-all"``).
+    """
+
+    name = ZINC_CATALOG
+
+    def __init__(self, check_common: bool = True, max_heavy_atoms: int | None = ZINC_MAX_HEAVY_ATOMS) -> None:
+        super().__init__()
+        self.check_common = check_common
+        self.max_heavy_atoms = max_heavy_atoms
+        self._buy: Any = None
+
+    def _load(self) -> Any:
+        if self._buy is None:
+            try:
+                import molbloom
+            except ImportError as exc:  # pragma: no cover - molbloom is a dependency
+                raise DataError("stock_unavailable", "molbloom is not installed", value="zinc") from exc
+            self._buy = molbloom.buy
+        return self._buy
+
+    def _lookup(self, smiles: str) -> bool:
+        buy = self._load()
+        mol = _quiet_mol(smiles)
+        if mol is None:
+            return False
+        if self.max_heavy_atoms is not None and mol.GetNumHeavyAtoms() > self.max_heavy_atoms:
+            return False
+        # molbloom canonicalises itself (kekulé SMILES, its filter's key format).
+        return bool(buy(smiles, catalog=ZINC_CATALOG, canonicalize=True, check_common=self.check_common))
+
+    def info(self) -> dict[str, Any]:
+        return {
+            **super().info(),
+            "catalog": ZINC_CATALOG,
+            "n_molecules": 9_227_726,
+            "false_positive_rate": ZINC_FALSE_POSITIVE_RATE,
+            "max_heavy_atoms": self.max_heavy_atoms,
+            "note": "Bloom filter: a hit means 'probably purchasable' (about 7% false positives)",
+        }
+
+
+def _open_text(path: Path) -> io.TextIOBase:
+    with open(path, "rb") as fh:
+        magic = fh.read(2)
+    if magic == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="utf-8")  # type: ignore[return-value]
+    return open(path, encoding="utf-8")  # noqa: SIM115
+
+
+def _read_tokens(path: Path) -> list[str]:
+    """First field of every data line (SMILES or InChIKey) of a .smi/.txt/.csv file, gzipped or not."""
+    name = path.name.lower()
+    is_csv = name.endswith(".csv") or name.endswith(".csv.gz")
+    tokens: list[str] = []
+    with _open_text(path) as fh:
+        if is_csv:
+            reader = csv.reader(fh)
+            header = next(reader, None)
+            if header is None:
+                return tokens
+            lowered = [h.strip().lower() for h in header]
+            col = next((i for i, h in enumerate(lowered) if h in _SMILES_HEADERS | _INCHIKEY_HEADERS), None)
+            if col is None:  # no header: the first row is data
+                col = 0
+                if header and header[0].strip():
+                    tokens.append(header[0].strip())
+            for row in reader:
+                if len(row) > col:
+                    tok = row[col].strip()
+                    if tok and not tok.startswith("#"):
+                        tokens.append(tok)
+            return tokens
+        for line in fh:
+            if not line or line[0] == "#":
+                continue
+            parts = line.split(None, 1)
+            if parts:
+                tokens.append(parts[0])
+    if tokens and tokens[0].lower() in _SMILES_HEADERS | _INCHIKEY_HEADERS:
+        tokens.pop(0)
+    return tokens
+
+
+class FileStock(BaseStock):
+    """Molecules listed in a file: one SMILES or InChIKey per line (.smi/.txt/.csv, gzip allowed).
+
+    SMILES are compared as RDKit canonical SMILES.  ``canonicalize="auto"`` checks a sample of the
+    file: when every sampled SMILES is already RDKit-canonical the entries are stored as they are
+    (one million lines load in a few seconds), otherwise every entry is canonicalised (slower; lines
+    RDKit cannot parse are counted in ``n_invalid`` and logged).  InChIKey lines are matched against
+    the query's InChIKey.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], name: str | None = None, canonicalize: bool | str = "auto"):
+        super().__init__()
+        self.path = Path(path)
+        self.name = name or self.path.name
+        self.smiles: set[str] = set()
+        self.inchikeys: set[str] = set()
+        self.n_invalid = 0
+        self.canonicalized = False
+        self._load(canonicalize)
+
+    def _load(self, canonicalize: bool | str) -> None:
+        if not self.path.exists():
+            raise DataError("stock_file_not_found", f"stock file not found: {self.path}", value=str(self.path),
+                            hint="give a .smi/.txt/.csv file with one SMILES or InChIKey per line, or 'zinc'")
+        if not self.path.is_file():
+            raise DataError("stock_file_unreadable", f"stock path is not a file: {self.path}", value=str(self.path))
+        try:
+            tokens = _read_tokens(self.path)
+        except (UnicodeDecodeError, OSError, EOFError, csv.Error) as exc:
+            raise DataError("stock_file_unreadable", f"cannot read stock file {self.path}: {exc}",
+                            value=str(self.path), hint="expected UTF-8 text, optionally gzipped") from exc
+        smiles_tokens = []
+        for tok in tokens:
+            if _is_inchikey(tok):
+                self.inchikeys.add(tok)
+            else:
+                smiles_tokens.append(tok)
+        if smiles_tokens:
+            if canonicalize == "auto":
+                step = max(1, len(smiles_tokens) // _CANON_SAMPLE)
+                sample = smiles_tokens[::step][:_CANON_SAMPLE]
+                canonicalize = any(canonical_smiles(s) != s for s in sample)
+            if canonicalize:
+                self.canonicalized = True
+                logger.info("canonicalising %d SMILES of stock %s", len(smiles_tokens), self.path)
+                for tok in smiles_tokens:
+                    can = canonical_smiles(tok)
+                    if can is None:
+                        self.n_invalid += 1
+                    else:
+                        self.smiles.add(can)
+                if self.n_invalid:
+                    logger.warning("stock %s: %d lines are not valid SMILES and were not loaded",
+                                   self.path, self.n_invalid)
+            else:
+                self.smiles = set(smiles_tokens)
+        if not self.smiles and not self.inchikeys:
+            raise DataError("empty_stock", f"stock file has no usable SMILES or InChIKey: {self.path}",
+                            value=str(self.path), hint="one SMILES or InChIKey per line")
+
+    def __len__(self) -> int:
+        return len(self.smiles) + len(self.inchikeys)
+
+    def _lookup(self, smiles: str) -> bool:
+        if smiles in self.smiles:
+            return True
+        can = canonical_smiles(smiles)
+        if can is None:
+            return False
+        if can in self.smiles:
+            return True
+        if self.inchikeys:
+            key = inchikey(can)
+            return key is not None and key in self.inchikeys
+        return False
+
+    def info(self) -> dict[str, Any]:
+        return {**super().info(), "path": str(self.path), "n_smiles": len(self.smiles),
+                "n_inchikeys": len(self.inchikeys), "n_invalid": self.n_invalid}
+
+
+class CommonReagentsStock(FileStock):
+    """The packaged common reagents: USPTO-50K training reactants used often and never produced."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(path or COMMON_REAGENTS_FILE, name="common-reagents", canonicalize=False)
+
+
+class CompositeStock(BaseStock):
+    """Several stocks; a molecule is in stock when any has it, and its source is the first that does."""
+
+    def __init__(self, stocks: Sequence[Stock], name: str | None = None) -> None:
+        super().__init__()
+        if not stocks:
+            raise DataError("empty_stock", "a composite stock needs at least one stock", value=[])
+        self.stocks = list(stocks)
+        self.name = name or "+".join(s.name for s in self.stocks)
+        self._source: dict[str, str | None] = {}
+
+    def source_of(self, smiles: str) -> str | None:
+        if not isinstance(smiles, str) or not smiles:
+            return None
+        if smiles not in self._source:
+            self._source[smiles] = next((s.name for s in self.stocks if smiles in s), None)
+        return self._source[smiles]
+
+    def _lookup(self, smiles: str) -> bool:
+        return self.source_of(smiles) is not None
+
+    def info(self) -> dict[str, Any]:
+        return {**super().info(), "stocks": [s.info() if hasattr(s, "info") else {"name": s.name} for s in self.stocks]}
+
+
+# -- construction from a spec -------------------------------------------------------------------------
+_NAMED = {"zinc": ZincStock, ZINC_CATALOG: ZincStock, "zinc-all": lambda: ZincStock(max_heavy_atoms=None),
+          "common": CommonReagentsStock, "common-reagents": CommonReagentsStock}
+
+
+@lru_cache(maxsize=1)
+def default_stock() -> CompositeStock:
+    """Packaged common reagents, then the ZINC in-stock Bloom filter."""
+    return CompositeStock([CommonReagentsStock(), ZincStock()], name="common-reagents+zinc-instock-mini")
+
+
+@lru_cache(maxsize=16)
+def _named_stock(key: str) -> Stock:
+    return _NAMED[key]()
+
+
+def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = None) -> Stock:
+    """Build a stock from a spec.
+
+    ``None``/``"default"`` -> :func:`default_stock`; ``"zinc"`` -> :class:`ZincStock` (building blocks up
+    to 25 heavy atoms); ``"zinc-all"`` -> every ZINC in-stock hit;
+    ``"common"`` -> :class:`CommonReagentsStock`; a file path -> :class:`FileStock`; a
+    comma-separated string or a list of specs -> :class:`CompositeStock` (first match is the source).
+    An object with ``__contains__``/``source_of``/``name`` is returned as is.
+    """
+    if spec is None:
+        return default_stock()
+    if isinstance(spec, Stock) and not isinstance(spec, (str, os.PathLike)):
+        return spec
+    if isinstance(spec, os.PathLike):
+        return FileStock(spec)
+    if isinstance(spec, str):
+        text = spec.strip()
+        if not text:
+            raise DataError("empty_stock_spec", "empty stock specification", value=spec,
+                            hint="use 'zinc', 'common', a file path or a comma-separated list")
+        if text.lower() == "default":
+            return default_stock()
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if len(parts) > 1:
+            return CompositeStock([load_stock(p) for p in parts])
+        key = parts[0].lower()
+        if key in _NAMED and not Path(parts[0]).exists():
+            return _named_stock(key)
+        return FileStock(parts[0])
+    specs = list(spec)
+    if len(specs) == 1:
+        return load_stock(specs[0])
+    return CompositeStock([load_stock(s) for s in specs])
+
+
+# -- availability ----------------------------------------------------------------------------------------
+@lru_cache(maxsize=50_000)
+def sa_score(smiles: str) -> float | None:
+    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), ``None`` if unparsable."""
+    mol = _quiet_mol(smiles)
+    if mol is None:
+        return None
+    from rdkit.Contrib.SA_Score import sascorer
+
+    return round(float(sascorer.calculateScore(mol)), 3)
+
+
+def sa_class(score: float | None) -> str | None:
+    """Seed 000 SA classes: purchasable (< 2.2), easily_synthesizable (< 3.5), complex."""
+    if score is None:
+        return None
+    if score < SA_PURCHASABLE:
+        return "purchasable"
+    return "easily_synthesizable" if score < SA_EASY else "complex"
+
+
+def _cs_score(smiles: str) -> float | None:
+    try:
+        from molx_agent.chem import compute_cs_score  # chemistry core (may not be built yet)
+    except ImportError:
+        return None
+    try:
+        return compute_cs_score(smiles).get("cs_score")
+    except Exception as exc:  # noqa: BLE001 - a score is optional context, never a failure
+        logger.debug("cs_score failed for %s: %s", smiles, exc)
+        return None
+
+
+def check_one(smiles: str, stock: Stock, fallback: bool = True) -> dict[str, Any]:
+    """Availability record of one molecule (see :func:`check_availability`)."""
+    record: dict[str, Any] = {"smiles": smiles}
+    can = canonical_smiles(smiles) if isinstance(smiles, str) else None
+    if can is None:
+        err = ChemistryError("invalid_smiles", f"RDKit cannot parse SMILES {smiles!r}", value=smiles)
+        record.update(available=False, source=None, in_stock=False, error=err.to_dict())
+        return record
+    source = stock.source_of(can)
+    sa = sa_score(can)
+    record.update(
+        canonical_smiles=can,
+        in_stock=source is not None,
+        stock=stock.name,
+        sa_score=sa,
+        sa_class=sa_class(sa),
+        cs_score=_cs_score(can),
+    )
+    if source is not None:
+        record.update(available=True, source=source, estimated=False)
+    elif fallback:
+        record.update(available=sa is not None and sa < SA_PURCHASABLE, source="sa_estimate", estimated=True)
+    else:
+        record.update(available=False, source=None, estimated=False)
+    return record
+
+
+def check_availability(
+    smiles_list: Sequence[str] | str, stock: Stock | str | None = None, *, fallback: bool = True
+) -> list[dict[str, Any]]:
+    """Per molecule: ``smiles``, ``canonical_smiles``, ``available``, ``source``, ``in_stock``,
+    ``estimated``, ``sa_score``, ``sa_class``, ``cs_score``.
+
+    ``source`` is the name of the stock that has the molecule; when no stock has it and ``fallback``
+    is on, the SA-score estimate decides (``source="sa_estimate"``, ``estimated=True``, available when
+    SA < 2.2).  An unparsable SMILES gives a record with ``available=False`` and an ``error``; no item
+    is dropped.
+    """
+    if isinstance(smiles_list, str):
+        smiles_list = [smiles_list]
+    stock_obj = load_stock(stock)
+    return [check_one(s, stock_obj, fallback=fallback) for s in smiles_list]
+
+
+__all__ = [
+    "Stock",
+    "BaseStock",
+    "ZincStock",
+    "FileStock",
+    "CommonReagentsStock",
+    "CompositeStock",
+    "load_stock",
+    "default_stock",
+    "check_availability",
+    "canonical_smiles",
+    "inchikey",
+    "sa_score",
+    "sa_class",
+    "ZINC_CATALOG",
+]

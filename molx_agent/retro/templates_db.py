@@ -1,0 +1,192 @@
+"""The packaged template library learned from USPTO-50K (built by ``scripts/build_templates.py``).
+
+Two files under ``molx_agent/data/``:
+
+* ``retro_templates.json.gz`` — metadata and one record per unique retro template
+  (``id``, ``retro_smarts``, ``count``, ``reaction_class``, ``class_counts``, ``necessary_reagent``,
+  ``intra_only``, ``dimer_only``), sorted by decreasing count.
+* ``retro_train_index.npz`` — per training reaction kept by the build: ``template_idx`` (row in the
+  template list), ``train_row`` (row in the training file) and the on-bits of the product and reactant
+  Morgan fingerprints in CSR layout (``*_offsets`` uint32, ``*_bits`` uint16).
+
+:func:`load_template_library` reads both once and expands the fingerprints into packed ``uint64``
+bit matrices for vectorised Tanimoto similarity (:func:`bulk_tanimoto`).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rdkit import Chem
+from rdkit.Chem import rdFingerprintGenerator
+
+from molx_agent.errors import DataError
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+TEMPLATES_FILE = "retro_templates.json.gz"
+INDEX_FILE = "retro_train_index.npz"
+
+# Fingerprint of products and reactant sets used for nearest-neighbour ranking.
+FINGERPRINT: dict[str, Any] = {"type": "morgan", "radius": 2, "fp_size": 2048, "chirality": False}
+_WORDS = FINGERPRINT["fp_size"] // 64
+
+
+@lru_cache(maxsize=1)
+def _generator() -> Any:
+    return rdFingerprintGenerator.GetMorganGenerator(radius=FINGERPRINT["radius"], fpSize=FINGERPRINT["fp_size"])
+
+
+def fingerprint_bits_of_mol(mol: Chem.Mol) -> list[int]:
+    """Sorted on-bit indices of the library fingerprint of ``mol``."""
+    return list(_generator().GetFingerprint(mol).GetOnBits())
+
+
+def fingerprint_bits(smiles: str) -> list[int]:
+    """On-bits of the library fingerprint of a (possibly multi-component) SMILES; [] if unparsable."""
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return []
+    return fingerprint_bits_of_mol(mol)
+
+
+def pack_bits(bits: list[int] | np.ndarray) -> np.ndarray:
+    """One fingerprint as a packed ``uint64`` row of ``fp_size / 64`` words."""
+    row = np.zeros(FINGERPRINT["fp_size"], dtype=bool)
+    row[np.asarray(bits, dtype=np.int64)] = True
+    return np.packbits(row, bitorder="little").view(np.uint64)
+
+
+def _dense_from_csr(offsets: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    n = len(offsets) - 1
+    dense = np.zeros((n, FINGERPRINT["fp_size"]), dtype=bool)
+    rows = np.repeat(np.arange(n), np.diff(offsets.astype(np.int64)))
+    dense[rows, bits.astype(np.int64)] = True
+    return np.packbits(dense, axis=1, bitorder="little").view(np.uint64)
+
+
+def popcount(words: np.ndarray) -> np.ndarray:
+    """Number of set bits per row of a packed ``uint64`` matrix (or of a single row)."""
+    return np.bitwise_count(words).sum(axis=-1, dtype=np.int32)
+
+
+def bulk_tanimoto(query: np.ndarray, matrix: np.ndarray, matrix_counts: np.ndarray) -> np.ndarray:
+    """Tanimoto similarity of one packed fingerprint against every row of ``matrix``."""
+    common = np.bitwise_count(matrix & query).sum(axis=1, dtype=np.int32)
+    q = int(np.bitwise_count(query).sum())
+    denom = matrix_counts + q - common
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sim = np.where(denom > 0, common / np.maximum(denom, 1), 0.0)
+    return sim.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class TemplateRecord:
+    """One learned retro template."""
+
+    index: int
+    id: str
+    retro_smarts: str
+    count: int
+    reaction_class: int | None
+    necessary_reagent: str = ""
+    intra_only: bool = False
+    dimer_only: bool = False
+
+
+@dataclass(frozen=True)
+class TemplateLibrary:
+    """The learned templates and the training-set fingerprints, ready for nearest-neighbour ranking."""
+
+    templates: tuple[TemplateRecord, ...]
+    template_idx: np.ndarray  # (n_train,) int32: template of each training reaction
+    train_row: np.ndarray  # (n_train,) int32: row of each reaction in the training file
+    product_fps: np.ndarray  # (n_train, words) uint64
+    product_counts: np.ndarray  # (n_train,) int32
+    reactant_fps: np.ndarray  # (n_train, words) uint64
+    reactant_counts: np.ndarray  # (n_train,) int32
+    meta: dict[str, Any]
+
+    @property
+    def n_train(self) -> int:
+        return int(self.template_idx.shape[0])
+
+
+def _read_json_gz(path: Path) -> dict[str, Any]:
+    try:
+        with gzip.open(path, "rb") as fh:
+            return json.loads(fh.read())
+    except FileNotFoundError as exc:
+        raise DataError("missing_data_file", f"Template library not found: {path}", value=str(path),
+                        hint="run scripts/build_templates.py") from exc
+    except (OSError, ValueError) as exc:
+        raise DataError("bad_data_file", f"Template library is unreadable: {path}", value=str(path)) from exc
+
+
+def read_template_library(data_dir: str | Path | None = None) -> TemplateLibrary:
+    """Read the template library from ``data_dir`` (default: the packaged data folder)."""
+    base = Path(data_dir) if data_dir is not None else DATA_DIR
+    meta = _read_json_gz(base / TEMPLATES_FILE)
+    if meta.get("fingerprint") != FINGERPRINT:
+        raise DataError("bad_data_file", "Template library was built with another fingerprint",
+                        value=meta.get("fingerprint"), hint="rebuild with scripts/build_templates.py")
+    templates = tuple(
+        TemplateRecord(
+            index=i,
+            id=t["id"],
+            retro_smarts=t["retro_smarts"],
+            count=int(t["count"]),
+            reaction_class=t.get("reaction_class"),
+            necessary_reagent=t.get("necessary_reagent") or "",
+            intra_only=bool(t.get("intra_only")),
+            dimer_only=bool(t.get("dimer_only")),
+        )
+        for i, t in enumerate(meta.pop("templates"))
+    )
+    index_path = base / INDEX_FILE
+    try:
+        with np.load(index_path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except FileNotFoundError as exc:
+        raise DataError("missing_data_file", f"Template index not found: {index_path}", value=str(index_path),
+                        hint="run scripts/build_templates.py") from exc
+    product_fps = _dense_from_csr(arrays["product_offsets"], arrays["product_bits"])
+    reactant_fps = _dense_from_csr(arrays["reactant_offsets"], arrays["reactant_bits"])
+    return TemplateLibrary(
+        templates=templates,
+        template_idx=arrays["template_idx"].astype(np.int32),
+        train_row=arrays["train_row"].astype(np.int32),
+        product_fps=product_fps,
+        product_counts=popcount(product_fps),
+        reactant_fps=reactant_fps,
+        reactant_counts=popcount(reactant_fps),
+        meta=meta,
+    )
+
+
+@lru_cache(maxsize=1)
+def load_template_library() -> TemplateLibrary:
+    """The packaged template library, read once per process."""
+    return read_template_library()
+
+
+__all__ = [
+    "DATA_DIR",
+    "TEMPLATES_FILE",
+    "INDEX_FILE",
+    "FINGERPRINT",
+    "TemplateRecord",
+    "TemplateLibrary",
+    "fingerprint_bits",
+    "fingerprint_bits_of_mol",
+    "pack_bits",
+    "popcount",
+    "bulk_tanimoto",
+    "read_template_library",
+    "load_template_library",
+]

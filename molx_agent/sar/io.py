@@ -1,0 +1,196 @@
+"""Read SAR data files into a table of raw (string) cells.
+
+Supported: CSV, TSV/TXT (delimiter sniffed), Excel ``.xlsx``/``.xlsm`` (one sheet; ``sheet=`` picks it),
+SDF (``.sdf``/``.sd``; the structure becomes a ``SMILES`` column and every SD property a column).
+
+Cells are kept as strings exactly as written (no NaN guessing), so the cleaning step can report the
+raw value of every rejected cell.  Row ``i`` of :attr:`RawTable.df` is the ``i``-th data row of the
+file (0-based, header excluded); every later step refers to input rows by that index.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from molx_agent.errors import DataError
+
+logger = logging.getLogger(__name__)
+
+CSV_SUFFIXES = (".csv",)
+TSV_SUFFIXES = (".tsv", ".tab", ".txt", ".smi")
+EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+SDF_SUFFIXES = (".sdf", ".sd")
+SUPPORTED_SUFFIXES = CSV_SUFFIXES + TSV_SUFFIXES + EXCEL_SUFFIXES + SDF_SUFFIXES
+
+#: Name of the SMILES column made from the structures of an SDF file.
+SDF_SMILES_COLUMN = "SMILES"
+#: Name of the column holding the SD title line (``_Name``) of an SDF file.
+SDF_NAME_COLUMN = "_Name"
+#: Column of parse problems of SDF records (empty when the record parsed).
+SDF_ERROR_COLUMN = "_sdf_error"
+
+
+@dataclass
+class RawTable:
+    """A data file read as strings."""
+
+    df: pd.DataFrame
+    source: str
+    format: str
+    sheet: str | None = None
+    sheets: list[str] = field(default_factory=list)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.df)
+
+    @property
+    def columns(self) -> list[str]:
+        return [str(c) for c in self.df.columns]
+
+
+def read_table(path: str | Path, sheet: str | None = None) -> RawTable:
+    """Read a CSV/TSV/Excel/SDF file.
+
+    Raises :class:`DataError` with code ``file_not_found``, ``unsupported_format``, ``empty_file``,
+    ``unreadable_file``, ``multiple_sheets`` (an Excel workbook with several sheets and no ``sheet``;
+    the message lists them) or ``unknown_sheet``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError("file_not_found", f"data file not found: {p}", value=str(p))
+    suffix = p.suffix.lower()
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise DataError(
+            "unsupported_format",
+            f"unsupported data file type {suffix or '(none)'!r}",
+            value=str(p),
+            hint="use CSV, TSV, Excel .xlsx or SDF",
+        )
+    if p.stat().st_size == 0:
+        raise DataError("empty_file", f"data file is empty: {p}", value=str(p))
+    if suffix in EXCEL_SUFFIXES:
+        table = read_excel(p, sheet)
+    elif suffix in SDF_SUFFIXES:
+        table = read_sdf(p)
+    else:
+        table = read_delimited(p, sep="," if suffix in CSV_SUFFIXES else None)
+    if table.n_rows == 0:
+        raise DataError("empty_file", f"data file has a header but no data rows: {p}", value=str(p))
+    return table
+
+
+def _strip_frame(df: pd.DataFrame) -> pd.DataFrame:
+    df.columns = [str(c).strip() for c in df.columns]
+    # drop rows whose every cell is empty (trailing blank lines of spreadsheets), never partial rows
+    mask = df.apply(lambda col: col.astype(str).str.strip() != "").any(axis=1)
+    return df.loc[mask].reset_index(drop=True) if not mask.all() else df
+
+
+def read_delimited(path: Path, sep: str | None = None) -> RawTable:
+    """Read CSV/TSV text; ``sep=None`` sniffs tab, comma or semicolon from the header."""
+    try:
+        text_head = path.read_text(encoding="utf-8-sig", errors="replace")[:20000]
+    except OSError as exc:
+        raise DataError("unreadable_file", f"cannot read {path}: {exc}", value=str(path)) from exc
+    if not text_head.strip():
+        raise DataError("empty_file", f"data file is empty: {path}", value=str(path))
+    if sep is None:
+        first = text_head.splitlines()[0]
+        sep = max(("\t", ",", ";"), key=first.count)
+        if first.count(sep) == 0:
+            sep = "\t"
+    try:
+        df = pd.read_csv(
+            path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=True
+        )
+    except pd.errors.EmptyDataError as exc:
+        raise DataError("empty_file", f"data file is empty: {path}", value=str(path)) from exc
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise DataError("unreadable_file", f"cannot parse {path}: {exc}", value=str(path)) from exc
+    fmt = {",": "csv", "\t": "tsv", ";": "csv"}.get(sep, "csv")
+    return RawTable(_strip_frame(df), str(path), fmt)
+
+
+def list_sheets(path: str | Path) -> list[str]:
+    """Sheet names of an Excel workbook."""
+    try:
+        with pd.ExcelFile(path, engine="openpyxl") as xls:
+            return [str(s) for s in xls.sheet_names]
+    except Exception as exc:  # noqa: BLE001 - openpyxl raises many types on corrupt files
+        raise DataError("unreadable_file", f"cannot open Excel file {path}: {exc}", value=str(path)) from exc
+
+
+def read_excel(path: Path, sheet: str | None = None) -> RawTable:
+    """Read one sheet of a workbook; several sheets and no ``sheet`` is an error listing them."""
+    sheets = list_sheets(path)
+    if not sheets:
+        raise DataError("empty_file", f"Excel file has no sheets: {path}", value=str(path))
+    if sheet is None:
+        if len(sheets) > 1:
+            raise DataError(
+                "multiple_sheets",
+                f"{path.name} has {len(sheets)} sheets ({', '.join(sheets)}); choose one",
+                value=sheets,
+                hint="pass --sheet NAME (CLI) or sheet=NAME",
+            )
+        sheet = sheets[0]
+    elif sheet not in sheets:
+        if sheet.isdigit() and int(sheet) < len(sheets):
+            sheet = sheets[int(sheet)]
+        else:
+            raise DataError(
+                "unknown_sheet", f"sheet {sheet!r} not in {path.name}; sheets: {', '.join(sheets)}", value=sheet
+            )
+    try:
+        df = pd.read_excel(path, sheet_name=sheet, dtype=str, keep_default_na=False, engine="openpyxl")
+    except Exception as exc:  # noqa: BLE001
+        raise DataError("unreadable_file", f"cannot read sheet {sheet!r} of {path}: {exc}", value=str(path)) from exc
+    df = df.fillna("")
+    return RawTable(_strip_frame(df), str(path), "xlsx", sheet=sheet, sheets=sheets)
+
+
+def read_sdf(path: Path) -> RawTable:
+    """Read an SDF: one row per record, ``SMILES`` from the structure, SD properties as columns.
+
+    A record RDKit cannot parse keeps its row (empty ``SMILES``) and its reason in ``_sdf_error``, so the
+    cleaning step turns it into an error record instead of losing it.
+    """
+    from rdkit import Chem, RDLogger
+
+    rows: list[dict[str, str]] = []
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        with open(path, "rb") as fh:
+            supplier = Chem.ForwardSDMolSupplier(fh, sanitize=True, removeHs=True)
+            for mol in supplier:
+                if mol is None:
+                    rows.append({SDF_SMILES_COLUMN: "", SDF_ERROR_COLUMN: "RDKit could not parse the molblock"})
+                    continue
+                row: dict[str, str] = {SDF_NAME_COLUMN: mol.GetProp("_Name") if mol.HasProp("_Name") else ""}
+                row[SDF_SMILES_COLUMN] = Chem.MolToSmiles(mol)
+                for key in mol.GetPropNames():
+                    row[str(key)] = str(mol.GetProp(key))
+                row[SDF_ERROR_COLUMN] = ""
+                rows.append(row)
+    except OSError as exc:
+        raise DataError("unreadable_file", f"cannot read {path}: {exc}", value=str(path)) from exc
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if not rows:
+        raise DataError("empty_file", f"SDF file has no records: {path}", value=str(path))
+    df = pd.DataFrame(rows).fillna("").astype(str)
+    cols = [SDF_NAME_COLUMN, SDF_SMILES_COLUMN] + [
+        c for c in df.columns if c not in (SDF_NAME_COLUMN, SDF_SMILES_COLUMN, SDF_ERROR_COLUMN)
+    ] + [SDF_ERROR_COLUMN]
+    df = df[[c for c in cols if c in df.columns]]
+    if (df[SDF_NAME_COLUMN] == "").all():
+        df = df.drop(columns=[SDF_NAME_COLUMN])
+    return RawTable(df, str(path), "sdf")
+
+
+__all__ = ["RawTable", "read_table", "read_delimited", "read_excel", "read_sdf", "list_sheets", "SUPPORTED_SUFFIXES"]

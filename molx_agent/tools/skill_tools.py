@@ -1,0 +1,51 @@
+"""The 13 retrosynthesis skills as LangChain tools (category ``retro``).
+
+Each :class:`SkillTool` is a thin adapter: its ``args_schema`` is the skill's pydantic ``Args``
+model, ``_run`` calls :func:`molx_agent.retro.skills.run_skill` and returns the SkillResult
+``{success, data, error}`` as JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.tools import BaseTool
+from pydantic import BaseModel
+
+from molx_agent.io_utils import dumps
+
+
+class SkillTool(BaseTool):
+    """One skill as a LangChain tool."""
+
+    skill_name: str = ""
+
+    def _run(self, **kwargs: Any) -> str:
+        from molx_agent.retro.skills import run_skill
+
+        return dumps(run_skill(self.skill_name, {k: v for k, v in kwargs.items() if v is not None}).to_dict())
+
+
+def make_skill_tool(name: str) -> SkillTool:
+    from molx_agent.retro.skills import SKILL_REGISTRY
+
+    cls = SKILL_REGISTRY[name]
+    schema: type[BaseModel] = cls.Args
+    return SkillTool(name=name, description=cls.description, args_schema=schema, skill_name=name)
+
+
+def get_skill_tools() -> list[SkillTool]:
+    from molx_agent.retro.skills import SKILL_REGISTRY
+
+    return [make_skill_tool(name) for name in sorted(SKILL_REGISTRY)]
+
+
+def register_tools(registry: Any) -> None:
+    """Loader for the ``retro`` category (see ``DEFAULT_LOADERS`` in agents/modules/tools.py)."""
+    from molx_agent.agents.modules.tools import ToolCategory
+
+    for tool in get_skill_tools():
+        registry.register(tool, ToolCategory.RETRO)
+
+
+__all__ = ["SkillTool", "make_skill_tool", "get_skill_tools", "register_tools"]

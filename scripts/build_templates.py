@@ -1,0 +1,319 @@
+#!/usr/bin/env python
+"""Build the packaged retrosynthesis template library from the USPTO-50K training reactions.
+
+Reads only ``uspto50k/train_mapped.csv.gz`` (RXNMapper-mapped training reactions) and the multi-step
+exclusion list ``multistep/exclude_product_inchikeys.txt.gz``; never the validation or test files.
+
+For every training reaction whose product InChIKey is not excluded:
+  1. extract a retro template with rdchiral's template extractor (radius 1 + special groups);
+  2. keep it only if applying it to the product with rdchiral regenerates the recorded reactants
+     (self-consistency check, as in RetroSim);
+  3. infer its Schneider reaction class from the mapped reaction (``molx_agent.retro.reaction_class``).
+Identical template SMARTS are merged (count = number of training reactions).
+
+Writes into ``--out-dir`` (default ``molx_agent/data``):
+  * ``retro_templates.json.gz`` — metadata and templates ``[{id, retro_smarts, count, reaction_class,
+    class_counts, necessary_reagent, intra_only, dimer_only}]``, sorted by count then SMARTS;
+  * ``retro_train_index.npz`` — per kept training reaction: the template index, and the on-bits of the
+    product and reactant Morgan fingerprints (CSR layout, uint16), for nearest-neighbour ranking.
+Both files are byte-for-byte reproducible (fixed seeds, sorted output, zero timestamps).
+
+Usage:
+    nice -n 10 uv run python scripts/build_templates.py [--limit N] [--workers 2] [--log /tmp/build_templates.log]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import gzip
+import io
+import json
+import logging
+import multiprocessing as mp
+import os
+import signal
+import sys
+import time
+import zipfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from molx_agent.io_utils import atomic_write_bytes  # noqa: E402
+from molx_agent.retro.templates_db import (  # noqa: E402
+    FINGERPRINT,
+    INDEX_FILE,
+    TEMPLATES_FILE,
+    fingerprint_bits,
+)
+
+SHARED = REPO.parent / "shared" / "data"
+DEFAULT_TRAIN = SHARED / "uspto50k" / "train_mapped.csv.gz"
+DEFAULT_EXCLUDE = SHARED / "multistep" / "exclude_product_inchikeys.txt.gz"
+PER_REACTION_TIMEOUT_S = 20
+
+log = logging.getLogger("build_templates")
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(_signum, _frame):  # pragma: no cover - only on pathological reactions
+    raise _Timeout()
+
+
+def _canonical_set(smiles: str) -> str | None:
+    from rdkit import Chem
+
+    parts = []
+    for s in smiles.split("."):
+        mol = Chem.MolFromSmiles(s)
+        if mol is None:
+            return None
+        for a in mol.GetAtoms():
+            a.SetAtomMapNum(0)
+        parts.append(Chem.MolToSmiles(mol))
+    return ".".join(sorted(parts))
+
+
+def _process(job: tuple[int, str, str, str]) -> dict:
+    """Extract and check the template of one training reaction (runs in a worker)."""
+    index, reactants_smiles, product_smiles, mapped = job
+    from rdchiral.main import rdchiralReactants, rdchiralReaction, rdchiralRun
+    from rdchiral.template_extractor import extract_from_reaction
+    from rdkit import RDLogger
+
+    from molx_agent.retro.reaction_class import infer_reaction_class
+
+    RDLogger.DisableLog("rdApp.*")
+    np.random.seed(index)  # the extractor shuffles with numpy's global RNG
+    out: dict = {"index": index, "status": "ok"}
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(PER_REACTION_TIMEOUT_S)
+    try:
+        r_map, _, p_map = mapped.split(">")
+        with contextlib.redirect_stdout(io.StringIO()):
+            tpl = extract_from_reaction({"reactants": r_map, "products": p_map, "_id": index})
+        if not tpl or "reaction_smarts" not in tpl:
+            out["status"] = "no_template"
+            return out
+        smarts = tpl["reaction_smarts"]
+        truth = _canonical_set(reactants_smiles)
+        rxn = rdchiralReaction(smarts)
+        outcomes = rdchiralRun(rxn, rdchiralReactants(product_smiles), combine_enantiomers=False)
+        canon = {_canonical_set(o) for o in outcomes}
+        if truth not in canon:
+            out["status"] = "not_reproduced"
+            return out
+        out.update(
+            retro_smarts=smarts,
+            necessary_reagent=tpl.get("necessary_reagent", ""),
+            intra_only=bool(tpl.get("intra_only")),
+            dimer_only=bool(tpl.get("dimer_only")),
+            reaction_class=infer_reaction_class(mapped),
+        )
+    except _Timeout:
+        out["status"] = "timeout"
+    except Exception as exc:  # noqa: BLE001 - any RDKit/rdchiral failure is one dropped reaction
+        out["status"] = f"error:{type(exc).__name__}"
+    finally:
+        signal.alarm(0)
+    return out
+
+
+def _inchikey(smiles: str) -> str | None:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return None
+    return Chem.MolToInchiKey(mol) or None
+
+
+def _npy_bytes(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
+
+
+def write_npz_deterministic(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """An ``.npz`` (readable by ``np.load``) with fixed timestamps, so rebuilding gives identical bytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(arrays):
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, _npy_bytes(arrays[name]), compresslevel=9)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _csr(bit_lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(len(bit_lists) + 1, dtype=np.int64)
+    offsets[1:] = np.cumsum([len(b) for b in bit_lists])
+    flat = np.fromiter((x for b in bit_lists for x in b), dtype=np.uint16, count=int(offsets[-1]))
+    return offsets.astype(np.uint32), flat
+
+
+def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, workers: int) -> dict:
+    t0 = time.time()
+    with gzip.open(exclude, "rt") as fh:
+        excluded = {line.strip() for line in fh if line.strip()}
+    log.info("excluded product InChIKeys: %d", len(excluded))
+    with gzip.open(train, "rt", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if limit:
+        rows = rows[:limit]
+    log.info("training reactions read: %d", len(rows))
+
+    jobs = []
+    stats: Counter = Counter()
+    kept_rows: dict[int, dict] = {}
+    for i, row in enumerate(rows):
+        key = _inchikey(row["product"])
+        if key is None:
+            stats["bad_product"] += 1
+            continue
+        if key in excluded:
+            stats["excluded_product"] += 1
+            continue
+        kept_rows[i] = row
+        jobs.append((i, row["reactants"], row["product"], row["mapped_rxn"]))
+    log.info("after exclusion: %d reactions (%d excluded)", len(jobs), stats["excluded_product"])
+
+    results: list[dict] = []
+    if workers > 1:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            for n, res in enumerate(pool.imap(_process, jobs, chunksize=32), 1):
+                results.append(res)
+                if n % 1000 == 0:
+                    log.info("extracted %d/%d (%.0f s)", n, len(jobs), time.time() - t0)
+    else:
+        for n, job in enumerate(jobs, 1):
+            results.append(_process(job))
+            if n % 1000 == 0:
+                log.info("extracted %d/%d (%.0f s)", n, len(jobs), time.time() - t0)
+
+    by_smarts: dict[str, dict] = {}
+    class_counts: dict[str, Counter] = defaultdict(Counter)
+    usable = []
+    for res in results:
+        stats[res["status"]] += 1
+        if res["status"] != "ok":
+            continue
+        smarts = res["retro_smarts"]
+        entry = by_smarts.setdefault(
+            smarts,
+            {
+                "retro_smarts": smarts,
+                "count": 0,
+                "necessary_reagent": res["necessary_reagent"],
+                "intra_only": res["intra_only"],
+                "dimer_only": res["dimer_only"],
+            },
+        )
+        entry["count"] += 1
+        class_counts[smarts][res["reaction_class"] or 0] += 1
+        usable.append(res)
+
+    ordered = sorted(by_smarts.values(), key=lambda e: (-e["count"], e["retro_smarts"]))
+    templates = []
+    smarts_to_idx = {}
+    for idx, entry in enumerate(ordered):
+        counts = class_counts[entry["retro_smarts"]]
+        known = {c: n for c, n in counts.items() if c}
+        cls = min(known, key=lambda c: (-known[c], c)) if known else None
+        templates.append(
+            {
+                "id": f"USPTO50K_T{idx + 1:05d}",
+                "retro_smarts": entry["retro_smarts"],
+                "count": entry["count"],
+                "reaction_class": cls,
+                "class_counts": {str(c): n for c, n in sorted(counts.items())},
+                "necessary_reagent": entry["necessary_reagent"],
+                "intra_only": entry["intra_only"],
+                "dimer_only": entry["dimer_only"],
+            }
+        )
+        smarts_to_idx[entry["retro_smarts"]] = idx
+
+    usable.sort(key=lambda r: r["index"])
+    prod_bits, reac_bits, tpl_idx, row_idx = [], [], [], []
+    for res in usable:
+        row = kept_rows[res["index"]]
+        prod_bits.append(fingerprint_bits(row["product"]))
+        reac_bits.append(fingerprint_bits(row["reactants"]))
+        tpl_idx.append(smarts_to_idx[res["retro_smarts"]])
+        row_idx.append(res["index"])
+    p_off, p_flat = _csr(prod_bits)
+    r_off, r_flat = _csr(reac_bits)
+
+    meta = {
+        "format": "molx-agent retro templates v1",
+        "source": "USPTO-50K training reactions (train_mapped.csv.gz, RXNMapper 0.4.3 maps)",
+        "extractor": "rdchiral.template_extractor.extract_from_reaction (radius 1, special groups)",
+        "class_source": "rule-based inference from the mapped reaction centre (molx_agent.retro.reaction_class)",
+        "fingerprint": FINGERPRINT,
+        "n_reactions_read": len(rows),
+        "n_reactions_excluded": stats["excluded_product"],
+        "n_reactions_used": len(usable),
+        "n_templates": len(templates),
+        "stats": dict(sorted(stats.items())),
+        "templates": templates,
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    payload = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()
+    atomic_write_bytes(out_dir / TEMPLATES_FILE, gzip.compress(payload, compresslevel=9, mtime=0))
+    os.chmod(out_dir / TEMPLATES_FILE, 0o644)
+    write_npz_deterministic(
+        out_dir / INDEX_FILE,
+        {
+            "template_idx": np.asarray(tpl_idx, dtype=np.int32),
+            "train_row": np.asarray(row_idx, dtype=np.int32),
+            "product_offsets": p_off,
+            "product_bits": p_flat,
+            "reactant_offsets": r_off,
+            "reactant_bits": r_flat,
+        },
+    )
+    os.chmod(out_dir / INDEX_FILE, 0o644)
+    log.info("wrote %d templates from %d reactions in %.0f s; stats %s", len(templates), len(usable),
+             time.time() - t0, dict(stats))
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=Path, default=DEFAULT_TRAIN)
+    ap.add_argument("--exclude", type=Path, default=DEFAULT_EXCLUDE)
+    ap.add_argument("--out-dir", type=Path, default=REPO / "molx_agent" / "data")
+    ap.add_argument("--limit", type=int, default=None, help="use only the first N training reactions")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes (at most 2)")
+    ap.add_argument("--log", type=Path, default=None, help="also log progress to this file")
+    args = ap.parse_args(argv)
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if args.log:
+        handlers.append(logging.FileHandler(args.log))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", handlers=handlers)
+    for path in (args.train, args.exclude):
+        if not path.is_file():
+            log.error("missing input file: %s", path)
+            return 2
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    build(args.train, args.exclude, args.out_dir, limit=args.limit, workers=max(1, min(2, args.workers)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+#!/usr/bin/env python
+"""Train the single-step model's linear ranker on leave-one-out queries from the training reactions.
+
+For a deterministic sample of training reactions kept in the packaged template library, the product is
+given to the model with every training reaction of the same product left out of the neighbour search;
+the candidate precursor sets and their features (``molx_agent.retro.ranker.FEATURES``) are collected and
+the recorded reactants mark the right answer.  A conditional-logit model (softmax over one product's
+candidates, L2-regularised) is fitted with full-batch Adam in numpy and written to
+``molx_agent/data/retro_ranker.json``.  Only the training file is read (never validation or test).
+
+    nice -n 10 uv run python scripts/train_single_step_ranker.py [--queries 3000] [--seed 0] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import logging
+import multiprocessing as mp
+import os
+import pickle
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from molx_agent.io_utils import atomic_write_json  # noqa: E402
+from molx_agent.retro.ranker import DATA_DIR, FEATURES, RANKER_FILE, LinearRanker  # noqa: E402
+from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set  # noqa: E402
+from molx_agent.retro.templates_db import load_template_library  # noqa: E402
+
+DEFAULT_TRAIN = REPO.parent / "shared" / "data" / "uspto50k" / "train_mapped.csv.gz"
+log = logging.getLogger("train_ranker")
+
+_MODEL: TemplateKNNModel | None = None
+_SAME_PRODUCT: dict[str, np.ndarray] = {}
+
+
+def _init(same_product: dict[str, np.ndarray], n_neighbours: int) -> None:
+    global _MODEL, _SAME_PRODUCT
+    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default())
+    _SAME_PRODUCT = same_product
+
+
+def _collect(query: tuple[str, tuple[str, ...]]) -> tuple[np.ndarray, int] | None:
+    product, truth = query
+    assert _MODEL is not None
+    try:
+        _, _, cands, feats = _MODEL.candidates(product, exclude=_SAME_PRODUCT[product])
+    except Exception:  # noqa: BLE001 - an unusable training product is skipped (counted by the caller)
+        return None
+    label = next((i for i, c in enumerate(cands) if c.reactants == truth), -1)
+    return feats.astype(np.float32), label
+
+
+def fit_conditional_logit(
+    groups: list[tuple[np.ndarray, int]], *, l2: float = 1e-3, steps: int = 600, lr: float = 0.05
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Weights maximising sum log softmax(F_q w)[y_q]; features standardised internally."""
+    feats = np.concatenate([g[0] for g in groups]).astype(np.float64)
+    seg = np.concatenate([np.full(len(g[0]), i) for i, g in enumerate(groups)])
+    label_rows = np.cumsum([0] + [len(g[0]) for g in groups[:-1]]) + np.array([g[1] for g in groups])
+    mu = feats.mean(axis=0)
+    sd = feats.std(axis=0)
+    sd[sd < 1e-8] = 1.0
+    x = (feats - mu) / sd
+    n_groups = len(groups)
+    w = np.zeros(x.shape[1])
+    w[FEATURES.index("log_vote_s4")] = 1.0 * sd[FEATURES.index("log_vote_s4")]
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    for step in range(1, steps + 1):
+        z = x @ w
+        zmax = np.full(n_groups, -np.inf)
+        np.maximum.at(zmax, seg, z)
+        e = np.exp(z - zmax[seg])
+        denom = np.bincount(seg, weights=e, minlength=n_groups)
+        p = e / denom[seg]
+        grad = x.T @ p - x[label_rows].sum(axis=0)
+        grad = grad / n_groups + l2 * w
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad**2
+        w -= lr * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+    return w / sd, mu, sd
+
+
+def top_k_of(groups: list[tuple[np.ndarray, int]], w: np.ndarray, ks=(1, 3, 5, 10, 50)) -> dict[str, float]:
+    hits = dict.fromkeys(ks, 0)
+    for feats, label in groups:
+        s = feats.astype(np.float64) @ w
+        rank = 1 + int(np.sum(s > s[label])) if label >= 0 else None
+        for k in ks:
+            if rank is not None and rank <= k:
+                hits[k] += 1
+    return {f"top{k}": round(100 * hits[k] / max(len(groups), 1), 1) for k in ks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", type=Path, default=DEFAULT_TRAIN)
+    ap.add_argument("--queries", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--n-neighbours", type=int, default=300)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cache", type=Path, default=None, help="reuse/store the collected features here")
+    ap.add_argument("--out", type=Path, default=DATA_DIR / RANKER_FILE)
+    ap.add_argument("--log", type=Path, default=None)
+    args = ap.parse_args(argv)
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if args.log:
+        handlers.append(logging.FileHandler(args.log))
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", handlers=handlers)
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    t0 = time.time()
+    if args.cache and args.cache.is_file():
+        groups_all = pickle.loads(args.cache.read_bytes())
+    else:
+        lib = load_template_library()
+        with gzip.open(args.train, "rt", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        train_rows = lib.train_row.tolist()
+        products = []
+        by_product: dict[str, list[int]] = defaultdict(list)
+        for lib_i, row_i in enumerate(train_rows):
+            canon = canonical_reactant_set(rows[row_i]["product"])
+            prod = ".".join(canon) if canon else rows[row_i]["product"]
+            products.append(prod)
+            by_product[prod].append(lib_i)
+        same_product = {p: np.asarray(v, dtype=np.int64) for p, v in by_product.items()}
+        picked = sorted(random.Random(args.seed).sample(range(len(train_rows)), args.queries))
+        queries = [(products[i], canonical_reactant_set(rows[train_rows[i]]["reactants"])) for i in picked]
+        log.info("collecting candidates for %d leave-one-out training queries", len(queries))
+        groups_all = []
+        workers = max(1, min(2, args.workers))
+        if workers > 1:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(workers, initializer=_init, initargs=(same_product, args.n_neighbours)) as pool:
+                for n, res in enumerate(pool.imap(_collect, queries, chunksize=8), 1):
+                    groups_all.append(res)
+                    if n % 200 == 0:
+                        log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+        else:
+            _init(same_product, args.n_neighbours)
+            for n, q in enumerate(queries, 1):
+                groups_all.append(_collect(q))
+                if n % 200 == 0:
+                    log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+        if args.cache:
+            args.cache.write_bytes(pickle.dumps(groups_all))
+    usable = [g for g in groups_all if g is not None and g[1] >= 0 and len(g[0]) > 1]
+    n_failed = sum(g is None for g in groups_all)
+    n_missing = sum(g is not None and g[1] < 0 for g in groups_all)
+    log.info("queries: %d usable, %d truth not among candidates, %d failed", len(usable), n_missing, n_failed)
+    half = len(usable) // 2
+    w_half, _, _ = fit_conditional_logit(usable[:half])
+    held_out = {"fallback": top_k_of(usable[half:], LinearRanker.default().weights),
+                "trained_on_first_half": top_k_of(usable[half:], w_half)}
+    log.info("held-out second half (only queries whose truth is a candidate): %s", held_out)
+    w, _, _ = fit_conditional_logit(usable)
+    ranker = LinearRanker(
+        w, FEATURES, True,
+        meta={
+            "source": "conditional logit on leave-one-out USPTO-50K training queries",
+            "n_queries": len(groups_all), "n_usable": len(usable), "n_truth_missing": n_missing,
+            "n_failed": n_failed, "seed": args.seed, "n_neighbours": args.n_neighbours,
+            "held_out_topk_given_truth_in_candidates": held_out,
+        },
+    )
+    atomic_write_json(args.out, ranker.to_dict())
+    log.info("wrote %s in %.0f s", args.out, time.time() - t0)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

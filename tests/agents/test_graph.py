@@ -1,0 +1,136 @@
+"""The orchestration graph: topology snapshot, end-to-end rules mode, unavailable workers, re-planning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.molx import MolxAgent
+from molx_agent.config import get_settings
+from molx_agent.errors import ExecutionError
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"
+
+
+def test_graph_topology_snapshot():
+    mermaid = MolxAgent(llm=None).graph.get_graph().draw_mermaid()
+    # To update after an intended change: write draw_mermaid() to tests/agents/snapshots/graph.mmd and review.
+    assert mermaid == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_graph_edges():
+    graph = MolxAgent(llm=None).graph.get_graph()
+    edges = {(e.source, e.target) for e in graph.edges}
+    assert edges == {
+        ("__start__", "classify"), ("classify", "plan"), ("classify", "finalize"), ("plan", "act"),
+        ("plan", "finalize"), ("act", "act"), ("act", "reflect"), ("reflect", "optimize"),
+        ("reflect", "finalize"), ("optimize", "act"), ("finalize", "__end__"),
+    }
+
+
+def test_molecule_query_end_to_end_english():
+    state = MolxAgent(llm=None).invoke("What is the molecular weight and logP of aspirin?")
+    assert state["intent"] == "molecule_query" and state["language"] == "en"
+    assert state["tasks"]["t1"]["status"] == "done"
+    mol = state["results"]["t1"]["molecules"][0]
+    assert mol["properties"]["molecular_weight"] == pytest.approx(180.16)
+    answer = state["final_answer"]
+    assert "180.16" in answer and "1.31" in answer and "Molecular weight" in answer
+    assert answer.index("Molecular weight") < answer.index("Formula")  # asked properties first
+    assert state["final_response"] == answer and state["messages"][-1].content == answer
+    assert state["context_smiles"] == ["CC(=O)Oc1ccccc1C(=O)O"]
+
+
+def test_molecule_query_end_to_end_chinese():
+    state = MolxAgent(llm=None).invoke("阿司匹林的分子量是多少?")
+    assert state["language"] == "zh"
+    assert "分子量: 180.16" in state["final_answer"] and "阿司匹林" in state["final_answer"]
+    assert "意图" in state["final_answer"]
+
+
+def test_invalid_smiles_gives_a_clear_failure():
+    state = MolxAgent(llm=None).invoke("What is the TPSA of C1CC?")
+    assert state["tasks"]["t1"]["status"] == "failed"
+    assert state["errors"][0]["code"] == "invalid_smiles" and state["errors"][0]["value"] == "C1CC"
+    assert "C1CC" in state["final_answer"]
+    assert state["iteration"] == 0  # bad input is not retried
+
+
+def test_unsupported_query_gets_friendly_answer_and_no_tasks():
+    state = MolxAgent(llm=None).invoke("what's the weather like?")
+    assert state["intent"] == "unsupported" and state["tasks"] == {}
+    assert "rephrase" in state["final_answer"]
+
+
+def test_missing_worker_module_says_not_available(monkeypatch):
+    from molx_agent.agents import workers
+
+    monkeypatch.setitem(workers.WORKER_CLASSES, "validation", "molx_agent.agents.not_built_yet:ValidationAgent")
+    state = MolxAgent(llm=None).invoke("Is CC(=O)O.OCC>>CC(=O)OCC balanced?")
+    assert state["intent"] == "reaction_validation"
+    assert state["tasks"]["t1"]["status"] == "skipped" and state["results"]["t1"]["unavailable"] is True
+    assert "reaction validation capability is not available yet" in state["final_answer"]
+    state = MolxAgent(llm=None).invoke("请验证反应 CC(=O)O.OCC>>CC(=O)OCC")
+    assert "尚不可用" in state["final_answer"]
+
+
+def test_broken_worker_module_fails_instead_of_pretending(monkeypatch):
+    from molx_agent.agents import workers
+
+    monkeypatch.setitem(workers.WORKER_CLASSES, "analysis", "molx_agent.agents.analysis:NoSuchClass")
+    state = MolxAgent(llm=None).invoke("MW of aspirin")
+    assert state["tasks"]["t1"]["status"] == "failed"
+
+
+class FlakyWorker(BaseAgent):
+    name = "analysis"
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+        self.calls = 0
+
+    def _run(self, task, state):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise ExecutionError("transient", "temporary failure")
+        return {"summary": "worked on retry"}
+
+
+def test_optimize_retries_transient_failure():
+    worker = FlakyWorker(failures=1)
+    state = MolxAgent(llm=None, workers={"analysis": worker}).invoke("MW of aspirin")
+    assert worker.calls == 2 and state["iteration"] == 1
+    assert state["tasks"]["t1"]["status"] == "done" and "worked on retry" in state["final_answer"]
+
+
+def test_replanning_is_bounded_by_max_iterations():
+    worker = FlakyWorker(failures=100)
+    agent = MolxAgent(llm=None, settings=get_settings(max_iterations=2), workers={"analysis": worker})
+    state = agent.invoke("MW of aspirin")
+    assert worker.calls == 3 and state["iteration"] == 2
+    assert state["tasks"]["t1"]["status"] == "failed" and "temporary failure" in state["final_answer"]
+
+
+def test_invoke_carries_previous_state_forward():
+    agent = MolxAgent(llm=None)
+    first = agent.invoke("logP of ibuprofen")
+    second = agent.invoke("and its TPSA?", state=first)
+    assert second["tasks"]["t1"]["inputs"]["smiles"] == [first["context_smiles"][0]]
+    assert "37.3" in second["final_answer"] and len(second["messages"]) == 4
+
+
+def test_empty_query_is_rejected():
+    from molx_agent.errors import ValidationError
+
+    with pytest.raises(ValidationError):
+        MolxAgent(llm=None).invoke("   ")
+
+
+def test_ainvoke_runs_the_same_graph():
+    import asyncio
+
+    state = asyncio.run(MolxAgent(llm=None).ainvoke("MW of paracetamol"))
+    assert "151.16" in state["final_answer"]

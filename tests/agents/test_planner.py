@@ -1,0 +1,98 @@
+"""Planner: DAG templates, plan validation, scheduling, reflection and re-planning."""
+
+from __future__ import annotations
+
+import pytest
+
+from molx_agent.agents.planner import (
+    DAG_TEMPLATES,
+    PlannedTask,
+    PlannerAgent,
+    extract_options,
+    validate_plan,
+)
+
+
+@pytest.mark.parametrize(
+    ("intent", "chain"),
+    [
+        ("molecule_query", ["analysis"]),
+        ("reaction_validation", ["validation"]),
+        ("retrosynthesis", ["analysis", "disconnection", "validation", "reporter"]),
+        ("sar_analysis", ["data_cleaner", "sar", "reporter"]),
+        ("data_processing", ["data_cleaner"]),
+        ("synthesis_of_hits", ["data_cleaner", "sar", "disconnection", "validation", "reporter"]),
+        ("unsupported", []),
+    ],
+)
+def test_templates_follow_architecture(intent, chain):
+    assert list(DAG_TEMPLATES[intent]) == chain
+    update = PlannerAgent().think({"user_query": "Plan a synthesis of paracetamol", "intent": intent})
+    tasks = list(update["tasks"].values())
+    assert [t["type"] for t in tasks] == chain
+    for prev, task in zip(tasks, tasks[1:], strict=False):
+        assert task["depends_on"] == [prev["id"]]
+    if tasks:
+        inputs = tasks[0]["inputs"]
+        assert inputs["smiles"] == ["CC(=O)Nc1ccc(O)cc1"] and inputs["names"] == ["paracetamol"]
+        assert set(inputs) == {"query", "smiles", "names", "reaction_smiles", "files", "options"}
+
+
+def test_options_from_query():
+    assert extract_options("analyse site:R1 please") == {"mode": "site:R1"}
+    assert extract_options("分析 R2 位的 SAR") == {"mode": "site:R2"}
+    assert extract_options("route with time limit 30") == {"time_limit": 30}
+
+
+def test_validate_plan_rejects_bad_plans():
+    ok = [PlannedTask(id="a", type="analysis"), PlannedTask(id="b", type="reporter", depends_on=["a"])]
+    assert validate_plan(ok) == []
+    assert "unknown worker type 'magic'" in validate_plan([PlannedTask(id="a", type="magic")])
+    assert any("missing" in p for p in validate_plan([PlannedTask(id="a", type="sar", depends_on=["z"])]))
+    cyc = [PlannedTask(id="a", type="sar", depends_on=["b"]), PlannedTask(id="b", type="sar", depends_on=["a"])]
+    assert "dependency cycle" in validate_plan(cyc)
+    assert "duplicate task ids" in validate_plan([PlannedTask(id="a", type="sar")] * 2)
+    assert validate_plan([]) == ["empty plan"]
+
+
+def _t(tid, status, deps=(), **kw):
+    return {"id": tid, "type": "analysis", "status": status, "depends_on": list(deps), **kw}
+
+
+def test_pick_next_task_is_topological():
+    tasks = {"t1": _t("t1", "done"), "t2": _t("t2", "pending", ["t3"]), "t3": _t("t3", "pending", ["t1"])}
+    assert PlannerAgent._pick_next_task(tasks) == "t3"
+    tasks["t3"]["status"] = "running"
+    assert PlannerAgent._pick_next_task(tasks) is None
+
+
+def test_unavailable_dependency_does_not_block_but_failure_does():
+    tasks = {"t1": _t("t1", "skipped", unavailable=True), "t2": _t("t2", "pending", ["t1"])}
+    assert PlannerAgent._pick_next_task(tasks) == "t2"
+    tasks = {"t1": _t("t1", "failed"), "t2": _t("t2", "pending", ["t1"]), "t3": _t("t3", "pending", ["t2"])}
+    out = PlannerAgent.skip_blocked(tasks)
+    assert out["t2"]["status"] == out["t3"]["status"] == "skipped"
+    assert "t1" in out["t2"]["error"]
+
+
+def test_reflect_and_optimize_retry_transient_failures_only():
+    planner = PlannerAgent()
+    state = {
+        "tasks": {"t1": _t("t1", "failed"), "t2": _t("t2", "skipped", ["t1"]), "t3": _t("t3", "failed")},
+        "results": {"t1": {"error": {"code": "worker_exception"}}, "t3": {"error": {"code": "invalid_smiles"}}},
+        "iteration": 0,
+    }
+    refl = planner.reflect(state)["reflection"]
+    assert refl["success"] is False and refl["should_replan"] is True and refl["retryable"] == ["t1"]
+    update = planner.optimize({**state, "reflection": refl})
+    assert update["iteration"] == 1
+    assert update["tasks"]["t1"]["status"] == "pending" and update["tasks"]["t2"]["status"] == "pending"
+    assert update["tasks"]["t3"]["status"] == "failed"  # bad input is not retried
+
+
+def test_reflect_stops_after_max_iterations():
+    from molx_agent.config import get_settings
+
+    planner = PlannerAgent(settings=get_settings(max_iterations=2))
+    state = {"tasks": {"t1": _t("t1", "failed")}, "results": {"t1": {"error": {"code": "boom"}}}, "iteration": 2}
+    assert planner.reflect(state)["reflection"]["should_replan"] is False

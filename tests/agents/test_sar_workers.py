@@ -1,0 +1,139 @@
+"""DataCleanerAgent, SARAgent and ReporterAgent on hand-built states, the SAR tools, and the graph end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from molx_agent.agents.data_cleaner import DataCleanerAgent
+from molx_agent.agents.reporter import ReporterAgent
+from molx_agent.agents.sar import _RESULTS, SARAgent, mode_from_query
+from tests.sar.sar_data import ANILIDES
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "series.csv"
+
+
+@pytest.fixture
+def anilide_csv(tmp_path) -> Path:
+    path = tmp_path / "anilides.csv"
+    rows = ["Compound ID,SMILES,IC50 (uM)"] + [f"{i},{s},{v}" for i, s, v in ANILIDES] + ["A1,CCCC,1"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def _state(files, query="analyse the SAR", language="en", options=None):
+    inputs = {"files": [str(f) for f in files], "query": query, "options": options or {}}
+    return {
+        "user_query": query, "input_files": [str(f) for f in files], "language": language,
+        "tasks": {
+            "t1": {"id": "t1", "type": "data_cleaner", "inputs": inputs, "depends_on": [], "status": "pending"},
+            "t2": {"id": "t2", "type": "sar", "inputs": inputs, "depends_on": ["t1"], "status": "pending"},
+            "t3": {"id": "t3", "type": "reporter", "inputs": inputs, "depends_on": ["t2"], "status": "pending"},
+        },
+        "results": {}, "errors": [],
+    }
+
+
+def _step(agent, state, task_id):
+    state = {**state, "current_task_id": task_id}
+    update = agent.run(state)
+    return {**state, **update}
+
+
+def test_cleaner_sar_reporter_chain(anilide_csv):
+    state = _state([anilide_csv], query="analyse the SAR, report subset:A1,A2")
+    state = _step(DataCleanerAgent(), state, "t1")
+    r1 = state["results"]["t1"]
+    assert state["tasks"]["t1"]["status"] == "done", r1
+    for key in ("cleaned_file", "n_input", "n_clean", "n_errors", "n_duplicates_merged", "errors_file",
+                "smiles_col", "activity_col", "id_col", "summary"):
+        assert key in r1
+    assert (r1["n_input"], r1["n_clean"], r1["n_errors"]) == (10, 9, 1)  # A1 reused on another structure
+    assert "1 rows rejected" in r1["summary"]
+
+    state = _step(SARAgent(), state, "t2")
+    r2 = state["results"]["t2"]
+    assert state["tasks"]["t2"]["status"] == "done", r2
+    assert r2["top_compounds"][0] == {"id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0}
+    assert r2["mode"] == "subset:A1,A2" and r2["summary"].startswith("SAR analysis done")
+    json.dumps(r2)  # results must be JSON-able
+
+    state = _step(ReporterAgent(), state, "t3")
+    r3 = state["results"]["t3"]
+    assert state["tasks"]["t3"]["status"] == "done", r3
+    html = [p for p in r3["report_paths"] if p.endswith(".html")]
+    assert html and Path(html[0]).is_file() and "subset" in r3["summary"]
+
+
+def test_reporter_recomputes_when_the_cache_is_gone(anilide_csv):
+    state = _state([anilide_csv], query="R1 SAR please")
+    for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
+        state = _step(agent, state, tid)
+    _RESULTS.clear()
+    state = _step(ReporterAgent(), state, "t3")
+    assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
+    assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])
+
+
+def test_chinese_summaries(anilide_csv):
+    state = _state([anilide_csv], language="zh")
+    state = _step(DataCleanerAgent(), state, "t1")
+    assert "已清洗" in state["results"]["t1"]["summary"]
+    state = _step(SARAgent(), state, "t2")
+    assert "SAR 分析完成" in state["results"]["t2"]["summary"]
+
+
+def test_missing_file_and_no_activity_fail_clearly(tmp_path):
+    state = _step(DataCleanerAgent(), _state([]), "t1")
+    assert state["tasks"]["t1"]["status"] == "failed"
+    assert state["results"]["t1"]["error"]["code"] == "no_data_file"
+    p = tmp_path / "structures.csv"
+    p.write_text("smiles,name\nCCO,ethanol\nCCN,ethylamine\n", encoding="utf-8")
+    state = _step(DataCleanerAgent(), _state([p]), "t1")
+    assert state["tasks"]["t1"]["status"] == "done" and state["results"]["t1"]["n_clean"] == 2
+    state = _step(SARAgent(), state, "t2")
+    assert state["tasks"]["t2"]["status"] == "failed"
+    assert state["results"]["t2"]["error"]["code"] == "no_activity_column"
+
+
+@pytest.mark.parametrize("query,options,mode", [
+    ("分析这些分子的 R1 SAR", None, "site:R1"),
+    ("full SAR report", None, "full"),
+    ("compare R1 and R2", None, "full"),
+    ("report subset:C1,C2 only", None, "subset:C1,C2"),
+    ("anything", {"mode": "site:R2"}, "site:R2"),
+])
+def test_mode_from_query(query, options, mode):
+    assert mode_from_query(query, options) == mode
+
+
+def test_sar_tools_are_registered_for_the_right_agents(anilide_csv):
+    from molx_agent.agents.modules.tools import ToolRegistry
+
+    ToolRegistry.reset()
+    reg = ToolRegistry()
+    cleaner = set(reg.get_tool_names(agent="data_cleaner"))
+    sar = set(reg.get_tool_names(agent="sar"))
+    assert {"extract_from_csv", "clean_compound_data", "save_cleaned_data"} <= cleaner
+    assert "extract_from_csv" not in sar and {"rgroup_decomposition", "identify_activity_cliffs"} <= sar
+    doc = json.loads(reg.get_tool("extract_from_csv").invoke({"file_path": str(anilide_csv)}))
+    assert doc["mapping"]["smiles_col"] == "SMILES" and doc["n_rows"] == 10
+    bad = json.loads(reg.get_tool("extract_from_csv").invoke({"file_path": str(anilide_csv) + ".nope"}))
+    assert bad["error"]["code"] == "file_not_found"
+    compounds = [{"id": i, "smiles": s, "p_activity": 6 + j / 4} for j, (i, s, _) in enumerate(ANILIDES)]
+    cliffs = json.loads(reg.get_tool("identify_activity_cliffs").invoke({"compounds": compounds}))
+    assert "pairs" in cliffs and cliffs["n_compared"] == 9
+    ToolRegistry.reset()
+
+
+def test_run_command_end_to_end(tmp_path):
+    """`molx-agent run --query "分析这些分子的 R1 SAR" --data examples/series.csv` through the real graph."""
+    from typer.testing import CliRunner
+
+    from molx_agent.cli.main import app
+
+    res = CliRunner().invoke(app, ["run", "--query", "分析这些分子的 R1 SAR", "--data", str(EXAMPLE)])
+    assert res.exit_code == 0, res.output
+    assert "SAR" in res.stdout and ".html" in res.stdout

@@ -1,0 +1,75 @@
+"""ToolRegistry: loaders, filtering, clashes, LLM injection; the RDKit tool adapters."""
+
+from __future__ import annotations
+
+import json
+
+from langchain_core.tools import StructuredTool
+
+from molx_agent.agents.modules.tools import DEFAULT_LOADERS, ToolCategory, ToolRegistry, get_registry
+from molx_agent.tools import get_all_tools, get_tool_names
+
+
+def _tool(name: str) -> StructuredTool:
+    return StructuredTool.from_function(lambda smiles: smiles, name=name, description=f"{name} tool")
+
+
+def test_singleton_and_default_loaders():
+    assert ToolRegistry() is get_registry()
+    assert DEFAULT_LOADERS["rdkit"] == "molx_agent.tools.rdkit_tools:register_tools"
+    names = get_tool_names()
+    assert {"molecular_properties", "canonicalize_smiles", "convert_molecule", "name_to_smiles",
+            "functional_groups"} <= set(names)
+    assert {t.name for t in get_all_tools(category="converter")} >= {"canonicalize_smiles", "convert_molecule"}
+
+
+def test_missing_loader_module_is_skipped_and_broken_one_warns():
+    reg = get_registry()
+    reg.add_loader("report", "molx_agent.tools.not_written_yet:register_tools")
+    reg.add_loader("standardize", "molx_agent.tools.rdkit_tools:no_such_function")
+    assert "molecular_properties" in reg.get_tool_names()
+    assert any("standardize" in w for w in reg.warnings)
+    assert not any("report" in w for w in reg.warnings)
+
+
+def test_allowed_agents_filter_and_name_clash_warning():
+    reg = get_registry()
+    reg.register(_tool("only_cleaner"), ToolCategory.EXTRACTOR, allowed_agents=["data_cleaner"])
+    assert "only_cleaner" in reg.get_tool_names(agent="data_cleaner")
+    assert "only_cleaner" not in reg.get_tool_names(agent="tool_agent")
+    assert reg.register(_tool("only_cleaner"), ToolCategory.MCP, source="mcp:x") is False
+    assert any("clash" in w and "only_cleaner" in w for w in reg.warnings)
+    row = next(r for r in reg.list_tools() if r["name"] == "only_cleaner")
+    assert row == {**row, "category": "extractor", "allowed_agents": ["data_cleaner"], "source": "builtin"}
+
+
+def test_inject_llm_reaches_tools_that_need_it():
+    class NeedsLLM(StructuredTool):
+        llm: object = None
+
+    tool = NeedsLLM.from_function(lambda text: text, name="column_guesser", description="guess columns")
+    reg = get_registry()
+    reg.register(tool, ToolCategory.EXTRACTOR, requires_llm=True)
+    sentinel = object()
+    reg.inject_llm(sentinel)
+    assert tool.llm is sentinel
+    late = NeedsLLM.from_function(lambda text: text, name="late_tool", description="registered later")
+    reg.register(late, ToolCategory.EXTRACTOR, requires_llm=True)
+    assert late.llm is sentinel
+
+
+def test_rdkit_tools_return_json_and_errors(aspirin):
+    reg = get_registry()
+    props = json.loads(reg.get_tool("molecular_properties").invoke({"smiles": aspirin}))
+    assert props["molecular_weight"] == 180.16
+    bad = json.loads(reg.get_tool("molecular_properties").invoke({"smiles": "C1CC"}))
+    assert bad["error"]["code"] == "invalid_smiles"
+    key = json.loads(reg.get_tool("convert_molecule").invoke({"smiles": aspirin, "to": "inchikey"}))
+    assert key["value"] == "BSYNRYMUTXBXSQ-UHFFFAOYSA-N"
+    assert json.loads(reg.get_tool("convert_molecule").invoke({"smiles": aspirin, "to": "png"}))["error"]["code"] == "unknown_format"
+    assert json.loads(reg.get_tool("name_to_smiles").invoke({"name": "布洛芬"}))["name"] == "ibuprofen"
+    assert json.loads(reg.get_tool("name_to_smiles").invoke({"name": "zzz"}))["error"]["code"] == "unknown_name"
+    groups = json.loads(reg.get_tool("functional_groups").invoke({"smiles": aspirin}))["functional_groups"]
+    assert {"carboxylic_acid", "ester"} <= {g["name"] for g in groups}
+    assert json.loads(reg.get_tool("canonicalize_smiles").invoke({"smiles": "OC(=O)c1ccccc1OC(C)=O"}))[
+        "canonical_smiles"] == aspirin

@@ -1,0 +1,71 @@
+"""ValidationAgent on hand-built states, and the reaction_validation query end to end."""
+
+from __future__ import annotations
+
+from molx_agent.agents.validation import ValidationAgent
+from molx_agent.retro.route import RetroGraph
+
+PARACETAMOL_RXN = "CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1"
+
+
+def _state(inputs, language="en", results=None, depends_on=()):
+    return {
+        "language": language,
+        "current_task_id": "t2",
+        "tasks": {"t2": {"id": "t2", "type": "validation", "inputs": inputs, "depends_on": list(depends_on),
+                         "status": "pending"}},
+        "results": dict(results or {}),
+        "errors": [],
+    }
+
+
+def test_single_reaction_en():
+    out = ValidationAgent().run(_state({"reaction_smiles": [PARACETAMOL_RXN]}))
+    res = out["results"]["t2"]
+    assert out["tasks"]["t2"]["status"] == "done"
+    assert res["is_valid"] and res["atom_balance"]["balanced"]
+    assert "valid" in res["summary"] and "HCl" in res["summary"] and "C8H10ClNO2" in res["summary"]
+
+
+def test_single_reaction_zh_and_invalid():
+    res = ValidationAgent().run(_state({"reaction_smiles": ["c1ccccc1O>>Cc1ccccc1O"]}, "zh"))["results"]["t2"]
+    assert not res["is_valid"]
+    assert "无效" in res["summary"] and "skeleton_imbalance" in res["summary"]
+
+
+def test_several_reactions_keep_bad_ones_as_records():
+    out = ValidationAgent().run(_state({"reaction_smiles": [PARACETAMOL_RXN, "CC(C>>CC"]}))
+    res = out["results"]["t2"]
+    assert len(res["reactions"]) == 2 and res["n_valid"] == 1 and res["all_valid"] is False
+    assert res["reactions"][1]["error"]["code"] == "invalid_smiles"
+
+
+def test_bad_single_reaction_fails_the_task():
+    out = ValidationAgent().run(_state({"reaction_smiles": ["not a reaction"]}))
+    assert out["tasks"]["t2"]["status"] == "failed"
+    assert out["errors"][-1]["code"] == "invalid_reaction"
+
+
+def test_route_dependency_validates_each_step():
+    graph = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    graph.add_reaction(graph.target_id, ["CC(=O)Cl", "Nc1ccc(O)cc1"], reaction_type="amide_coupling")
+    dep = {"route_graph": graph.to_dict(), "summary": "route"}
+    out = ValidationAgent().run(_state({}, results={"t1": dep}, depends_on=["t1"]))
+    res = out["results"]["t2"]
+    assert res["all_valid"] and res["n_steps"] == 1 and res["steps"][0]["is_valid"]
+    assert "1 of 1" in res["summary"]
+
+
+def test_nothing_to_validate_fails_clearly():
+    out = ValidationAgent().run(_state({"query": "hello"}))
+    assert out["tasks"]["t2"]["status"] == "failed" and out["errors"][-1]["code"] == "no_reaction"
+
+
+def test_cli_run_answers_with_verdict_and_balance():
+    from typer.testing import CliRunner
+
+    from molx_agent.cli.main import app
+
+    result = CliRunner().invoke(app, ["run", "--query", f"Is {PARACETAMOL_RXN} balanced?"])
+    assert result.exit_code == 0, result.output
+    assert "atom-balanced" in result.output and "HCl" in result.output

@@ -1,0 +1,75 @@
+"""The packaged drug/reagent name table and name lookup in text."""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem
+from rdkit.Chem import rdMolDescriptors
+
+from molx_agent.chem.names import find_names_in_text, load_name_table, lookup_name, resolve_name
+
+
+def test_table_size_and_every_smiles_parses_with_its_recorded_formula():
+    table = load_name_table()
+    assert len(table) >= 200
+    assert sum(e.kind == "drug" for e in table) >= 150
+    for e in table:
+        mol = Chem.MolFromSmiles(e.smiles)
+        assert mol is not None, e.name
+        # the formula was recorded independently of the SMILES: a mismatch means a wrong structure
+        assert rdMolDescriptors.CalcMolFormula(mol) == e.formula, e.name
+
+
+def test_aliases_are_unambiguous():
+    seen: dict[str, str] = {}
+    for e in load_name_table():
+        for alias in e.aliases:
+            key = alias.lower()
+            assert seen.setdefault(key, e.name) == e.name, f"{alias!r} names {seen[key]} and {e.name}"
+
+
+def test_chinese_names_present():
+    zh = {a for e in load_name_table() for a in e.zh}
+    assert {"阿司匹林", "对乙酰氨基酚", "布洛芬", "伊马替尼"} <= zh
+    assert len(zh) >= 150
+
+
+@pytest.mark.parametrize(
+    ("name", "smiles"),
+    [
+        ("aspirin", "CC(=O)Oc1ccccc1C(=O)O"),
+        ("Acetaminophen", "CC(=O)Nc1ccc(O)cc1"),
+        ("  PARACETAMOL ", "CC(=O)Nc1ccc(O)cc1"),
+        ("阿司匹林", "CC(=O)Oc1ccccc1C(=O)O"),
+        ("扑热息痛", "CC(=O)Nc1ccc(O)cc1"),
+        ("DMF", "CN(C)C=O"),
+    ],
+)
+def test_resolve_name(name, smiles):
+    assert resolve_name(name) == smiles
+
+
+def test_unknown_names_resolve_to_none():
+    assert resolve_name("unobtainium") is None and resolve_name("") is None and lookup_name(None) is None  # type: ignore[arg-type]
+
+
+def test_known_stereo_is_kept():
+    assert Chem.FindMolChiralCenters(Chem.MolFromSmiles(resolve_name("naproxen"))) == [(1, "S")]
+    assert Chem.FindMolChiralCenters(Chem.MolFromSmiles(resolve_name("levodopa"))) == [(1, "S")]
+
+
+def test_find_names_in_text_order_longest_and_case():
+    assert [n for n, _ in find_names_in_text("Compare amoxicillin with penicillin G")] == [
+        "amoxicillin", "benzylpenicillin"]
+    assert [n for n, _ in find_names_in_text("请比较对乙酰氨基酚和布洛芬")] == ["paracetamol", "ibuprofen"]
+    assert find_names_in_text("5-氟尿嘧啶的水溶性")[0][0] == "fluorouracil"  # 水 alone is not matched
+    assert find_names_in_text("tea and a necessary scan") == []  # abbreviations match case-sensitively only
+    assert find_names_in_text("add TEA") == [("triethylamine", "CCN(CC)CC")]
+
+
+def test_name_for_smiles_reverse_lookup():
+    from molx_agent.chem.names import name_for_smiles
+
+    assert name_for_smiles("OC(=O)c1ccccc1OC(C)=O") == "aspirin"
+    assert name_for_smiles("CC(=O)Nc1ccc(O)cc1", "zh") == "对乙酰氨基酚"
+    assert name_for_smiles("CCCCCCCCCCCCCCCCCC") is None and name_for_smiles("C1CC") is None

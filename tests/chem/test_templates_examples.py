@@ -1,0 +1,151 @@
+"""Every named template fires correctly on a hand-written example (template id -> product -> precursors).
+
+A broken retro SMARTS (wrong atom map, wrong H count, wrong leaving group) makes its row fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem
+
+from molx_agent.chem.templates import apply_named_template, load_named_templates
+
+#: (template id, product, one expected precursor set)
+EXAMPLES: list[tuple[str, str, list[str]]] = [
+    ('G01_amide_acid_chloride_retro', 'CC(=O)Nc1ccc(O)cc1', ['CC(=O)Cl', 'Nc1ccc(O)cc1']),
+    ('G02_amide_retro', 'CC(=O)Nc1ccc(O)cc1', ['CC(=O)O', 'Nc1ccc(O)cc1']),
+    ('G03_ester_acid_chloride_retro', 'CC(=O)Oc1ccccc1C(=O)O', ['CC(=O)Cl', 'O=C(O)c1ccccc1O']),
+    ('G04_esterification_retro', 'CCOC(=O)c1ccccc1', ['CCO', 'O=C(O)c1ccccc1']),
+    ('G05_methyl_ester_hydrolysis_retro', 'O=C(O)c1ccccc1', ['COC(=O)c1ccccc1']),
+    ('G06_ethyl_ester_hydrolysis_retro', 'O=C(O)Cc1ccccc1', ['CCOC(=O)Cc1ccccc1']),
+    ('G07_ester_aminolysis_retro', 'CNC(=O)c1ccccc1', ['CN', 'COC(=O)c1ccccc1']),
+    ('G08_anhydride_acetylation_retro', 'CC(=O)Oc1ccccc1C(=O)O', ['CC(=O)OC(C)=O', 'O=C(O)c1ccccc1O']),
+    ('G09_sulfonamide_retro', 'CNS(=O)(=O)c1ccc(C)cc1', ['CN', 'Cc1ccc(S(=O)(=O)Cl)cc1']),
+    ('G10_sulfonate_ester_retro', 'COS(=O)(=O)c1ccc(C)cc1', ['CO', 'Cc1ccc(S(=O)(=O)Cl)cc1']),
+    ('G11_urea_isocyanate_retro', 'CNC(=O)Nc1ccccc1', ['CN', 'O=C=Nc1ccccc1']),
+    ('G12_urea_cdi_retro', 'CNC(=O)Nc1ccccc1', ['CN', 'Nc1ccccc1', 'O=C(n1ccnc1)n1ccnc1']),
+    ('G13_carbamate_chloroformate_retro', 'CCOC(=O)NCc1ccccc1', ['CCOC(=O)Cl', 'NCc1ccccc1']),
+    ('G14_carbamate_isocyanate_retro', 'CCOC(=O)Nc1ccccc1', ['CCO', 'O=C=Nc1ccccc1']),
+    ('G15_williamson_ether_retro', 'c1ccc(OCc2ccccc2)cc1', ['BrCc1ccccc1', 'Oc1ccccc1']),
+    ('G16_n_alkylation_retro', 'CN(C)Cc1ccccc1', ['BrCc1ccccc1', 'CNC']),
+    ('G17_azole_n_alkylation_retro', 'Cn1ccnc1', ['CBr', 'c1c[nH]cn1']),
+    ('G18_reductive_amination_retro', 'CN(C)Cc1ccccc1', ['CNC', 'O=Cc1ccccc1']),
+    ('G19_mitsunobu_ether_retro', 'c1ccc(OC2CCCC2)cc1', ['OC1CCCC1', 'Oc1ccccc1']),
+    ('G20_mitsunobu_sulfonamide_retro', 'Cc1ccc(S(=O)(=O)NCc2ccccc2)cc1', ['Cc1ccc(S(N)(=O)=O)cc1', 'OCc1ccccc1']),
+    ('G21_buchwald_hartwig_retro', 'c1ccc(N2CCOCC2)cc1', ['Brc1ccccc1', 'C1COCCN1']),
+    ('G22_buchwald_azole_retro', 'c1ccc(-n2ccc3ccccc32)cc1', ['Brc1ccccc1', 'c1ccc2[nH]ccc2c1']),
+    ('G23_chan_lam_retro', 'c1ccc(N2CCOCC2)cc1', ['C1COCCN1', 'OB(O)c1ccccc1']),
+    ('G24_chan_lam_azole_retro', 'c1ccc(-n2ccnc2)cc1', ['OB(O)c1ccccc1', 'c1c[nH]cn1']),
+    ('G25_ullmann_n_arylation_retro', 'c1ccc(-n2ccnc2)cc1', ['Ic1ccccc1', 'c1c[nH]cn1']),
+    ('G26_ullmann_ether_retro', 'c1ccc(Oc2ccccc2)cc1', ['Ic1ccccc1', 'Oc1ccccc1']),
+    ('G27_snar_amine_retro', 'CN1CCN(c2ccccn2)CC1', ['CN1CCNCC1', 'Clc1ccccn1']),
+    ('G28_snar_ether_retro', 'COc1ccc([N+](=O)[O-])cc1', ['CO', 'O=[N+]([O-])c1ccc(F)cc1']),
+    ('G29_snar_thioether_retro', 'CSc1ccccn1', ['CS', 'Clc1ccccn1']),
+    ('G30_s_alkylation_retro', 'CSc1ccccc1', ['CBr', 'Sc1ccccc1']),
+    ('G31_suzuki_retro', 'Cc1ccc(-c2ccccc2)cc1', ['Cc1ccc(Br)cc1', 'OB(O)c1ccccc1']),
+    ('G32_suzuki_vinyl_retro', 'C=C(C)c1ccccc1', ['Brc1ccccc1', 'C=C(C)B(O)O']),
+    ('G33_negishi_retro', 'Cc1ccc(-c2ccccc2)cc1', ['Cc1ccc(Br)cc1', 'Cl[Zn]c1ccccc1']),
+    ('G34_negishi_alkyl_retro', 'c1ccc(Cc2ccccc2)cc1', ['Brc1ccccc1', 'Cl[Zn]Cc1ccccc1']),
+    ('G35_stille_retro', 'Cc1ccc(-c2ccccc2)cc1', ['C[Sn](C)(C)c1ccccc1', 'Cc1ccc(Br)cc1']),
+    ('G36_heck_retro', 'COC(=O)/C=C/c1ccccc1', ['Brc1ccccc1', 'C=CC(=O)OC']),
+    ('G37_sonogashira_retro', 'c1ccc(C#Cc2ccccc2)cc1', ['C#Cc1ccccc1', 'Ic1ccccc1']),
+    ('G38_cyanation_retro', 'N#Cc1ccccc1', ['Brc1ccccc1', 'N#C[Cu]']),
+    ('G39_miyaura_borylation_retro', 'Cc1ccc(B2OC(C)(C)C(C)(C)O2)cc1', ['CC1(C)OB(B2OC(C)(C)C(C)(C)O2)OC1(C)C', 'Cc1ccc(Br)cc1']),
+    ('G40_grignard_ketone_retro', 'CC(C)(O)c1ccccc1', ['CC(=O)c1ccccc1', 'C[Mg]Br']),
+    ('G41_grignard_aldehyde_retro', 'CC(O)c1ccccc1', ['C[Mg]Br', 'O=Cc1ccccc1']),
+    ('G42_organolithium_addition_retro', 'OC(c1ccccc1)C1CCCCC1', ['O=CC1CCCCC1', '[Li]c1ccccc1']),
+    ('G43_weinreb_ketone_retro', 'CC(=O)c1ccccc1', ['CON(C)C(=O)c1ccccc1', 'C[Mg]Br']),
+    ('G44_grignard_carboxylation_retro', 'O=C(O)c1ccccc1', ['Br[Mg]c1ccccc1', 'O=C=O']),
+    ('G45_wittig_retro', 'C(=Cc1ccccc1)c1ccccc1', ['O=Cc1ccccc1', 'c1ccc(C=P(c2ccccc2)(c2ccccc2)c2ccccc2)cc1']),
+    ('G46_hwe_retro', 'CCOC(=O)/C=C/c1ccccc1', ['CCOC(=O)CP(=O)(OCC)OCC', 'O=Cc1ccccc1']),
+    ('G47_aldol_retro', 'CC(=O)CC(O)c1ccccc1', ['CC(C)=O', 'O=Cc1ccccc1']),
+    ('G48_aldol_condensation_retro', 'O=C(/C=C/c1ccccc1)c1ccccc1', ['CC(=O)c1ccccc1', 'O=Cc1ccccc1']),
+    ('G49_michael_retro', 'CCOC(=O)C(CCC(C)=O)C(=O)OCC', ['C=CC(C)=O', 'CCOC(=O)CC(=O)OCC']),
+    ('G50_aza_michael_retro', 'CCOC(=O)CCN1CCOCC1', ['C1COCCN1', 'C=CC(=O)OCC']),
+    ('G51_claisen_condensation_retro', 'CCOC(=O)CC(=O)c1ccccc1', ['CCOC(C)=O', 'COC(=O)c1ccccc1']),
+    ('G52_enolate_alkylation_retro', 'O=C1CCCCC1Cc1ccccc1', ['BrCc1ccccc1', 'O=C1CCCCC1']),
+    ('G53_friedel_crafts_acylation_retro', 'CC(=O)c1ccc(C)cc1', ['CC(=O)Cl', 'Cc1ccccc1']),
+    ('G54_friedel_crafts_alkylation_retro', 'CC(C)(C)c1ccccc1', ['CC(C)(C)Cl', 'c1ccccc1']),
+    ('G55_nitration_retro', 'Cc1ccc([N+](=O)[O-])cc1', ['Cc1ccccc1', 'O=[N+]([O-])O']),
+    ('G56_aromatic_bromination_retro', 'Cc1ccc(Br)cc1', ['Cc1ccccc1', 'O=C1CCC(=O)N1Br']),
+    ('G57_swern_oxidation_retro', 'O=Cc1ccccc1', ['OCc1ccccc1']),
+    ('G58_dmp_oxidation_retro', 'CC(=O)c1ccccc1', ['CC(O)c1ccccc1']),
+    ('G59_jones_oxidation_retro', 'O=C(O)CCc1ccccc1', ['OCCCc1ccccc1']),
+    ('G60_pinnick_oxidation_retro', 'O=C(O)c1ccccc1', ['O=Cc1ccccc1']),
+    ('G61_nabh4_ketone_reduction_retro', 'CC(O)c1ccccc1', ['CC(=O)c1ccccc1']),
+    ('G62_nabh4_aldehyde_reduction_retro', 'OCc1ccccc1', ['O=Cc1ccccc1']),
+    ('G63_lialh4_ester_reduction_retro', 'OCc1ccccc1', ['COC(=O)c1ccccc1']),
+    ('G64_lialh4_amide_reduction_retro', 'CCNCc1ccccc1', ['CCNC(=O)c1ccccc1']),
+    ('G65_nitrile_reduction_retro', 'NCc1ccccc1', ['N#Cc1ccccc1']),
+    ('G66_nitro_reduction_retro', 'Nc1ccccc1', ['O=[N+]([O-])c1ccccc1']),
+    ('G67_alkene_hydrogenation_retro', 'O=C(O)CCc1ccccc1', ['O=C(O)C=Cc1ccccc1']),
+    ('G68_azide_reduction_retro', 'NCCc1ccccc1', ['[N-]=[N+]=NCCc1ccccc1']),
+    ('G69_nitrile_hydrolysis_retro', 'NC(=O)c1ccccc1', ['N#Cc1ccccc1']),
+    ('G70_appel_retro', 'BrCc1ccccc1', ['OCc1ccccc1']),
+    ('G71_boc_protection_retro', 'CC(C)(C)OC(=O)N1CCCCC1', ['C1CCNCC1', 'CC(C)(C)OC(=O)OC(=O)OC(C)(C)C']),
+    ('G72_boc_deprotection_retro', 'NCc1ccccc1', ['CC(C)(C)OC(=O)NCc1ccccc1']),
+    ('G73_cbz_protection_retro', 'O=C(OCc1ccccc1)N1CCCCC1', ['C1CCNCC1', 'O=C(Cl)OCc1ccccc1']),
+    ('G74_cbz_deprotection_retro', 'C1CCNCC1', ['O=C(OCc1ccccc1)N1CCCCC1']),
+    ('G75_fmoc_protection_retro', 'O=C(OCC1c2ccccc2-c2ccccc21)N1CCCCC1', ['C1CCNCC1', 'O=C(Cl)OCC1c2ccccc2-c2ccccc21']),
+    ('G76_fmoc_deprotection_retro', 'NCC(=O)O', ['O=C(O)CNC(=O)OCC1c2ccccc2-c2ccccc21']),
+    ('G77_tbs_protection_retro', 'CC(C)(C)[Si](C)(C)OCc1ccccc1', ['CC(C)(C)[Si](C)(C)Cl', 'OCc1ccccc1']),
+    ('G78_tbs_deprotection_retro', 'OCc1ccccc1', ['CC(C)(C)[Si](C)(C)OCc1ccccc1']),
+    ('G79_benzyl_protection_retro', 'c1ccc(COC2CCCCC2)cc1', ['BrCc1ccccc1', 'OC1CCCCC1']),
+    ('G80_benzyl_deprotection_retro', 'Oc1ccccc1', ['c1ccc(COc2ccccc2)cc1']),
+    ('G81_methyl_ether_cleavage_retro', 'Oc1ccc(C)cc1', ['COc1ccc(C)cc1']),
+    ('G82_tbu_ester_deprotection_retro', 'O=C(O)c1ccccc1', ['CC(C)(C)OC(=O)c1ccccc1']),
+    ('G83_acetal_protection_retro', 'CC1(c2ccccc2)OCCO1', ['CC(=O)c1ccccc1', 'OCCO']),
+    ('G84_tms_alkyne_deprotection_retro', 'C#Cc1ccccc1', ['C[Si](C)(C)C#Cc1ccccc1']),
+    ('G85_fischer_indole_retro', 'Cc1[nH]c2ccccc2c1C', ['CCC(C)=O', 'NNc1ccccc1']),
+    ('G86_hantzsch_thiazole_retro', 'Cc1nc(-c2ccccc2)cs1', ['CC(N)=S', 'O=C(CBr)c1ccccc1']),
+    ('G87_knorr_pyrazole_retro', 'Cc1cc(C)n(-c2ccccc2)n1', ['CC(=O)CC(C)=O', 'NNc1ccccc1']),
+    ('G88_benzimidazole_retro', 'Cc1nc2ccccc2[nH]1', ['CC(=O)O', 'Nc1ccccc1N']),
+    ('G89_cuaac_triazole_retro', 'c1ccc(Cn2cc(-c3ccccc3)nn2)cc1', ['C#Cc1ccccc1', '[N-]=[N+]=NCc1ccccc1']),
+    ('G90_oxadiazole_124_retro', 'Cc1noc(-c2ccccc2)n1', ['CC(N)=NO', 'O=C(O)c1ccccc1']),
+    ('G91_paal_knorr_pyrrole_retro', 'Cc1ccc(C)n1-c1ccccc1', ['CC(=O)CCC(C)=O', 'Nc1ccccc1']),
+    ('G92_tetrazole_retro', 'c1ccc(-c2nnn[nH]2)cc1', ['N#Cc1ccccc1', '[N-]=[N+]=N']),
+    ('G93_diels_alder_retro', 'CC(=O)C1CC=CCC1', ['C=CC(C)=O', 'C=CC=C']),
+    ('G94_epoxide_aminolysis_retro', 'OC(CN1CCOCC1)c1ccccc1', ['C1COCCN1', 'c1ccc(C2CO2)cc1']),
+    ('G95_chan_lam_ether_retro', 'c1ccc(Oc2ccccc2)cc1', ['OB(O)c1ccccc1', 'Oc1ccccc1']),
+    ('G96_kumada_retro', 'Cc1ccc(-c2ccccc2)cc1', ['Br[Mg]c1ccccc1', 'Cc1ccc(Br)cc1']),
+    ('G97_n_alkylation_chloride_retro', 'CN(C)Cc1ccccc1', ['CNC', 'ClCc1ccccc1']),
+    ('G98_n_alkylation_mesylate_retro', 'C1CCN(CCc2ccccc2)CC1', ['C1CCNCC1', 'CS(=O)(=O)OCCc1ccccc1']),
+    ('G99_amide_n_alkylation_retro', 'CN1CCCC1=O', ['CBr', 'O=C1CCCN1']),
+    ('G100_williamson_chloride_retro', 'c1ccc(OCc2ccccn2)cc1', ['ClCc1ccccn1', 'Oc1ccccc1']),
+    ('G101_snar_ether_chloride_retro', 'c1ccc(OC2CCC2)nc1', ['Clc1ccccn1', 'OC1CCC1']),
+    ('G102_snar_amine_fluoride_retro', 'O=[N+]([O-])c1ccc(N2CCOCC2)cc1', ['C1COCCN1', 'O=[N+]([O-])c1ccc(F)cc1']),
+    ('G103_suzuki_bpin_retro', 'Cc1ccc(-c2ccccc2)cc1', ['CC1(C)OB(c2ccccc2)OC1(C)C', 'Cc1ccc(Br)cc1']),
+    ('G104_azole_boc_protection_retro', 'CC(C)(C)OC(=O)n1ccc2ccccc21', ['CC(C)(C)OC(=O)OC(=O)OC(C)(C)C', 'c1ccc2[nH]ccc2c1']),
+    ('G105_azole_sulfonylation_retro', 'Cc1ccc(S(=O)(=O)n2ccc3ccccc32)cc1', ['Cc1ccc(S(=O)(=O)Cl)cc1', 'c1ccc2[nH]ccc2c1']),
+    ('G106_sulfide_oxidation_retro', 'CS(=O)c1ccccc1', ['CSc1ccccc1', 'O=C(OO)c1cccc(Cl)c1']),
+    ('G107_n_oxidation_retro', '[O-][n+]1ccccc1', ['O=C(OO)c1cccc(Cl)c1', 'c1ccncc1']),
+    ('G108_lialh4_ethyl_ester_reduction_retro', 'OCCc1ccccc1', ['CCOC(=O)Cc1ccccc1']),
+    ('G109_acid_reduction_retro', 'OCc1ccc(Cl)cc1', ['O=C(O)c1ccc(Cl)cc1']),
+    ('G110_benzyl_ester_hydrogenolysis_retro', 'O=C(O)CCc1ccccc1', ['O=C(CCc1ccccc1)OCc1ccccc1']),
+    ('G111_n_debenzylation_retro', 'C1CCNCC1', ['c1ccc(CN2CCCCC2)cc1']),
+    ('G112_gabriel_retro', 'NCCc1ccccc1', ['O=C1c2ccccc2C(=O)N1CCc1ccccc1']),
+    ('G113_enone_hydrogenation_retro', 'CCOC(=O)CCc1ccccc1', ['CCOC(=O)C=Cc1ccccc1']),
+    ('G114_suzuki_aryl_chloride_retro', 'c1ccc(-c2ccccn2)cc1', ['Clc1ccccn1', 'OB(O)c1ccccc1']),
+    ('G115_suzuki_aryl_iodide_retro', 'Cc1ccc(-c2ccccc2)cc1', ['Cc1ccc(I)cc1', 'OB(O)c1ccccc1']),
+    ('G116_suzuki_bpin_chloride_retro', 'c1ccc(-c2ccccn2)cc1', ['CC1(C)OB(c2ccccc2)OC1(C)C', 'Clc1ccccn1']),
+    ('G117_n_alkylation_iodide_retro', 'CN1CCOCC1', ['C1COCCN1', 'CI']),
+    ('G118_williamson_iodide_retro', 'COc1ccc(C=O)cc1', ['CI', 'O=Cc1ccc(O)cc1']),
+    ('G119_stille_tributyltin_retro', 'c1ccc(-c2cccs2)nc1', ['Brc1ccccn1', 'CCCC[Sn](CCCC)(CCCC)c1cccs1']),
+    ('G120_buchwald_aryl_chloride_retro', 'c1ccc(NC2CCCCC2)cc1', ['Clc1ccccc1', 'NC1CCCCC1']),
+    ('G121_sonogashira_bromide_retro', 'CC#Cc1ccccc1', ['Brc1ccccc1', 'C#CC']),
+    ('G122_boc_aniline_deprotection_retro', 'Nc1ccc(Cl)cc1', ['CC(C)(C)OC(=O)Nc1ccc(Cl)cc1']),
+]
+
+
+def _canon(smiles: str) -> str:
+    return Chem.MolToSmiles(Chem.MolFromSmiles(smiles))
+
+
+def test_every_template_has_an_example():
+    assert {t.id for t in load_named_templates()} == {row[0] for row in EXAMPLES}
+
+
+@pytest.mark.parametrize(("template_id", "product", "expected"), EXAMPLES, ids=[row[0] for row in EXAMPLES])
+def test_template_regenerates_expected_precursors(template_id, product, expected):
+    outcomes = apply_named_template(template_id, product)
+    assert sorted(_canon(s) for s in expected) in outcomes, outcomes

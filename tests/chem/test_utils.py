@@ -1,0 +1,82 @@
+"""M0 helpers: parsing, canonical SMILES, SMARTS, similarity, formulas, quiet RDKit."""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem
+
+from molx_agent.chem.utils import (
+    canonical,
+    formula_string,
+    load_template,
+    mol_formula_counter,
+    parse_mol,
+    quiet_rdkit,
+    smarts_match,
+    tanimoto,
+    validate_smiles,
+)
+from molx_agent.errors import ChemistryError
+
+
+def test_parse_mol_returns_molecule(aspirin):
+    assert parse_mol(aspirin).GetNumHeavyAtoms() == 13
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "C1CC", "c1cccc1", "C(C)(C)(C)(C)C", "not a smiles", "CC>>CO"])
+def test_parse_mol_bad_input_raises_with_code_and_value(bad):
+    with pytest.raises(ChemistryError) as exc:
+        parse_mol(bad)
+    assert exc.value.code == "invalid_smiles"
+    assert exc.value.value == bad
+
+
+def test_parse_mol_keeps_rdkit_quiet(capfd):
+    with pytest.raises(ChemistryError):
+        parse_mol("C1CC(")
+    out, err = capfd.readouterr()
+    assert "SMILES Parse Error" not in err and "SMILES Parse Error" not in out
+
+
+def test_quiet_rdkit_silences_direct_rdkit_calls(capfd):
+    with quiet_rdkit():
+        assert Chem.MolFromSmiles("c1cccc1") is None
+    assert "Can't kekulize" not in capfd.readouterr().err
+
+
+def test_canonical_removes_atom_maps():
+    assert canonical("[CH3:1][OH:2]") == "CO"
+    assert canonical("OCC") == canonical("CCO") == "CCO"
+
+
+def test_validate_smiles_never_raises():
+    assert validate_smiles("CCO") == {"valid": True, "smiles": "CCO", "canonical_smiles": "CCO", "error": None}
+    bad = validate_smiles("C1CC")
+    assert bad["valid"] is False and bad["error"]
+
+
+def test_smarts_match_and_bad_smarts(aspirin):
+    assert len(smarts_match(aspirin, "[CX3](=O)[OX2H1]")) == 1
+    with pytest.raises(ChemistryError) as exc:
+        smarts_match(aspirin, "[C")
+    assert exc.value.code == "invalid_smarts"
+
+
+def test_tanimoto_bounds(aspirin, paracetamol):
+    assert tanimoto(aspirin, aspirin) == pytest.approx(1.0)
+    assert 0.0 < tanimoto(aspirin, paracetamol) < 0.5
+
+
+def test_formula_counter_counts_implicit_hydrogens(paracetamol):
+    counts = mol_formula_counter(paracetamol)
+    assert counts == {"C": 8, "H": 9, "N": 1, "O": 2}
+    assert formula_string(counts) == "C8H9NO2"
+    assert "H" not in mol_formula_counter(paracetamol, include_h=False)
+
+
+def test_load_template_known_and_unknown():
+    tpl = load_template("G02_amide_retro")
+    assert tpl["id"] == "G02_amide_retro" and tpl["retro_smarts"]
+    with pytest.raises(ChemistryError) as exc:
+        load_template("G999_nothing")
+    assert exc.value.code == "unknown_template" and exc.value.value == "G999_nothing"

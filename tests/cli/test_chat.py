@@ -1,0 +1,36 @@
+"""``molx-agent chat``: run_chat with scripted lines and the CLI with piped stdin."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from molx_agent.cli.chat import run_chat
+from molx_agent.cli.main import app
+
+runner = CliRunner()
+
+
+def test_run_chat_commands():
+    out: list[str] = []
+    err: list[str] = []
+    lines = ["MW of aspirin", "/history", "/bogus", "", "/clear", "/history", "/exit", "never sent"]
+    result = run_chat("c1", lines=lines, out=out.append, err=err.append, llm="rules", interactive=False)
+    assert result == {"session_id": "c1", "turns": 1, "errors": 1}
+    assert "180.16" in out[0]
+    assert out[1] == "you> MW of aspirin" and out[2].startswith("molx> ")
+    assert "Session cleared." in out and "(no messages yet)" in out
+    assert any("Unknown command" in e for e in err)
+
+
+def test_cli_chat_with_piped_stdin_resumes_session():
+    res = runner.invoke(app, ["chat", "--session", "piped", "--llm", "rules"],
+                        input="What is the logP of ibuprofen?\n")
+    assert res.exit_code == 0, res.output
+    assert "3.07" in res.stdout
+    res = runner.invoke(app, ["chat", "--session", "piped", "--llm", "rules"], input="/history\n/exit\n")
+    assert "you> What is the logP of ibuprofen?" in res.stdout
+
+
+def test_cli_chat_bad_options():
+    assert runner.invoke(app, ["chat", "--llm", "nope"]).exit_code == 2
+    assert runner.invoke(app, ["chat", "--session", " "]).exit_code == 2

@@ -1,0 +1,119 @@
+"""``molx-agent run``: run_query and the CLI, including bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from molx_agent.cli.main import app
+from molx_agent.cli.run import check_data_files, exit_code_for, run_query
+from molx_agent.errors import DataError, ValidationError
+
+runner = CliRunner()
+
+
+def test_run_query_english():
+    result = run_query("What is the molecular weight and logP of aspirin?", llm="rules")
+    assert set(result) >= {"intent", "intent_confidence", "tasks", "results", "final_answer", "report_paths", "errors"}
+    assert result["intent"] == "molecule_query" and "180.16" in result["final_answer"]
+    assert exit_code_for(result) == 0
+
+
+def test_run_query_rejects_bad_input(tmp_path):
+    with pytest.raises(ValidationError):
+        run_query("  ")
+    with pytest.raises(ValidationError):
+        run_query("MW of aspirin", llm="gpt5")
+    with pytest.raises(DataError) as info:
+        check_data_files([str(tmp_path / "missing.csv")])
+    assert info.value.code == "file_not_found"
+    (tmp_path / "notes.pdf").write_text("x")
+    with pytest.raises(DataError) as info:
+        check_data_files([str(tmp_path / "notes.pdf")])
+    assert info.value.code == "unsupported_file"
+    with pytest.raises(DataError):
+        check_data_files([str(tmp_path)])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read any file")
+def test_unreadable_data_file(tmp_path):
+    f = tmp_path / "locked.csv"
+    f.write_text("smiles\nCCO\n")
+    f.chmod(0)
+    with pytest.raises(DataError) as info:
+        check_data_files([str(f)])
+    assert info.value.code == "unreadable_file"
+
+
+def test_cli_json_output():
+    res = runner.invoke(app, ["run", "--query", "阿司匹林的分子量是多少?", "--json", "--llm", "rules"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["intent"] == "molecule_query" and data["language"] == "zh"
+    assert data["results"]["t1"]["molecules"][0]["properties"]["molecular_weight"] == 180.16
+    assert "分子量: 180.16" in data["final_answer"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--query", ""], "query is empty"),
+        (["run", "--query", "SAR", "--data", "/no/such/file.csv"], "not found"),
+        (["run", "--query", "SAR", "--data", "pyproject.toml"], "unsupported data file type"),
+        (["run", "--query", "x", "--llm", "banana"], "--llm"),
+    ],
+)
+def test_cli_bad_input_exits_2_without_traceback(args, message):
+    res = runner.invoke(app, args)
+    assert res.exit_code == 2
+    assert message in res.stderr and "Traceback" not in res.output
+
+
+def test_cli_failed_task_exits_1():
+    res = runner.invoke(app, ["run", "--query", "What is the TPSA of C1CC?", "--llm", "rules"])
+    assert res.exit_code == 1 and "C1CC" in res.stdout
+
+
+def test_cli_openai_endpoint_down_is_a_clear_error(monkeypatch, unused_port_url):
+    monkeypatch.setenv("OPENAI_BASE_URL", unused_port_url)
+    res = runner.invoke(app, ["run", "--query", "MW of aspirin", "--llm", "openai"])
+    assert res.exit_code == 2 and "not reachable" in res.stderr
+    res = runner.invoke(app, ["run", "--query", "MW of aspirin", "--llm", "auto"])  # falls back to rules
+    assert res.exit_code == 0 and "180.16" in res.stdout
+
+
+@pytest.fixture
+def unused_port_url():
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_output_dir_is_created(tmp_path):
+    out = tmp_path / "deep" / "reports"
+    res = runner.invoke(app, ["run", "--query", "MW of aspirin", "--output-dir", str(out), "--llm", "rules"])
+    assert res.exit_code == 0 and out.is_dir()
+
+
+def test_console_script_subprocess():
+    res = subprocess.run([sys.executable, "-m", "molx_agent.cli.main", "run", "--query",
+                          "What is the molecular weight and logP of aspirin?", "--llm", "rules"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert "180.16" in res.stdout and "1.31" in res.stdout
+
+
+def test_help_imports_no_heavy_library():
+    code = ("import sys, molx_agent.cli.main\n"
+            "heavy = ('langchain', 'langchain_core', 'langgraph', 'rdkit', 'pandas', 'openai', 'mcp')\n"
+            "print(','.join(sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in heavy})))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"--help imports {out.stdout.strip()}"

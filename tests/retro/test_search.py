@@ -1,0 +1,247 @@
+"""Retro*-style search over a table-driven toy model (the real model is exercised in the CLI tests)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.retro import search as search_mod
+from molx_agent.retro.search import SearchCaches, SearchConfig, search_routes
+from molx_agent.retro.stock import FileStock
+from molx_agent.retro.toy_model import DictSingleStepModel
+
+PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
+AMINOPHENOL = "Nc1ccc(O)cc1"
+NITROPHENOL = "O=[N+]([O-])c1ccc(O)cc1"
+PHENOL = "Oc1ccccc1"
+AC2O = "CC(=O)OC(C)=O"
+ACCL = "CC(=O)Cl"
+ACOH = "CC(=O)O"
+
+
+@pytest.fixture
+def paracetamol_model():
+    return DictSingleStepModel({
+        PARACETAMOL: [
+            ([AC2O, AMINOPHENOL], 0.6, "N-acetylation (anhydride)"),
+            ([ACCL, AMINOPHENOL], 0.3, "N-acetylation (acid chloride)"),
+            ([PARACETAMOL, "C"], 0.05, "nonsense self step"),  # target as its own precursor
+            ([ACOH, AMINOPHENOL], 0.02, "amide coupling"),
+        ],
+        AMINOPHENOL: [([NITROPHENOL], 0.7, "nitro reduction"), ([PARACETAMOL], 0.2, "amide hydrolysis")],
+        NITROPHENOL: [([PHENOL], 0.5, "nitration")],
+    })
+
+
+@pytest.fixture
+def phenol_stock(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join([AC2O, ACCL, ACOH, PHENOL]) + "\n")
+    return FileStock(path)
+
+
+@pytest.fixture
+def no_validation():
+    return SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5)
+
+
+def _reactions(graph):
+    return [(graph.molecule_nodes[r.product_node].smiles, sorted(graph.molecule_nodes[x].smiles for x in r.reactant_nodes))
+            for r in graph.reaction_nodes]
+
+
+def test_finds_routes_to_stock_ranked_by_steps_then_cost(paracetamol_model, phenol_stock, no_validation):
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation)
+    assert res.solved and res.routes and res.partial_route is None
+    best = res.routes[0]
+    assert best.n_steps == 3
+    assert _reactions(best)[0] == (PARACETAMOL, sorted([AC2O, AMINOPHENOL]))
+    keys = [(g.n_steps, g.metadata["total_cost"]) for g in res.routes]
+    assert keys == sorted(keys)
+    assert len(res.routes) == 3  # Ac2O, AcCl, AcOH variants of the same 3-step route
+    for graph in res.routes:
+        assert graph.is_complete()
+        for leaf in graph.leaves():
+            assert leaf.availability["available"] is True
+            assert leaf.availability["source"] == "stock.smi"
+            assert leaf.role == "terminal"
+        assert graph.metadata["solved"] is True
+    step = best.reaction_nodes[0]
+    assert step.template_evidence.template_name == "N-acetylation (anhydride)"
+    assert step.score == pytest.approx(0.6)
+    assert step.reaction_smiles.endswith(">>" + PARACETAMOL)
+
+
+def test_never_uses_the_target_or_an_ancestor_as_precursor(paracetamol_model, phenol_stock, no_validation):
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation)
+    for graph in res.routes:
+        for _product, reactants in _reactions(graph):
+            assert PARACETAMOL not in reactants
+    assert res.stats["rejected"]["cycle"] >= 2  # target self-step and aminophenol -> paracetamol
+
+
+def test_is_deterministic_for_the_same_limits(paracetamol_model, phenol_stock):
+    cfg = SearchConfig(time_limit=60, max_expansions=3, validate=False, n_routes=10)
+    first = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=cfg)
+    second = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=cfg)
+    assert first.n_expansions == second.n_expansions == 3
+    assert [g.to_dict() for g in first.routes] == [g.to_dict() for g in second.routes]
+    assert first.stopped_by == "max_expansions"
+
+
+def test_max_depth_gives_a_partial_route_with_reasons(paracetamol_model, phenol_stock):
+    cfg = SearchConfig(max_depth=2, validate=False)
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=cfg)
+    assert not res.solved and res.routes == []
+    partial = res.partial_route
+    assert partial is not None and partial.metadata["solved"] is False
+    pending = [n for n in partial.leaves() if n.role == "pending"]
+    assert [n.smiles for n in pending] == [NITROPHENOL]
+    assert "max_depth 2" in pending[0].availability["reason"]
+    assert res.stopped_by == "exhausted"
+    assert any("max_depth" in r for r in res.reasons)
+    assert res.best_route is partial
+
+
+def test_unknown_chemistry_is_unsolved_not_an_error(phenol_stock, no_validation):
+    res = search_routes("CCCCCCCCCC(=O)NC1CCCCC1", stock=phenol_stock, model=DictSingleStepModel({}), config=no_validation)
+    assert not res.solved
+    assert res.n_expansions == 1
+    assert any("no template applies" in r for r in res.reasons)
+    assert res.partial_route.n_steps == 0
+
+
+def test_forward_validation_hard_gates_reject_steps(monkeypatch, paracetamol_model, phenol_stock):
+    calls = []
+
+    def fake_validate(precursors, product, reaction_type=None, template_id=None):
+        calls.append((tuple(precursors), product))
+        if AC2O in precursors:
+            return {"ok": True, "pass": False, "feasibility_score": 0.1, "hard_fail_reasons": ["atom balance"]}
+        return {"ok": True, "pass": True, "feasibility_score": 0.9, "hard_fail_reasons": None}
+
+    monkeypatch.setattr(search_mod, "_forward_validator", lambda: fake_validate)
+    cfg = SearchConfig(validate=True, n_routes=5)
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=cfg)
+    assert res.solved
+    first = _reactions(res.routes[0])[0]
+    assert first == (PARACETAMOL, sorted([ACCL, AMINOPHENOL]))
+    for graph in res.routes:
+        assert all(AC2O not in reactants for _, reactants in _reactions(graph))
+        assert all(r.forward_validation["pass"] for r in graph.reaction_nodes)
+    assert res.stats["rejected"]["validation"] == 1
+    assert len(calls) == len(set(calls))  # each step validated once
+
+
+def test_model_predictions_are_cached_per_molecule(paracetamol_model, phenol_stock, no_validation):
+    caches = SearchCaches()
+    search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation, caches=caches)
+    n = paracetamol_model.n_calls
+    assert n == len(caches.predictions)
+    search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation, caches=caches)
+    assert paracetamol_model.n_calls == n
+
+
+def test_progress_callback_reports_each_expansion(paracetamol_model, phenol_stock, no_validation):
+    seen = []
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation,
+                        progress=seen.append)
+    assert [p["n_expansions"] for p in seen] == list(range(1, res.n_expansions + 1))
+    assert seen[-1]["solved"] is True
+
+
+def test_n_routes_stops_the_search_early(paracetamol_model, phenol_stock):
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                        config=SearchConfig(validate=False, n_routes=1))
+    assert res.stopped_by == "n_routes" and len(res.routes) == 1
+
+
+def test_target_in_stock_is_still_expanded(paracetamol_model, tmp_path, no_validation):
+    path = tmp_path / "s.smi"
+    path.write_text("\n".join([PARACETAMOL, AC2O, AMINOPHENOL]) + "\n")
+    res = search_routes(PARACETAMOL, stock=FileStock(path), model=paracetamol_model, config=no_validation)
+    assert res.solved and res.routes[0].n_steps == 1
+    assert any("target itself is in stock" in r for r in res.reasons)
+    target = res.routes[0].molecule_nodes[res.routes[0].target_id]
+    assert target.availability["available"] is True
+
+
+class _EndlessModel:
+    """Every molecule has one new, larger precursor: the search never ends by itself."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+
+    def predict(self, product_smiles, top_k=50):
+        from molx_agent.retro.toy_model import ToyPrediction
+
+        time.sleep(self.delay)
+        return [ToyPrediction([product_smiles + "C"], 0.5, "t", "homologation")]
+
+
+def test_time_limit_stops_the_search(phenol_stock):
+    cfg = SearchConfig(time_limit=0.3, max_expansions=10_000, max_depth=10_000, validate=False)
+    res = search_routes("CCO", stock=phenol_stock, model=_EndlessModel(0.01), config=cfg)
+    assert res.stopped_by == "time_limit" and not res.solved
+    assert res.time_s < 2.0  # generous: this is not a speed test
+    assert any("time limit" in r for r in res.reasons)
+
+
+def test_max_expansions_stops_the_search(phenol_stock):
+    cfg = SearchConfig(max_expansions=5, max_depth=100, validate=False)
+    res = search_routes("CCO", stock=phenol_stock, model=_EndlessModel(0.0), config=cfg)
+    assert res.n_expansions == 5 and res.stopped_by == "max_expansions"
+    assert res.partial_route.n_steps == 5
+
+
+def test_bad_targets_and_limits(paracetamol_model, phenol_stock):
+    with pytest.raises(ChemistryError) as err:
+        search_routes("C1CC(", stock=phenol_stock, model=paracetamol_model)
+    assert err.value.code == "invalid_smiles" and err.value.value == "C1CC("
+    with pytest.raises(ChemistryError):
+        search_routes("", stock=phenol_stock, model=paracetamol_model)
+    with pytest.raises(ValidationError):
+        search_routes("CCO.Cl", stock=phenol_stock, model=paracetamol_model)
+    with pytest.raises(ValidationError):
+        search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, time_limit=0)
+
+
+def test_result_to_dict_is_json_ready(paracetamol_model, phenol_stock, no_validation):
+    import json
+
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation)
+    data = json.loads(json.dumps(res.to_dict()))
+    assert data["solved"] is True and data["stock"] == "stock.smi"
+    assert data["routes"][0]["target_smiles"] == PARACETAMOL
+
+
+def test_validation_is_lazy_only_steps_relied_upon_are_validated(monkeypatch, tmp_path):
+    calls = []
+
+    def counting_validate(precursors, product, reaction_type=None, template_id=None):
+        calls.append(tuple(precursors))
+        return {"ok": True, "pass": True, "feasibility_score": 0.9, "hard_fail_reasons": None}
+
+    monkeypatch.setattr(search_mod, "_forward_validator", lambda: counting_validate)
+    stock = tmp_path / "s.smi"
+    stock.write_text(f"{AC2O}\n{ACCL}\n{AMINOPHENOL}\n")
+    model = DictSingleStepModel({PARACETAMOL: [([AC2O, AMINOPHENOL], 0.6, "a"), ([ACCL, AMINOPHENOL], 0.3, "b"),
+                                               (["CC(=O)Br", AMINOPHENOL], 0.2, "c")]})
+    res = search_routes(PARACETAMOL, stock=FileStock(stock), model=model, config=SearchConfig(n_routes=1))
+    assert res.solved and len(res.routes) == 1
+    assert calls == [tuple(sorted([AC2O, AMINOPHENOL]))]
+    assert res.routes[0].reaction_nodes[0].forward_validation["pass"] is True
+
+
+class _FailingModel:
+    def predict(self, product_smiles, top_k=50):
+        raise RuntimeError("template crashed")
+
+
+def test_a_model_failure_is_a_recorded_dead_end(phenol_stock, no_validation):
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=_FailingModel(), config=no_validation)
+    assert not res.solved
+    assert res.stats["model_errors"] == {PARACETAMOL: "RuntimeError: template crashed"}
+    assert any("single-step model failed" in r for r in res.reasons)

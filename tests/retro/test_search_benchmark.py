@@ -1,0 +1,63 @@
+"""Helpers of benchmarks/multistep.py: stratified sampling and the route-match rule (needs ../shared/data)."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import Counter
+
+import pytest
+
+from molx_agent.retro.route import RetroGraph
+
+REPO_BENCH = __import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "multistep.py"
+
+
+@pytest.fixture
+def multistep(shared_data):
+    spec = importlib.util.spec_from_file_location("multistep_bench", REPO_BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def ref_targets(multistep):
+    return multistep.load_targets()
+
+
+def _graph_from_reference(node):
+    graph = RetroGraph.new(node["smiles"])
+
+    def walk(gid, n):
+        step = n.get("synthesis_step")
+        if not step:
+            return
+        kids = step["reactants"]
+        rxn = graph.add_reaction(gid, [k["smiles"] for k in kids])
+        for cid, k in zip(rxn.reactant_nodes, kids, strict=True):
+            walk(cid, k)
+
+    walk(graph.target_id, node)
+    return graph
+
+
+def test_stratified_sample_is_deterministic_and_proportional(multistep, ref_targets):
+    a = multistep.stratified_sample(ref_targets, 100, 0)
+    assert a == multistep.stratified_sample(ref_targets, 100, 0)
+    assert a != multistep.stratified_sample(ref_targets, 100, 1)
+    assert len(a) == len(set(a)) == 100
+    lengths = Counter(ref_targets[t]["route_length"] for t in a)
+    full = Counter(t["route_length"] for t in ref_targets.values())
+    for k, n in full.items():
+        assert abs(lengths[k] - 100 * n / len(ref_targets)) < 1.0
+
+
+def test_route_match_rule_recognises_the_reference_and_rejects_a_different_route(multistep, ref_targets):
+    tid = sorted(ref_targets)[0]
+    ref = ref_targets[tid]["ground_truth"]["target"]
+    graph = _graph_from_reference(ref)
+    assert multistep.graph_reactions(graph) == multistep.reference_reactions(ref)
+    assert multistep.graph_reactions(graph, block=True) == multistep.reference_reactions(ref, block=True)
+    shorter = RetroGraph.from_dict(graph.to_dict())
+    shorter.reaction_nodes = shorter.reaction_nodes[:1]
+    assert multistep.graph_reactions(shorter) != multistep.reference_reactions(ref)

@@ -1,0 +1,130 @@
+"""The single-step model: packaged data, obvious disconnections, uniqueness, bad input, the protocol."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import FrozenInstanceError
+
+import pytest
+from rdkit import Chem
+
+from molx_agent.errors import ChemistryError
+from molx_agent.retro.single_step import (
+    Prediction,
+    SingleStepModel,
+    TemplateKNNModel,
+    canonical_reactant_set,
+    load_single_step_model,
+)
+from molx_agent.retro.templates_db import DATA_DIR, INDEX_FILE, TEMPLATES_FILE, load_template_library
+
+ACETYL_DONORS = {"CC(=O)Cl", "CC(=O)OC(C)=O", "CC(=O)O"}
+
+
+def _canon(smiles: str) -> str:
+    return Chem.MolToSmiles(Chem.MolFromSmiles(smiles))
+
+
+@pytest.fixture(scope="module")
+def model() -> TemplateKNNModel:
+    return load_single_step_model()
+
+
+def test_packaged_library_files_are_compact_and_complete():
+    total = (DATA_DIR / TEMPLATES_FILE).stat().st_size + (DATA_DIR / INDEX_FILE).stat().st_size
+    assert total < 25 * 1024 * 1024
+    with gzip.open(DATA_DIR / TEMPLATES_FILE, "rt") as fh:
+        data = json.load(fh)
+    assert data["n_templates"] == len(data["templates"]) > 5000
+    first = data["templates"][0]
+    assert {"id", "retro_smarts", "count", "reaction_class", "class_counts"} <= set(first)
+    assert ">>" in first["retro_smarts"] and first["count"] >= data["templates"][-1]["count"]
+    assert data["n_reactions_excluded"] > 0  # multi-step benchmark products were left out
+
+
+def test_library_loads_with_fingerprints_for_every_training_reaction():
+    lib = load_template_library()
+    assert lib.n_train > 30000
+    assert lib.product_fps.shape[0] == lib.reactant_fps.shape[0] == lib.n_train
+    assert int(lib.template_idx.max()) < len(lib.templates)
+    assert all(t.id.startswith("USPTO50K_T") for t in lib.templates[:10])
+
+
+def test_load_single_step_model_is_a_cached_singleton(model):
+    assert load_single_step_model() is model
+    assert isinstance(model, SingleStepModel)
+
+
+def _rank_of(preds: list[Prediction], wanted_amine: str) -> int | None:
+    for rank, p in enumerate(preds, 1):
+        rs = set(p.reactants)
+        if _canon(wanted_amine) in rs and rs & ACETYL_DONORS:
+            return rank
+    return None
+
+
+def test_paracetamol_acetylation_of_4_aminophenol_in_top5(model, paracetamol):
+    preds = model.predict(paracetamol, top_k=10)
+    rank = _rank_of(preds, "Nc1ccc(O)cc1")
+    assert rank is not None and rank <= 5, [p.reactants for p in preds]
+    hit = preds[rank - 1]
+    assert hit.category and hit.reaction_name
+    assert hit.mapped_reaction.count(">>") == 1
+    # the atom-mapped reaction is the same reaction as the prediction
+    mapped_r, mapped_p = hit.mapped_reaction.split(">>")
+    assert canonical_reactant_set(mapped_r) == tuple(hit.reactants)
+    assert canonical_reactant_set(mapped_p) == (_canon(paracetamol),)
+
+
+def test_aspirin_acetylation_of_salicylic_acid_in_top5(model, aspirin):
+    preds = model.predict(aspirin, top_k=10)
+    rank = _rank_of(preds, "O=C(O)c1ccccc1O")
+    assert rank is not None and rank <= 5, [p.reactants for p in preds]
+
+
+def test_predictions_are_unique_ranked_and_canonical(model):
+    preds = model.predict("COc1ccc(CNC(=O)c2ccc(Br)cc2)cc1", top_k=50)
+    assert 5 <= len(preds) <= 50
+    sets = [tuple(p.reactants) for p in preds]
+    assert len(set(sets)) == len(sets)
+    scores = [p.score for p in preds]
+    assert scores == sorted(scores, reverse=True) and all(0 < s <= 1 for s in scores)
+    for p in preds:
+        assert list(p.reactants) == sorted(p.reactants)
+        assert all(_canon(r) == r for r in p.reactants)
+        assert p.template_id and p.template_ids[0] == p.template_id
+    with pytest.raises(FrozenInstanceError):
+        preds[0].score = 2.0  # type: ignore[misc]
+    assert json.loads(json.dumps(preds[0].to_dict()))["reactants"] == preds[0].reactants
+
+
+def test_top_k_limits_and_atom_maps_in_input_are_ignored(model, paracetamol):
+    assert len(model.predict(paracetamol, top_k=3)) <= 3
+    assert model.predict(paracetamol, top_k=0) == []
+    mapped = "[CH3:1][C:2](=[O:3])[NH:4][c:5]1[cH:6][cH:7][c:8]([OH:9])[cH:10][cH:11]1"
+    assert [p.reactants for p in model.predict(mapped, top_k=5)] == [
+        p.reactants for p in model.predict(paracetamol, top_k=5)
+    ]
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "C1CC", "not_a_smiles", "c1ccccc"])
+def test_invalid_smiles_raises_chemistry_error(model, bad):
+    with pytest.raises(ChemistryError) as err:
+        model.predict(bad)
+    assert err.value.code == "invalid_smiles"
+    assert err.value.value == bad
+
+
+def test_a_toy_model_satisfies_the_protocol():
+    class OneAnswer:
+        def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+            return [Prediction(["CC(=O)Cl", "Nc1ccc(O)cc1"], 1.0, "toy", "N-acetylation", "acylation", "")][:top_k]
+
+    class NotAModel:
+        def run(self, smiles: str) -> list:
+            return []
+
+    assert isinstance(OneAnswer(), SingleStepModel)
+    assert not isinstance(NotAModel(), SingleStepModel)
+    assert OneAnswer().predict("CC(=O)Nc1ccc(O)cc1")[0].reaction_smiles == "CC(=O)Cl.Nc1ccc(O)cc1>>"

@@ -1,0 +1,92 @@
+"""The linear ranker of the single-step model and its trainer."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from molx_agent.errors import DataError
+from molx_agent.retro.ranker import (
+    FEATURES,
+    CandidateEvidence,
+    LinearRanker,
+    Support,
+    candidate_features,
+    load_ranker,
+    read_ranker,
+)
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_single_step_ranker.py"
+
+
+@pytest.fixture(scope="module")
+def trainer():
+    spec = importlib.util.spec_from_file_location("train_single_step_ranker", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _amide_candidate(named: bool) -> CandidateEvidence:
+    return CandidateEvidence(
+        ("CC(=O)Cl", "Nc1ccc(O)cc1"),
+        supports=[Support(0.8, 0.7, 0, 0), Support(0.5, 0.4, 1, 3)],
+        reactant_heavy_atoms=(4, 8),
+        reactant_rings=1,
+        named=named,
+    )
+
+
+def test_candidate_features_follow_the_feature_list():
+    counts = np.array([120.0, 3.0])
+    feats = candidate_features(_amide_candidate(True), product_heavy_atoms=11, product_rings=1,
+                               template_counts=counts, template_classes=[2, 2], n_neighbours=100)
+    assert feats.shape == (len(FEATURES),)
+    named = dict(zip(FEATURES, feats, strict=True))
+    assert named["named_template"] == 1.0 and named["class_2"] == 1.0 and named["class_1"] == 0.0
+    assert named["max_sim"] == pytest.approx(0.8)
+    assert named["leaving_atoms"] == pytest.approx(0.1)  # 12 reactant heavy atoms for an 11-atom product
+    assert named["first_support_rank"] == 0.0
+
+
+def test_probabilities_are_a_softmax_over_candidates():
+    ranker = LinearRanker.default()
+    feats = np.zeros((3, len(FEATURES)))
+    feats[:, FEATURES.index("log_vote_s4")] = [0.0, 1.0, -1.0]
+    p = ranker.probabilities(feats)
+    assert p.sum() == pytest.approx(1.0) and int(np.argmax(p)) == 1
+
+
+def test_packaged_ranker_is_trained_on_the_current_features():
+    ranker = load_ranker()
+    assert ranker.trained, "molx_agent/data/retro_ranker.json missing: run scripts/train_single_step_ranker.py"
+    assert ranker.weights.shape == (len(FEATURES),) and np.all(np.isfinite(ranker.weights))
+
+
+def test_read_ranker_rejects_other_features_and_bad_files(tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"features": ["x"], "weights": [1.0]}))
+    with pytest.raises(DataError):
+        read_ranker(other)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(DataError):
+        read_ranker(broken)
+
+
+def test_conditional_logit_learns_which_feature_marks_the_answer(trainer):
+    rng = np.random.default_rng(0)
+    groups = []
+    k = FEATURES.index("max_sim")
+    for _ in range(200):
+        feats = rng.normal(size=(6, len(FEATURES)))
+        label = int(rng.integers(6))
+        feats[label, k] += 3.0  # the right answer always has a higher max_sim
+        groups.append((feats, label))
+    w, _, _ = trainer.fit_conditional_logit(groups, steps=300)
+    assert np.argmax(np.abs(w)) == k and w[k] > 0
+    assert trainer.top_k_of(groups, w)["top1"] > 80.0

@@ -1,0 +1,195 @@
+"""Stocks: file stocks, the packaged common reagents, ZINC (molbloom mini catalogue), composites, availability."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from molx_agent.errors import DataError
+from molx_agent.retro import stock as stock_mod
+from molx_agent.retro.stock import (
+    CommonReagentsStock,
+    CompositeStock,
+    FileStock,
+    ZincStock,
+    check_availability,
+    load_stock,
+)
+
+ACETIC_ANHYDRIDE = "CC(=O)OC(C)=O"
+PHENOL_IK = "ISWSIDIOOBJBQZ-UHFFFAOYSA-N"
+
+
+@pytest.fixture
+def reagents_smi(tmp_path):
+    path = tmp_path / "reagents.smi"
+    path.write_text("# my stock\nsmiles\nCC(=O)OC(C)=O acetic anhydride\nNc1ccc(O)cc1\n\nCCO\n")
+    return path
+
+
+@pytest.fixture
+def noncanonical_gz(tmp_path):
+    path = tmp_path / "stock.txt.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write("OCC\nc1ccccc1O\nnot_a_smiles((\n" + PHENOL_IK + "\n")
+    return path
+
+
+def test_file_stock_reads_smi_with_comments_header_and_names(reagents_smi):
+    st = FileStock(reagents_smi)
+    assert len(st) == 3
+    assert ACETIC_ANHYDRIDE in st
+    assert "O=C(C)OC(C)=O" in st  # same molecule, other SMILES
+    assert "OCC" in st
+    assert "CCN" not in st
+    assert st.source_of("CCO") == "reagents.smi"
+    assert st.source_of("CCN") is None
+
+
+def test_file_stock_gz_noncanonical_inchikey_and_invalid_lines(noncanonical_gz):
+    st = FileStock(noncanonical_gz)
+    assert st.canonicalized
+    assert st.n_invalid == 1
+    assert "CCO" in st
+    assert PHENOL_IK in st.inchikeys
+    assert "Oc1ccccc1" in st
+    assert st.info()["n_inchikeys"] == 1
+
+
+def test_file_stock_csv_with_smiles_column(tmp_path):
+    path = tmp_path / "vendor.csv"
+    path.write_text("id,SMILES,price\n1,CC(=O)Cl,3.5\n2,\"c1ccncc1\",1\n")
+    st = FileStock(path)
+    assert "CC(=O)Cl" in st and "c1ccncc1" in st and len(st) == 2
+
+
+def test_file_stock_inchikey_only_file(tmp_path):
+    path = tmp_path / "keys.txt"
+    path.write_text(PHENOL_IK + "\n")
+    st = FileStock(path)
+    assert "Oc1ccccc1" in st
+    assert "Cc1ccccc1" not in st
+
+
+@pytest.mark.parametrize("content", [b"", b"# only a comment\n\n", b"smiles\n"])
+def test_empty_stock_file_is_a_clear_error(tmp_path, content):
+    path = tmp_path / "empty.smi"
+    path.write_bytes(content)
+    with pytest.raises(DataError) as err:
+        FileStock(path)
+    assert err.value.code == "empty_stock"
+    assert str(path) in str(err.value)
+
+
+def test_missing_and_unreadable_stock_files(tmp_path):
+    with pytest.raises(DataError) as err:
+        FileStock(tmp_path / "nope.smi")
+    assert err.value.code == "stock_file_not_found"
+    binary = tmp_path / "bin.smi"
+    binary.write_bytes(b"\xff\xfe\x00\x81garbage\x00")
+    with pytest.raises(DataError) as err:
+        FileStock(binary)
+    assert err.value.code == "stock_file_unreadable"
+    with pytest.raises(DataError):
+        FileStock(tmp_path)  # a directory
+
+
+def test_common_reagents_stock_holds_frequent_training_reagents():
+    st = CommonReagentsStock()
+    for reagent in ("CC(=O)Cl", ACETIC_ANHYDRIDE, "CC(C)(C)OC(=O)OC(=O)OC(C)(C)C", "BrCc1ccccc1"):
+        assert reagent in st, reagent
+    # imatinib is a product, never a common reagent
+    assert "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1" not in st
+    assert st.name == "common-reagents"
+
+
+def test_zinc_stock_uses_only_the_packaged_mini_catalogue(monkeypatch):
+    import molbloom
+
+    calls = []
+
+    def fake_buy(smiles, catalog="zinc-instock", canonicalize=True, check_common=True):
+        calls.append(catalog)
+        return True
+
+    monkeypatch.setattr(molbloom, "buy", fake_buy)
+    st = ZincStock()
+    assert "c1ccccc1" in st
+    assert calls == ["zinc-instock-mini"]
+    assert "not((smiles" not in st  # unparsable never reaches molbloom
+    assert calls == ["zinc-instock-mini"]
+
+
+def test_zinc_stock_counts_building_blocks_only_unless_zinc_all():
+    desmethyl_imatinib = "Cc1ccc(NC(=O)c2ccc(CN3CCNCC3)cc2)cc1Nc1nccc(-c2cccnc2)n1"  # sold, 36 heavy atoms
+    assert desmethyl_imatinib not in load_stock("zinc")
+    assert desmethyl_imatinib in load_stock("zinc-all")
+    assert load_stock("zinc").info()["max_heavy_atoms"] == 25
+
+
+def test_zinc_stock_real_filter_answers_offline():
+    st = ZincStock()
+    assert "CCO" in st
+    assert st.info()["false_positive_rate"] == pytest.approx(0.07)
+
+
+def test_composite_stock_reports_the_first_source(reagents_smi, tmp_path):
+    other = tmp_path / "other.smi"
+    other.write_text("CCO\nCCCO\n")
+    comp = CompositeStock([FileStock(reagents_smi), FileStock(other)])
+    assert comp.source_of("CCO") == "reagents.smi"
+    assert comp.source_of("CCCO") == "other.smi"
+    assert comp.source_of("CCCCO") is None
+    assert "CCCO" in comp and "CCCCO" not in comp
+    with pytest.raises(DataError):
+        CompositeStock([])
+
+
+def test_load_stock_specs(reagents_smi, tmp_path):
+    assert isinstance(load_stock("zinc"), ZincStock)
+    assert isinstance(load_stock("common"), CommonReagentsStock)
+    assert isinstance(load_stock(str(reagents_smi)), FileStock)
+    assert isinstance(load_stock(reagents_smi), FileStock)
+    comp = load_stock(f"{reagents_smi},zinc")
+    assert isinstance(comp, CompositeStock)
+    assert [s.name for s in comp.stocks] == ["reagents.smi", "zinc-instock-mini"]
+    default = load_stock(None)
+    assert default.name == "common-reagents+zinc-instock-mini"
+    st = FileStock(reagents_smi)
+    assert load_stock(st) is st
+    with pytest.raises(DataError):
+        load_stock(str(tmp_path / "missing.smi"))
+    with pytest.raises(DataError):
+        load_stock("  ")
+
+
+def test_check_availability_records_every_molecule_with_its_source(reagents_smi):
+    st = FileStock(reagents_smi)
+    out = check_availability(["OCC", "CC(C)(C)c1ccc(cc1)C(O)CCCN1CCC(CC1)C(O)(c1ccccc1)c1ccccc1", "C1CC", "C"], st)
+    assert [r["smiles"] for r in out] == ["OCC", "CC(C)(C)c1ccc(cc1)C(O)CCCN1CCC(CC1)C(O)(c1ccccc1)c1ccccc1", "C1CC", "C"]
+    ethanol, terfenadine, bad, methane = out
+    assert ethanol["available"] and ethanol["source"] == "reagents.smi" and not ethanol["estimated"]
+    assert ethanol["canonical_smiles"] == "CCO"
+    assert terfenadine["available"] is False and terfenadine["source"] == "sa_estimate" and terfenadine["estimated"]
+    assert terfenadine["sa_class"] in ("easily_synthesizable", "complex")
+    assert bad["available"] is False and bad["error"]["code"] == "invalid_smiles"
+    assert methane["source"] == "sa_estimate" and methane["estimated"] is True
+    assert isinstance(methane["sa_score"], float)
+
+
+def test_check_availability_without_fallback(reagents_smi):
+    out = check_availability("C", FileStock(reagents_smi), fallback=False)
+    assert out[0]["available"] is False and out[0]["source"] is None
+
+
+def test_check_availability_default_stock_accepts_a_single_string():
+    rec = check_availability("CC(=O)Cl")[0]
+    assert rec["available"] and rec["source"] == "common-reagents"
+
+
+def test_sa_class_thresholds():
+    assert stock_mod.sa_class(2.19) == "purchasable"
+    assert stock_mod.sa_class(2.2) == "easily_synthesizable"
+    assert stock_mod.sa_class(3.5) == "complex"
+    assert stock_mod.sa_class(None) is None

@@ -1,0 +1,77 @@
+"""Reading CSV, TSV, Excel and SDF files."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from molx_agent.errors import DataError
+from molx_agent.sar.io import read_table
+
+
+def test_csv_keeps_cells_as_written(anilide_csv):
+    t = read_table(anilide_csv)
+    assert t.format == "csv" and t.n_rows == 9
+    assert t.columns == ["Compound ID", "SMILES", "IC50 (uM)"]
+    assert t.df.loc[0, "IC50 (uM)"] == "0.010"  # not converted to a float
+
+
+def test_tsv_is_sniffed(tmp_path):
+    p = tmp_path / "series.tsv"
+    p.write_text("name\tsmiles\tpIC50\nx\tCCO\t6.1\n", encoding="utf-8")
+    t = read_table(p)
+    assert t.format == "tsv" and t.columns == ["name", "smiles", "pIC50"]
+
+
+def test_excel_single_sheet_and_sheet_choice(tmp_path):
+    p = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(p) as xw:
+        pd.DataFrame({"smiles": ["CCO"], "IC50 (nM)": [10]}).to_excel(xw, sheet_name="assay", index=False)
+        pd.DataFrame({"note": ["x"]}).to_excel(xw, sheet_name="readme", index=False)
+    with pytest.raises(DataError) as exc:
+        read_table(p)
+    assert exc.value.code == "multiple_sheets"
+    assert "assay" in exc.value.message and "readme" in exc.value.message
+    t = read_table(p, sheet="assay")
+    assert t.sheet == "assay" and t.df.loc[0, "smiles"] == "CCO"
+    with pytest.raises(DataError) as exc:
+        read_table(p, sheet="nope")
+    assert exc.value.code == "unknown_sheet"
+
+
+def test_sdf_properties_become_columns(tmp_path):
+    from rdkit import Chem
+
+    p = tmp_path / "mols.sdf"
+    w = Chem.SDWriter(str(p))
+    for name, smi, ic50 in [("a", "CCO", "12"), ("b", "c1ccccc1O", "3.4")]:
+        m = Chem.MolFromSmiles(smi)
+        m.SetProp("_Name", name)
+        m.SetProp("IC50_nM", ic50)
+        w.write(m)
+    w.close()
+    t = read_table(p)
+    assert t.format == "sdf"
+    assert list(t.df["SMILES"]) == ["CCO", "Oc1ccccc1"]
+    assert list(t.df["IC50_nM"]) == ["12", "3.4"]
+    assert list(t.df["_Name"]) == ["a", "b"]
+
+
+@pytest.mark.parametrize("content,code", [("", "empty_file"), ("smiles,IC50\n", "empty_file")])
+def test_empty_files(tmp_path, content, code):
+    p = tmp_path / "empty.csv"
+    p.write_text(content, encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        read_table(p)
+    assert exc.value.code == code
+
+
+def test_missing_and_unsupported_files(tmp_path):
+    with pytest.raises(DataError) as exc:
+        read_table(tmp_path / "nope.csv")
+    assert exc.value.code == "file_not_found"
+    p = tmp_path / "data.json"
+    p.write_text("{}", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        read_table(p)
+    assert exc.value.code == "unsupported_format"

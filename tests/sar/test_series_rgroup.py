@@ -1,0 +1,116 @@
+"""Series split, core choice (trivial cores rejected), R-groups, scans, OCAT, matched pairs."""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem
+
+from molx_agent.errors import ChemistryError
+from molx_agent.sar.mmp import find_matched_pairs
+from molx_agent.sar.ocat import identify_ocat_series
+from molx_agent.sar.rgroup import decompose_series, detect_single_point_scans, substituent_label
+from molx_agent.sar.series import build_series, choose_core, parse_core, trivial_core_reason
+from tests.sar.sar_data import ANILIDES
+
+QUINAZOLINES = [f"COc1cc2ncnc(N{r})c2cc1OC" for r in
+                ("c3ccc(Cl)cc3", "c3ccc(F)cc3", "c3ccc(Br)cc3", "c3ccccc3", "c3ccc(C)cc3", "c3cccc(Cl)c3")]
+SULFONAMIDES = [f"NS(=O)(=O)c1ccc(C(=O)NCc3ccc{r}cc3)cc1" for r in
+                ("(Cl)", "(F)", "(Br)", "", "(C)", "(OC)")]
+
+
+def _mols(smiles):
+    return [Chem.MolFromSmiles(s) for s in smiles]
+
+
+def test_two_chemotypes_become_two_series_with_their_own_cores():
+    series, unassigned = build_series(_mols(QUINAZOLINES + SULFONAMIDES), min_series_size=5)
+    assert len(series) == 2 and unassigned == []
+    members = sorted(sorted(s.members) for s in series)
+    assert members == [list(range(6)), list(range(6, 12))]
+    for s in series:
+        assert s.core_smiles and s.core_atoms >= 8 and s.coverage == 1.0
+
+
+def test_a_lone_ring_is_rejected_as_a_core():
+    benzene = Chem.MolFromSmiles("c1ccccc1")
+    assert trivial_core_reason(benzene, median_atoms=25) == "a lone ring"
+    assert "heavy atoms" in trivial_core_reason(Chem.MolFromSmiles("CCO"), 20)
+    quinazoline_core = Chem.MolFromSmiles("COc1cc2ncnc(N)c2cc1OC")
+    assert trivial_core_reason(quinazoline_core, 22) is None
+
+
+def test_choose_core_never_returns_a_trivial_core_for_a_diverse_set():
+    diverse = _mols(["c1ccccc1CCN", "c1ccccc1OC(=O)C", "c1ccccc1C#N", "c1ccccc1S(=O)(=O)N", "Clc1ccccc1CCCCO"])
+    core = choose_core(diverse)
+    if core["query"] is not None:
+        assert trivial_core_reason(core["query"], core["median_atoms"]) is None
+    else:
+        assert core["rejected"] and all(r["reason"] for r in core["rejected"])
+
+
+def test_user_core_defines_the_series_and_bad_cores_are_errors():
+    mols = _mols([s for _, s, _ in ANILIDES] + ["c1ccc2ccccc2c1"])
+    series, unassigned = build_series(mols, user_core="O=C(C)Nc1ccccc1")
+    assert len(series) == 1 and series[0].core_source == "user" and unassigned == [9]
+    with pytest.raises(ChemistryError) as exc:
+        parse_core("not(a core")
+    assert exc.value.code == "invalid_core"
+    with pytest.raises(ChemistryError) as exc:
+        build_series(mols, user_core="c1ccncc1P")
+    assert exc.value.code == "core_not_found"
+
+
+@pytest.fixture
+def anilide_table():
+    smiles = [s for _, s, _ in ANILIDES]
+    ids = [i for i, _, _ in ANILIDES]
+    import math
+
+    p = [6 - math.log10(float(v)) for _, _, v in ANILIDES]
+    mols = _mols(smiles)
+    core = Chem.MolFromSmarts("C(=O)Nc1ccccc1")
+    return decompose_series("S1", core, mols, list(range(len(mols))), ids, p, [True] * len(mols))
+
+
+def test_rgroup_table_positions_and_stats(anilide_table):
+    t = anilide_table
+    assert len(t.rows) == 9 and t.unmatched == []
+    assert len(t.positions) == 2  # the acyl group and the para substituent
+    para = next(pos for pos in t.positions if "*Cl" in set(t.rows[pos]))
+    stats = {s["substituent"]: s for s in t.position_stats(para)}
+    assert stats["*Cl"]["n"] == 2 and stats["*Cl"]["mean"] == pytest.approx((8.0 + 7.301) / 2, abs=1e-3)
+    assert t.position_stats(para)[0]["substituent"] in ("*Cl", "*F", "*Br")  # halogens are the potent ones
+    summary = {s["position"]: s for s in t.site_summary()}
+    assert summary[para]["n_substituents"] == 6
+
+
+def test_single_point_scans_and_ocat(anilide_table):
+    scans = detect_single_point_scans(anilide_table)
+    assert scans and scans[0]["range"] > 2
+    assert len(scans[0]["members"]) == 6  # the acetanilides: H, Cl, F, Br, Me, OMe at para
+    ocat = identify_ocat_series([anilide_table])
+    assert len(ocat) >= 3  # para scans (x2) and the acetyl/propionyl pairs
+    assert all(len({m["substituent"] for m in o["members"]}) == len(o["members"]) for o in ocat)
+
+
+def test_substituent_labels():
+    assert substituent_label("Cl[*:2]") == "*Cl"
+    assert substituent_label("[H][*:1]") == "H"
+    assert substituent_label("CC(C)[*:4]") == "CC(C)*"
+
+
+def test_matched_pairs_with_mmpdb():
+    import math
+
+    smiles = [s for _, s, _ in ANILIDES]
+    ids = [i for i, _, _ in ANILIDES]
+    p = [6 - math.log10(float(v)) for _, _, v in ANILIDES]
+    res = find_matched_pairs(smiles, p, ids=ids)
+    assert res.max_cuts == 1 and res.n_fragmented == 9 and not res.failed
+    by = {t["transformation"]: t for t in res.transforms}
+    cl_to_f = by.get("[*:1]Cl>>[*:1]F") or by.get("[*:1]F>>[*:1]Cl")
+    assert cl_to_f is not None and cl_to_f["count"] == 2  # A1->A2 and A7->A8
+    sign = 1 if "[*:1]Cl>>" in cl_to_f["transformation"] else -1
+    assert cl_to_f["mean_delta"] == pytest.approx(sign * ((7.699 - 8.0) + (7.097 - 7.301)) / 2, abs=2e-3)
+    pair_ids = {(q["id_a"], q["id_b"]) for q in res.pairs} | {(q["id_b"], q["id_a"]) for q in res.pairs}
+    assert ("A1", "A2") in pair_ids and ("A1", "A7") in pair_ids
