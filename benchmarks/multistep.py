@@ -125,6 +125,7 @@ def _init(stock_path: str) -> None:
 
     _STATE["stock"] = FileStock(stock_path)
     _STATE["model"] = load_single_step_model()
+    _STATE["model"].predict("CC(=O)Nc1ccc(O)cc1", top_k=5)  # warm-up: lazy library loading is not search time
 
 
 def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansions: int, n_routes: int,

@@ -20,6 +20,7 @@ import gzip
 import json
 import logging
 import multiprocessing as mp
+import os
 import random
 import statistics
 import sys
@@ -68,15 +69,17 @@ def _evaluate(row: dict) -> dict:
     """Rank of the recorded reactants among the predictions, and the time taken (one process)."""
     assert _MODEL is not None
     start = time.perf_counter()
+    cpu_start = time.process_time()
     error = None
     try:
         preds = _MODEL.predict(row["product"], top_k=max(KS))
     except Exception as exc:  # noqa: BLE001 - recorded, never dropped
         preds, error = [], f"{type(exc).__name__}: {exc}"
     ms = (time.perf_counter() - start) * 1000
+    cpu_ms = (time.process_time() - cpu_start) * 1000
     rank = next((r for r, p in enumerate(preds, 1) if tuple(p.reactants) == row["truth"]), None)
     top1_class = preds[0].reaction_class if preds else None
-    return {"id": row["id"], "class": row["class"], "rank": rank, "ms": ms, "error": error,
+    return {"id": row["id"], "class": row["class"], "rank": rank, "ms": ms, "cpu_ms": cpu_ms, "error": error,
             "top1_class": top1_class, "inferred_class": infer_reaction_class(row["mapped"])}
 
 
@@ -141,6 +144,11 @@ def run(args: argparse.Namespace) -> dict:
             "p90": round(sorted(times_ms)[int(0.9 * (n - 1))], 1),
             "max": round(max(times_ms), 1),
         },
+        "cpu_ms_per_product": {
+            "median": round(statistics.median(r["cpu_ms"] for r in results), 1),
+            "mean": round(statistics.fmean(r["cpu_ms"] for r in results), 1),
+        },
+        "load_average_at_end": [round(x, 1) for x in os.getloadavg()],
         "prediction_errors": n_errors,
         "class_inference_agreement_on_mapped_test_reactions": round(100 * class_agree / max(class_known, 1), 1),
         "class_of_correct_top1_template_agrees": round(100 * top1_class_agree / max(len(hit1), 1), 1),

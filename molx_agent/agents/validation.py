@@ -33,6 +33,17 @@ def _atoms(counts: dict[str, int]) -> str:
     return ", ".join(f"{k}{v if v != 1 else ''}" for k, v in counts.items())
 
 
+def _template_name(template_id: str | None) -> str | None:
+    if not template_id:
+        return None
+    try:
+        from molx_agent.chem.templates import get_template
+
+        return get_template(template_id).name
+    except (ImportError, RetroError):
+        return None
+
+
 def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
     """Prose verdict of one ``validate_reaction`` result, with the balance details."""
     bal = result["atom_balance"]
@@ -43,6 +54,8 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
     errors = [i for i in result["issues"] if i["severity"] == "error"]
     warnings = [i for i in result["issues"] if i["severity"] != "error"]
     pre, post = _formula(bal["precursor_atoms"]), _formula(bal["product_atoms"])
+    tpl = fa["steps"].get("template_forward", {})
+    named = _template_name(tpl.get("template_id")) if tpl.get("reproduced") else None
     band_zh = {"high": "高", "medium": "中等", "low": "低"}[fa["feasibility"]]
     if lang == "zh":
         if bal["balanced"]:
@@ -57,6 +70,8 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
         text = (f"反应 {rxn} {'有效' if result['is_valid'] else '无效'}。{head}"
                 f"（平衡分 {bal['balance_score']:.2f}）。前体合计 {pre}，产物合计 {post}。"
                 f"正向验证可行性{band_zh}（{fa['feasibility_score']:.2f}）。")
+        if named:
+            text += f"与命名反应模板 {named}（{tpl['template_id']}）一致。"
         if errors:
             text += "硬性问题：" + "；".join(f"{i['code']}（{i['message']}）" for i in errors) + "。"
         if warnings:
@@ -75,6 +90,8 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
     text = (f"Reaction {rxn} is {'valid' if result['is_valid'] else 'NOT valid'}: {head} "
             f"(balance score {bal['balance_score']:.2f}; precursors {pre}, product side {post}). "
             f"Forward-validation feasibility is {fa['feasibility']} ({fa['feasibility_score']:.2f}).")
+    if named:
+        text += f" It matches the named reaction {named} ({tpl['template_id']})."
     if errors:
         text += " Hard failures: " + "; ".join(f"{i['code']} ({i['message']})" for i in errors) + "."
     if warnings:
@@ -102,7 +119,7 @@ class ValidationAgent(BaseAgent):
             results: list[dict[str, Any]] = []
             for rxn in reactions:
                 try:
-                    res = validate_reaction(rxn, reaction_class)
+                    res = validate_reaction(rxn, reaction_class, search_templates=True)
                     res["summary"] = describe_validation(res, lang)
                 except RetroError as exc:  # one bad reaction is a record, not a lost batch
                     res = {"reaction_smiles": rxn, "is_valid": False, "error": exc.to_dict(),

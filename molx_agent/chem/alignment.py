@@ -212,6 +212,8 @@ def _map_by_environment(prec: Chem.Mol, prod: Chem.Mol) -> tuple[dict[int, int],
         progresses is one ambiguous atom paired arbitrarily (then its neighbours follow by growth), so
         symmetric copies of a group are never interleaved.
         """
+        if r <= 0:
+            grow()  # weak matches only after every bond-consistent extension is taken
         pool: dict[Any, list[int]] = {}
         for j in range(n_prec):
             if j not in used:
@@ -226,14 +228,17 @@ def _map_by_environment(prec: Chem.Mol, prod: Chem.Mol) -> tuple[dict[int, int],
                 free = [c for c in cands if c not in used] if cands else []
                 if not free:
                     continue
-                if len(free) == 1:
-                    assign(a, free[0], r)
-                    progress = True
-                    continue
                 images = {mapping[n] for n in prod_nbrs[a] if n in mapping}
-                pick = next((c for c in free if images.intersection(prec_nbrs[c])), None) if images else None
-                if pick is not None:
-                    assign(a, pick, r)
+                if images:
+                    # Next to paired atoms: only a bond-consistent partner will do (except as a last resort).
+                    pick = next((c for c in free if images.intersection(prec_nbrs[c])), None)
+                    if pick is None and r < 0:
+                        pick = free[0]
+                    if pick is not None:
+                        assign(a, pick, r)
+                        progress = True
+                elif len(free) == 1:
+                    assign(a, free[0], r)
                     progress = True
                 else:
                     deferred.append((a, free))

@@ -209,7 +209,7 @@ def validate_forward(
     reaction_type: str | None = None,
     template_id: str | None = None,
     *,
-    search_templates: bool = True,
+    search_templates: bool = False,
 ) -> dict[str, Any]:
     """Forward-validate ``precursors -> product``.
 
@@ -218,8 +218,9 @@ def validate_forward(
     ``score``, ``weight`` and details) and ``atom_balance`` (the :func:`check_atom_balance` dict).
     ``reaction_type`` (a category such as ``suzuki`` or a template category) selects the tier-1 losses
     and the FG compatibility table; ``template_id`` checks that the named template regenerates the
-    precursors from the product; without one, ``search_templates`` looks for a named template that does
-    (a few milliseconds; ``validate_reaction`` skips the search unless asked).
+    precursors from the product; without one, ``search_templates=True`` looks for a named template that
+    does (a few milliseconds per call, so off by default: the search engine validates thousands of steps).
+    Without either, the template step is neutral (score 0.5, ``checked=False``).
     """
     if isinstance(precursors, str):
         precursors = [p for p in precursors.split(".") if p]

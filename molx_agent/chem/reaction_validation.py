@@ -168,7 +168,8 @@ def _validate_parsed(rx: ParsedReaction, reaction_class: str | None, *, use_reag
         prec_counts=prec_counts, prod_counts=prod_counts, template_id=template_id,
         search_templates=search_templates,
     )
-    return {"fwd": fwd, "main": main, "reactants": reactants, "prec_mol": prec_mol, "prod_mol": prod_mol}
+    return {"fwd": fwd, "main": main, "reactants": reactants, "reactant_mols": reactant_mols,
+            "prec_mol": prec_mol, "prod_mol": prod_mol}
 
 
 def validate_reaction(
@@ -228,11 +229,15 @@ def validate_reaction(
         issues.append({"code": "minor_product_excess", "severity": "warning", "message": balance["note"]})
     al = fwd["steps"]["mcs_alignment"]
     for k, n in enumerate(al["contributions"]):
-        if n == 0 and k < len(run["reactants"]):
-            issues.append({
-                "code": "precursor_not_incorporated", "severity": "warning",
-                "message": f"reactant {run['reactants'][k]!r} contributes no atom to the product (a reagent?)",
-            })
+        if k >= len(run["reactant_mols"]) or n:
+            continue
+        mol = run["reactant_mols"][k]
+        if mol.GetNumHeavyAtoms() == 0 or canonical(mol) in product_smiles:
+            continue  # H2, H+ or a spectator ion written on both sides
+        issues.append({
+            "code": "precursor_not_incorporated", "severity": "warning",
+            "message": f"reactant {run['reactants'][k]!r} contributes no atom to the product (a reagent?)",
+        })
     for w in fwd["steps"]["fg_compatibility"].get("warnings", []):
         issues.append({"code": "fg_incompatibility", "severity": "warning", "message": w})
     if fwd["feasibility"] == "low" and not fwd["hard_fail_reasons"]:

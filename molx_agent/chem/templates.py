@@ -17,6 +17,7 @@ Atom indices always refer to the input SMILES exactly as given (RDKit parse orde
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -28,6 +29,8 @@ from rdkit.Chem import rdChemReactions
 
 from molx_agent.chem.utils import load_data, quiet_rdkit
 from molx_agent.errors import ChemistryError
+
+log = logging.getLogger(__name__)
 
 KINDS = ("disconnection", "fgi", "protection", "deprotection", "ring_formation")
 
@@ -315,7 +318,8 @@ def run_named_template(template_id: str, smiles: str) -> list[TemplateOutcome]:
     with quiet_rdkit():
         try:
             outcomes, mapped = rdchiralRun(rxn, reactants, return_mapped=True)
-        except Exception:  # noqa: BLE001 - rdchiral fails on odd valences; no outcome then
+        except Exception as exc:  # noqa: BLE001 - rdchiral fails on odd valences; no outcome then
+            log.debug("template %s failed on %s: %s", template_id, smiles, exc)
             return []
     target = Chem.MolFromSmiles(smiles)
     results: dict[tuple[str, ...], TemplateOutcome] = {}

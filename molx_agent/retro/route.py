@@ -320,7 +320,11 @@ class RetroGraph:
             rxn = self.reaction_for(node.node_id)
             tag = node.role
             if node.availability.get("available"):
-                tag += f", in stock: {node.availability.get('source', '?')}"
+                source = node.availability.get("source", "?")
+                if source == "sa_estimate":
+                    tag += ", not in any stock: judged purchasable from its SA score (estimate)"
+                else:
+                    tag += f", in stock: {source}"
             step = f"  <= {rxn.step_id} {rxn.reaction_type}".rstrip() if rxn else ""
             lines.append(f"{'  ' * level}{'└─ ' if level else ''}{node.smiles} [{node.node_id}, {tag}]{step}")
         return "\n".join(lines)

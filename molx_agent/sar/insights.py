@@ -35,9 +35,9 @@ _T = {
     },
     "cliffs": {
         "en": "{np} activity-cliff pairs involve {nm} compounds ({frac:.0%} of those with exact potencies); the "
-              "strongest: {a} vs {b}, {fc:.0f}-fold (Tanimoto {tan:.2f}).",
+              "strongest: {a} vs {b}, {fc:.0f}-fold (Tanimoto {tan:.2f}{iso}).",
         "zh": "共 {np} 对活性悬崖，涉及 {nm} 个化合物（占有确切活性值化合物的 {frac:.0%}）；最显著的是 {a} 与 {b}，相差 {fc:.0f} 倍"
-              "（Tanimoto {tan:.2f}）。",
+              "（Tanimoto {tan:.2f}{iso}）。",
     },
     "no_cliffs": {"en": "No activity cliffs (MoleculeACE definition) in this set.",
                   "zh": "该数据集中没有活性悬崖（MoleculeACE 定义）。"},
@@ -54,6 +54,9 @@ _T = {
         "zh": "数据：{ne} 行被拒绝，{nd} 行重复测定已合并；{w}",
     },
 }
+
+
+_ISO = {"en": "; identical fingerprints: stereoisomers or close analogues", "zh": "；指纹相同：立体异构体或极近类似物"}
 
 
 def _t(key: str, lang: str, **kw: Any) -> str:
@@ -107,7 +110,7 @@ def deterministic_insights(result: SARResult, language: str = "en") -> list[str]
         top = cl.pairs[0]
         out.append(_t("cliffs", lang, np=len(cl.pairs), nm=cl.n_cliff_molecules,
                       frac=cl.n_cliff_molecules / max(cl.n_compared, 1), a=top.id_a, b=top.id_b, fc=top.fold_change,
-                      tan=top.tanimoto_ecfp4))
+                      tan=top.tanimoto_ecfp4, iso=_ISO["zh" if lang == "zh" else "en"] if top.tanimoto_ecfp4 >= 1.0 else ""))
     else:
         out.append(_t("no_cliffs", lang))
     if len(exact) and exact["lle"].notna().any():

@@ -24,7 +24,7 @@ def test_bands(score, band):
 
 
 def test_valid_amide_coupling_passes():
-    res = validate_forward(*AMIDE)
+    res = validate_forward(*AMIDE, search_templates=True)
     assert res["ok"] is True and res["pass"] is True and res["hard_fail_reasons"] is None
     assert res["feasibility"] == "high"
     assert set(res["steps"]) == set(STEP_WEIGHTS)
@@ -32,7 +32,7 @@ def test_valid_amide_coupling_passes():
     assert res["steps"]["bond_topology"]["n_formed"] == 1
     assert res["steps"]["template_forward"]["reproduced"] is True  # found in the named library
     assert res["steps"]["template_forward"]["template_id"] == "G02_amide_retro"
-    quick = validate_forward(*AMIDE, search_templates=False)
+    quick = validate_forward(*AMIDE)
     assert quick["steps"]["template_forward"] == {"score": 0.5, "checked": False, "detail": "no template given",
                                                   "weight": 0.25}
     assert quick["feasibility_score"] < res["feasibility_score"]

@@ -98,3 +98,14 @@ def test_repair_gives_up_within_the_retry_budget():
     assert res["repaired_smiles"] is None and not res["is_valid"]
     assert res["attempts"] <= MAX_REPAIR_RETRIES
     assert res["repair_actions"]
+
+
+def test_reagent_like_reactants_get_a_warning_but_h2_and_spectators_do_not():
+    res = validate_reaction("CC(=O)O.CCN(CC)CC.Nc1ccccc1>>CC(=O)Nc1ccccc1")
+    assert res["is_valid"]
+    flagged = [i for i in res["issues"] if i["code"] == "precursor_not_incorporated"]
+    assert len(flagged) == 1 and "CCN(CC)CC" in flagged[0]["message"]
+    assert res["atom_balance"]["adjusted_deficit"] == {"C": 6, "N": 1}  # the base's atoms, reported, not hidden
+    assert validate_reaction("C=Cc1ccccc1.[H][H]>>CCc1ccccc1")["issues"] == []
+    spectator = validate_reaction("CC(=O)O.[Na+].[OH-]>>CC(=O)[O-].[Na+]")
+    assert [i["message"] for i in spectator["issues"] if "[Na+]" in i["message"]] == []

@@ -154,3 +154,10 @@ def test_fgi_options_list_interconversions():
     rows = list_fgi_options("O=Cc1ccccc1")
     assert rows[0]["fgi_idx"] == 0
     assert any(r["template"] == "Swern (Retro, oxidation reduction)" for r in rows)
+
+
+def test_scanning_bad_input_raises():
+    for bad in ("C1CC(", "", None):
+        with pytest.raises(ChemistryError) as exc:
+            scan_applicable_reactions(bad)
+        assert exc.value.code == "invalid_smiles"

@@ -99,3 +99,21 @@ def test_report_renders_in_chromium(gsk3b_result, tmp_path):
     assert check.ok, check.problems
     assert check.n_images > 50  # plots and structures, all loaded
     assert "Activity cliffs" in check.body_text
+
+
+class _FakeLLM:
+    def __init__(self, reply):
+        self.reply = reply
+
+    def invoke(self, prompt):
+        assert "Findings" in prompt
+        return type("Msg", (), {"content": self.reply})()
+
+
+def test_insights_from_an_injected_llm_or_rules(gsk3b_result):
+    from molx_agent.sar.insights import build_insights
+
+    lines, source = build_insights(gsk3b_result, "en", _FakeLLM('["R3 para-F is best.", "Watch LLE."]'))
+    assert (lines, source) == (["R3 para-F is best.", "Watch LLE."], "llm")
+    lines, source = build_insights(gsk3b_result, "zh", _FakeLLM("no json here"))
+    assert source == "rules" and any("系列" in x for x in lines)
