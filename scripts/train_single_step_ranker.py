@@ -177,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         },
     )
     atomic_write_json(args.out, ranker.to_dict())
+    os.chmod(args.out, 0o644)
     log.info("wrote %s in %.0f s", args.out, time.time() - t0)
     return 0
 

@@ -99,12 +99,9 @@ def element_keys(mol: Chem.Mol) -> set[tuple[int, bool | None]]:
     return keys
 
 
-_elements = element_keys
-
 
 def _scan(mol: Chem.Mol, library: tuple[GroupPattern, ...], fields: tuple[str, ...]) -> list[dict[str, Any]]:
-    present = _elements(mol)
-    return scan_library(mol, library, fields, present)
+    return scan_library(mol, library, fields, element_keys(mol))
 
 
 def scan_library(
@@ -112,16 +109,28 @@ def scan_library(
     library: tuple[GroupPattern, ...],
     fields: tuple[str, ...] = (),
     present: set[tuple[int, bool | None]] | None = None,
+    known_groups: set[str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Matches of a compiled library: ``[{name, count, atoms, <fields>}]``; ``present`` = :func:`element_keys`."""
+    """Matches of a compiled library: ``[{name, count, atoms, <fields>}]``.
+
+    ``present`` (:func:`element_keys`) screens entries by the atoms they need.  Entries with
+    ``requires_any_fg`` are searched only when one of those groups was found earlier in this scan or is in
+    ``known_groups``; with ``known_groups=None`` that screen only uses this scan's own earlier hits (a
+    library whose prerequisites live elsewhere must be given them, or entries are skipped).
+    """
     if present is None:
-        present = _elements(mol)
+        present = element_keys(mol)
+    have = set(known_groups or ())
     found = []
     for g in library:
         if not g.required <= present:
             continue
+        needs = g.info.get("requires_any_fg")
+        if needs and have.isdisjoint(needs):
+            continue
         matches = mol.GetSubstructMatches(g.pattern, uniquify=True, maxMatches=200)
         if matches:
+            have.add(g.name)
             row = {"name": g.name, "count": len(matches), "atoms": [list(m) for m in matches]}
             for f in fields:
                 if f in g.info:
@@ -132,7 +141,9 @@ def scan_library(
 
 def detect_functional_groups(mol_or_smiles: MolLike) -> list[dict[str, Any]]:
     """Functional groups present: ``[{name, count, atoms, label, category, reactivity, complexity}]``."""
-    return _scan(as_mol(mol_or_smiles), functional_group_library(), ("label", "category", "reactivity", "complexity"))
+    mol = as_mol(mol_or_smiles)
+    return scan_library(mol, functional_group_library(), ("label", "category", "reactivity", "complexity"),
+                        element_keys(mol))
 
 
 def detect_protecting_groups(
@@ -141,18 +152,19 @@ def detect_protecting_groups(
     """Protecting groups present: ``[{name, count, atoms, full_name, protects, removal, ...}]``.
 
     ``ambiguous=True`` marks groups that are often part of a final target (acetamide, methyl ester).
-    When the molecule's ``functional_groups`` are passed, groups whose ``requires_any_fg`` screen fails are
-    not searched (same result, faster).
+    ``functional_groups`` (the molecule's :func:`detect_functional_groups` result) may be passed when
+    already computed; it feeds the ``requires_any_fg`` screen (same result, faster).
     """
     mol = as_mol(mol_or_smiles)
-    library = protecting_group_library()
-    if functional_groups is not None:
-        present = {g["name"] for g in functional_groups}
-        library = tuple(
-            g for g in library
-            if not g.info.get("requires_any_fg") or present.intersection(g.info["requires_any_fg"])
-        )
-    return _scan(mol, library, ("full_name", "protects", "removal", "stable_to", "labile_to", "ambiguous"))
+    if functional_groups is None:
+        functional_groups = detect_functional_groups(mol)
+    return scan_library(
+        mol,
+        protecting_group_library(),
+        ("full_name", "protects", "removal", "stable_to", "labile_to", "ambiguous"),
+        element_keys(mol),
+        {g["name"] for g in functional_groups},
+    )
 
 
 def get_fg_reaction_mapping(groups: str | list[str] | None = None) -> dict[str, list[str]]:

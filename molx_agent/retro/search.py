@@ -220,7 +220,7 @@ class RetroStarSearch:
         while True:
             if not self.root.solved:
                 return []
-            entries = kbest_routes(self, k)
+            entries = kbest_routes(self, k, self.config.rank_by)
             clean = True
             for entry in entries:
                 for rxn in route_reactions(entry):
@@ -322,7 +322,7 @@ class RetroStarSearch:
         stopped_by = "exhausted"
         recent: list[float] = []  # durations of the last expansions that called the model
         while True:
-            if self.root.solved and len(self.confirm_best(cfg.n_routes)) >= cfg.n_routes:
+            if cfg.stop_at_n_routes and self.root.solved and len(self.confirm_best(cfg.n_routes)) >= cfg.n_routes:
                 stopped_by = "n_routes"
                 break
             if self.n_expansions >= cfg.max_expansions:
@@ -402,6 +402,8 @@ def search_routes(
                               hint="give one molecule (drop salts and counter-ions)")
     cfg = config or SearchConfig(time_limit=float(time_limit), max_expansions=int(max_expansions),
                                  max_depth=int(max_depth), n_routes=int(n_routes))
+    if cfg.rank_by not in ("steps", "cost"):
+        raise ValidationError("invalid_rank_by", "rank_by must be 'steps' or 'cost'", value=cfg.rank_by)
     if cfg.time_limit <= 0 or cfg.max_expansions < 1 or cfg.max_depth < 1 or cfg.n_routes < 1:
         raise ValidationError("invalid_search_limits", "time_limit, max_expansions, max_depth and n_routes must be positive",
                               value={"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions,

@@ -24,11 +24,18 @@ if TYPE_CHECKING:
 Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]]]
 
 
-def _key(entry: Entry) -> tuple[int, float, tuple[int, ...]]:
+def _key_steps(entry: Any) -> tuple[Any, ...]:
     return entry[0], round(entry[1], 9), entry[2]
 
 
-def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]]) -> list[Entry]:
+def _key_cost(entry: Any) -> tuple[Any, ...]:
+    return round(entry[1], 9), entry[0], entry[2]
+
+
+_KEYS = {"steps": _key_steps, "cost": _key_cost}
+
+
+def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps) -> list[Entry]:
     if mol.in_stock:
         return [(0, 0.0, (), (mol, None, []))]
     if mol.id in memo:
@@ -39,17 +46,17 @@ def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]]) -> list[Entry]:
             continue
         combos: list[tuple[int, float, tuple[int, ...], list[Any]]] = [(0, 0.0, (), [])]
         for child in rxn.children:
-            sub = _kbest(child, k, memo)
+            sub = _kbest(child, k, memo, key)
             combos = heapq.nsmallest(
                 k,
                 ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]]) for a in combos for b in sub),
-                key=lambda e: (e[0], round(e[1], 9), e[2]),
+                key=key,
             )
             if not combos:
                 break
         for steps, cost, ids, kids in combos:
             candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids)))
-    memo[mol.id] = heapq.nsmallest(k, candidates, key=_key)
+    memo[mol.id] = heapq.nsmallest(k, candidates, key=key)
     return memo[mol.id]
 
 
@@ -129,9 +136,9 @@ def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, A
     return graph
 
 
-def kbest_routes(search: RetroStarSearch, k: int) -> list[Entry]:
+def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps") -> list[Entry]:
     """The ``k`` best solved routes as k-best entries (no validation; see ``RetroStarSearch.confirm_best``)."""
-    return _kbest(search.root, k, {}) if search.root.solved else []
+    return _kbest(search.root, k, {}, _KEYS[rank_by]) if search.root.solved else []
 
 
 def route_reactions(entry: Entry) -> list[ReactionEdge]:

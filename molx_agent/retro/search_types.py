@@ -26,6 +26,8 @@ class SearchConfig:
     step_penalty: float = 0.1
     leaf_cost: float = 1.0
     validate: bool = True
+    stop_at_n_routes: bool = True  # False: keep searching to the time/expansion limit (more diverse routes)
+    rank_by: str = "steps"  # "steps": fewest steps, then lowest cost; "cost": lowest total cost
 
 
 @dataclass

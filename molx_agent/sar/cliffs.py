@@ -108,7 +108,13 @@ def generic_framework(mol):
 
 
 def scaffold_bits(mols: Sequence) -> np.ndarray:
-    return ecfp4_bits([generic_framework(m) for m in mols])
+    from rdkit import RDLogger
+
+    RDLogger.DisableLog("rdApp.*")  # MakeScaffoldGeneric logs valence errors before the fallback
+    try:
+        return ecfp4_bits([generic_framework(m) for m in mols])
+    finally:
+        RDLogger.EnableLog("rdApp.*")
 
 
 def tanimoto_block(a: np.ndarray, b: np.ndarray, a_counts: np.ndarray, b_counts: np.ndarray) -> np.ndarray:

@@ -143,9 +143,23 @@ class SARResult:
         }
 
 
-def _tick(timings: dict[str, float], key: str, t0: float) -> float:
-    now = time.perf_counter()
-    timings[key] = now - t0
+def _cpu() -> float:
+    """CPU seconds of this process and of its finished pool workers."""
+    import os
+
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def _now() -> tuple[float, float]:
+    return time.perf_counter(), _cpu()
+
+
+def _tick(timings: dict[str, float], key: str, t0: tuple[float, float]) -> tuple[float, float]:
+    """Record the wall (``key``) and CPU (``key_cpu``) seconds since ``t0``; return the new start."""
+    now = _now()
+    timings[key] = now[0] - t0[0]
+    timings[f"{key}_cpu"] = now[1] - t0[1]
     return now
 
 
@@ -162,7 +176,7 @@ def analyse_clean(
     from rdkit import Chem, RDLogger
 
     timings = timings if timings is not None else {}
-    t = time.perf_counter()
+    t = _now()
     comp = clean.compounds.copy()
     RDLogger.DisableLog("rdApp.*")
     try:
@@ -297,7 +311,7 @@ def run_sar_pipeline(
 
     report_mode = parse_mode(mode)
     timings: dict[str, float] = {}
-    t_all = t = time.perf_counter()
+    t_all = t = _now()
     table = read_table(data, sheet=sheet)
     clean = clean_table(table, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units,
                         llm=llm, progress=progress)
@@ -310,12 +324,12 @@ def run_sar_pipeline(
     validate_mode(result, report_mode)
     result.mode = report_mode
     result.language = "zh" if language == "zh" else "en"
-    t = time.perf_counter()
+    t = _now()
     result.insights, result.insights_source = build_insights(result, result.language, llm)
     t = _tick(timings, "insights", t)
     write_outputs(result, out)
     _tick(timings, "report", t)
-    timings["total"] = time.perf_counter() - t_all
+    _tick(timings, "total", t_all)
     atomic_write_json(result.summary_path, result.to_dict())  # type: ignore[arg-type]
     return result
 

@@ -134,6 +134,14 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G120_buchwald_aryl_chloride_retro', 'c1ccc(NC2CCCCC2)cc1', ['Clc1ccccc1', 'NC1CCCCC1']),
     ('G121_sonogashira_bromide_retro', 'CC#Cc1ccccc1', ['Brc1ccccc1', 'C#CC']),
     ('G122_boc_aniline_deprotection_retro', 'Nc1ccc(Cl)cc1', ['CC(C)(C)OC(=O)Nc1ccc(Cl)cc1']),
+    ('G123_oxadiazole_134_retro', 'Cc1nnc(-c2ccccc2)o1', ['CC(=O)NNC(=O)c1ccccc1']),
+    ('G124_benzimidazolone_cdi_retro', 'O=c1[nH]c2ccccc2n1C', ['CNc1ccccc1N', 'O=C(n1ccnc1)n1ccnc1']),
+    ('G125_epoxidation_retro', 'CCCCC1CO1', ['C=CCCCC', 'O=C(OO)c1cccc(Cl)c1']),
+    ('G126_hantzsch_chloroketone_retro', 'Cc1csc(-c2ccccc2)n1', ['CC(=O)CCl', 'NC(=S)c1ccccc1']),
+    ('G127_amide_dehydration_retro', 'N#Cc1ccccc1', ['NC(=O)c1ccccc1']),
+    ('G128_oxime_formation_retro', 'ON=Cc1ccccc1', ['NO', 'O=Cc1ccccc1']),
+    ('G129_azide_displacement_retro', '[N-]=[N+]=NCCc1ccccc1', ['BrCCc1ccccc1', '[N-]=[N+]=[N-]']),
+    ('G130_cyanide_displacement_retro', 'N#CCc1ccccc1', ['BrCc1ccccc1', '[C-]#N']),
 ]
 
 
