@@ -34,6 +34,8 @@ from typing import Any
 
 from rdkit import Chem
 
+from molx_agent.chem.utils import quiet_rdkit
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 
@@ -81,7 +83,8 @@ def add_methyl(smiles: str, rng: random.Random) -> str | None:
         if atom.GetNumExplicitHs():
             atom.SetNumExplicitHs(atom.GetNumExplicitHs() - 1)
         try:
-            Chem.SanitizeMol(trial)
+            with quiet_rdkit():
+                Chem.SanitizeMol(trial)
         except Exception:  # noqa: BLE001 - try another site
             continue
         return Chem.MolToSmiles(trial)

@@ -63,15 +63,16 @@ class ReactionAlignment:
     source: str
     """``atom_maps`` or ``environment``."""
     violations: list[dict[str, Any]] = field(default_factory=list)
+    n_unmapped_bonds: int = 0
+    """Product bonds with at least one unpaired atom."""
 
     @property
     def conserved_bond_fraction(self) -> float:
+        """Fraction of product bonds present, with the same order, between the paired precursor atoms."""
         if not self.n_product_bonds:
             return 1.0 if not self.unmapped_product_atoms else 0.0
-        bad = len(self.formed_bonds) + len(self.changed_bonds) + self._unmapped_bonds
+        bad = len(self.formed_bonds) + len(self.changed_bonds) + self.n_unmapped_bonds
         return max(0.0, 1.0 - bad / self.n_product_bonds)
-
-    _unmapped_bonds: int = 0
 
     @property
     def coverage(self) -> float:
@@ -330,8 +331,8 @@ def align_reaction(prec: Chem.Mol, prod: Chem.Mol) -> ReactionAlignment:
         n_product_atoms=prod.GetNumAtoms(),
         n_product_bonds=prod.GetNumBonds(),
         source=source,
+        n_unmapped_bonds=unmapped_bonds,
     )
-    al._unmapped_bonds = unmapped_bonds
     al.violations = _topology_violations(al, prec, prod, frag_of)
     return al
 

@@ -245,3 +245,18 @@ def test_a_model_failure_is_a_recorded_dead_end(phenol_stock, no_validation):
     assert not res.solved
     assert res.stats["model_errors"] == {PARACETAMOL: "RuntimeError: template crashed"}
     assert any("single-step model failed" in r for r in res.reasons)
+
+
+def test_search_can_continue_past_n_routes_and_rank_by_cost(paracetamol_model, phenol_stock):
+    early = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                          config=SearchConfig(validate=False, n_routes=1))
+    full = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                         config=SearchConfig(validate=False, n_routes=1, stop_at_n_routes=False))
+    assert early.stopped_by == "n_routes" and full.stopped_by == "exhausted"
+    assert full.n_expansions >= early.n_expansions
+    by_cost = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                            config=SearchConfig(validate=False, rank_by="cost"))
+    costs = [g.metadata["total_cost"] for g in by_cost.routes]
+    assert costs == sorted(costs)
+    with pytest.raises(ValidationError):
+        search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=SearchConfig(rank_by="x"))
