@@ -102,15 +102,18 @@ class ReporterAgent(BaseAgent):
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
         deps = self.dependency_results(task, state)
-        # also look one level further up (e.g. reporter <- validation <- disconnection)
+        # every ancestor counts (synthesis_of_hits: reporter <- validation <- disconnection <- sar)
         results = state.get("results") or {}
         tasks = state.get("tasks") or {}
         seen = set(task.get("depends_on") or [])
-        for d in list(task.get("depends_on") or []):
-            for dd in (tasks.get(d) or {}).get("depends_on") or []:
-                if dd not in seen and dd in results:
+        queue = list(task.get("depends_on") or [])
+        while queue:
+            for dd in (tasks.get(queue.pop(0)) or {}).get("depends_on") or []:
+                if dd not in seen:
                     seen.add(dd)
-                    deps.append(results[dd])
+                    queue.append(dd)
+                    if dd in results:
+                        deps.append(results[dd])
         paths: list[str] = []
         summaries: list[str] = []
         sar_dep = next((d for d in deps if d.get("result_key") or d.get("n_cliff_pairs") is not None), None)

@@ -20,6 +20,7 @@ def run_sar(
     sheet: str | None = None,
     output_dir: str | Path | None = None,
     language: str = "en",
+    progress: Any = None,
 ) -> dict[str, Any]:
     """Run the SAR pipeline and return the CLI's JSON document.
 
@@ -32,9 +33,25 @@ def run_sar(
 
     result = run_sar_pipeline(
         data, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units, core=core, mode=mode,
-        sheet=sheet, output_dir=output_dir, language=language,
+        sheet=sheet, output_dir=output_dir, language=language, progress=progress,
     )
     return result.to_dict()
+
+
+def _stage_printer() -> Any:
+    """Print each pipeline stage once on stderr when it is a terminal (large sets take a while)."""
+    import sys
+
+    if not sys.stderr.isatty():
+        return None
+    seen: set[str] = set()
+
+    def show(stage: str, done: int, total: int) -> None:
+        if stage not in seen:
+            seen.add(stage)
+            typer.echo(f"... {stage} ({total} items)", err=True)
+
+    return show
 
 
 def _print_text(doc: dict[str, Any]) -> None:
@@ -78,7 +95,8 @@ def register(app: typer.Typer) -> None:
         @handle_errors
         def _go() -> None:
             doc = run_sar(data, smiles_col=smiles_col, activity_col=activity_col, units=units, id_col=id_col,
-                          core=core, mode=mode, sheet=sheet, output_dir=output_dir, language=language)
+                          core=core, mode=mode, sheet=sheet, output_dir=output_dir, language=language,
+                          progress=_stage_printer())
             if json_out:
                 emit_json(doc)
             else:

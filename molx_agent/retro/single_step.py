@@ -305,8 +305,11 @@ class TemplateKNNModel:
         return product, mapped_product, cands, feats
 
     def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+        if top_k <= 0:
+            parse_product(product_smiles)  # still reject bad input
+            return []
         product, mapped_product, cands, feats = self.candidates(product_smiles)
-        if top_k <= 0 or not cands:
+        if not cands:
             return []
         probs = self.ranker.probabilities(feats)
         order = sorted(range(len(cands)), key=lambda i: (-probs[i], cands[i].reactants))[:top_k]

@@ -135,7 +135,13 @@ def standardize_smiles(smiles: str) -> tuple[str, str]:
             raise ChemistryError("invalid_smiles", f"RDKit cannot parse SMILES {smiles!r}", value=smiles)
         try:
             std = standardizer.standardize_mol(mol)
-            parent, _excluded = standardizer.get_parent_mol(std)
+            ipar = standardizer.get_isotope_parent_mol(std)
+            if len(Chem.GetMolFrags(ipar)) == 1:
+                # what get_fragment_parent_mol returns for a single fragment (it re-reads and re-parses the
+                # salt and solvent lists on every call, ~2/3 of the time): the neutralised molecule
+                parent = standardizer.uncharge_mol(ipar)
+            else:
+                parent, _excluded = standardizer.get_fragment_parent_mol(ipar, neutralize=True, check_exclusion=True)
         except Exception as exc:  # noqa: BLE001 - the pipeline raises assorted RDKit errors
             raise ChemistryError("standardization_failed", f"standardisation failed: {exc}", value=smiles) from exc
         if parent is not None and len(Chem.GetMolFrags(parent)) > 1:

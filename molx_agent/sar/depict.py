@@ -53,6 +53,10 @@ def mol_svg(smiles: str, width: int = 220, height: int = 160) -> str | None:
     mol = _to_mol(smiles)
     if mol is None:
         return None
+    for atom in mol.GetAtoms():  # [*:2] is drawn as R2
+        if atom.GetAtomicNum() == 0 and atom.GetAtomMapNum():
+            atom.SetProp("atomLabel", f"R{atom.GetAtomMapNum()}")
+            atom.SetAtomMapNum(0)
     try:
         rdDepictor.Compute2DCoords(mol)
         drawer = rdMolDraw2D.MolDraw2DSVG(width, height)
@@ -74,6 +78,44 @@ def mol_svg(smiles: str, width: int = 220, height: int = 160) -> str | None:
     except Exception as exc:  # noqa: BLE001
         logger.info("cannot depict %s: %s", smiles, exc)
         return None
+
+
+@lru_cache(maxsize=2_000)
+def highlighted_svg(smiles: str, core_smarts: str, width: int = 240, height: int = 170) -> str | None:
+    """``smiles`` drawn with the atoms matching ``core_smarts`` highlighted (None when it does not match)."""
+    from rdkit import Chem
+    from rdkit.Chem import rdDepictor
+    from rdkit.Chem.Draw import rdMolDraw2D
+
+    mol = Chem.MolFromSmiles(smiles)
+    query = Chem.MolFromSmarts(core_smarts)
+    if mol is None or query is None:
+        return None
+    match = mol.GetSubstructMatch(query)
+    if not match:
+        return None
+    atoms = set(match)
+    bonds = [b.GetIdx() for b in mol.GetBonds() if b.GetBeginAtomIdx() in atoms and b.GetEndAtomIdx() in atoms]
+    rdDepictor.Compute2DCoords(mol)
+    drawer = rdMolDraw2D.MolDraw2DSVG(width, height)
+    drawer.drawOptions().clearBackground = False
+    drawer.drawOptions().fixedBondLength = 28
+    rdMolDraw2D.PrepareAndDrawMolecule(drawer, mol, highlightAtoms=list(atoms), highlightBonds=bonds)
+    drawer.FinishDrawing()
+    return drawer.GetDrawingText()
+
+
+def core_img(example_smiles: str | None, core_smarts: str | None, core_smiles: str | None) -> str:
+    """The core shown on a real member of the series (core atoms highlighted), else the core alone."""
+    if example_smiles and core_smarts:
+        try:
+            svg = highlighted_svg(example_smiles, core_smarts)
+        except Exception:  # noqa: BLE001 - fall back to the core on its own
+            svg = None
+        if svg is not None:
+            alt = html.escape(f"core {core_smiles} on {example_smiles}", quote=True)
+            return f'<img class="mol" width="240" height="170" alt="{alt}" title="{alt}" src="{svg_data_uri(svg)}">'
+    return mol_img(core_smiles, 200, 140)
 
 
 def mol_img(smiles: str | None, width: int = 220, height: int = 160, css: str = "mol") -> str:
@@ -160,4 +202,4 @@ def bar_img(labels: Sequence[str], values: Sequence[float], errors: Sequence[flo
     return figure_img(fig, title)
 
 
-__all__ = ["mol_svg", "mol_img", "figure_img", "histogram_img", "scatter_img", "bar_img", "svg_data_uri"]
+__all__ = ["mol_svg", "mol_img", "core_img", "highlighted_svg", "figure_img", "histogram_img", "scatter_img", "bar_img", "svg_data_uri"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from molx_agent.io_utils import atomic_write_text
-from molx_agent.sar.depict import bar_img, histogram_img, mol_img, scatter_img
+from molx_agent.sar.depict import bar_img, core_img, histogram_img, mol_img, scatter_img
 
 if TYPE_CHECKING:  # pragma: no cover
     from molx_agent.sar.pipeline import SARResult
@@ -123,14 +123,31 @@ def _section_plots(r: SARResult, comp, lang: str) -> str:
     return f"<h2>{_L['plots'][lang]}</h2><div class='plots'>{''.join(imgs)}</div>"
 
 
+def _example_member(r: SARResult, s) -> str | None:
+    """SMILES of the most potent member of series ``s`` that contains its core."""
+    if not s.core_smarts:
+        return None
+    from rdkit import Chem
+
+    q = Chem.MolFromSmarts(s.core_smarts)
+    members = r.compounds.iloc[s.members].sort_values("p_activity", ascending=False)
+    for smi in members["smiles"].head(20):
+        m = Chem.MolFromSmiles(smi)
+        if m is not None and q is not None and m.HasSubstructMatch(q):
+            return str(smi)
+    return None
+
+
 def _section_series(r: SARResult, lang: str) -> str:
     rows = []
     for s in r.series[:MAX_SERIES * 3]:
         rej = "; ".join(f"{x['source']}: {x['smiles']} ({x['reason']})" for x in s.rejected_cores)
-        rows.append([_e(s.id), _num(s.size), mol_img(s.core_smiles, 200, 140) if s.core_smiles else "<i>none</i>",
+        example = _example_member(r, s)
+        core = core_img(example, s.core_smarts, s.core_smiles) if s.core_smiles else "<i>none</i>"
+        rows.append([_e(s.id), _num(s.size), core,
                      _e(s.core_source or ""), _num(s.core_atoms), f"{s.coverage:.0%}", _e(s.note),
                      f'<span class="muted">{_e(rej)}</span>'])
-    t = _table(["series", "size", "core", "core from", "core atoms", "coverage", "note", "rejected cores"], rows,
+    t = _table(["series", "size", "core (highlighted on the most potent member)", "core from", "core atoms", "coverage", "note", "rejected cores"], rows,
                f"{len(r.series)} series (min. 5 compounds); {len(r.unassigned)} compounds in no series")
     return f"<h2>{_L['series'][lang]}</h2>{t}"
 
@@ -142,6 +159,10 @@ def _rgroup_block(r: SARResult, table, mode, ids_filter: set[str] | None, chart_
         return ""
     out = [f"<h3>Series {_e(table.series_id)} — {len(table.rows)} compounds decomposed"
            f"{f', {len(table.unmatched)} not matching the core' if table.unmatched else ''}</h3>"]
+    if len(table.rows):
+        labelled = table.rows["Core"].value_counts().index[0]
+        out.append(f"<p>{mol_img(labelled, 320, 200)}<br><span class='muted'>Core with its R positions "
+                   f"(most common labelling)</span></p>")
     # per-position statistics; bar charts for the most sensitive sites only
     sens = sorted((x for x in table.site_summary() if x["mean_range_n2"] is not None),
                   key=lambda x: -x["mean_range_n2"])

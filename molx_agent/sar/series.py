@@ -268,6 +268,35 @@ def choose_core(
     return out
 
 
+def _merge_same_core(series: list[Series], mols: Sequence) -> list[Series]:
+    """Clusters that ended with the same core are one series (largest first, renumbered S1, S2, ...)."""
+    by_core: dict[str, Series] = {}
+    merged: list[Series] = []
+    for s in series:
+        key = s.core_smarts or ""
+        home = by_core.get(key) if key else None
+        if home is None:
+            if key:
+                by_core[key] = s
+            merged.append(s)
+            continue
+        home.members = sorted(home.members + s.members)
+        home.rejected_cores += [r for r in s.rejected_cores if r not in home.rejected_cores]
+    from rdkit import Chem
+
+    for s in merged:
+        if s.core_smarts:
+            q = Chem.MolFromSmarts(s.core_smarts)
+            n_in = sum(1 for i in s.members if mols[i].HasSubstructMatch(q))
+            s.coverage = n_in / len(s.members)
+            s.note = (f"{len(s.members) - n_in} member(s) do not contain the core and are not decomposed"
+                      if n_in < len(s.members) else "")
+    merged.sort(key=lambda s: (-s.size, s.members[0]))
+    for k, s in enumerate(merged, 1):
+        s.id = f"S{k}"
+    return merged
+
+
 def build_series(
     mols: Sequence,
     *,
@@ -312,6 +341,7 @@ def build_series(
         else:
             s.note = "no meaningful common core (diverse cluster); no R-group table"
         out.append(s)
+    out = _merge_same_core(out, mols)
     # a compound left out by the clustering but containing a series' core belongs to that series
     queries = [(s, Chem.MolFromSmarts(s.core_smarts)) for s in out if s.core_smarts]
     still: list[int] = []

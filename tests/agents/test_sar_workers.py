@@ -137,3 +137,16 @@ def test_run_command_end_to_end(tmp_path):
     res = CliRunner().invoke(app, ["run", "--query", "分析这些分子的 R1 SAR", "--data", str(EXAMPLE)])
     assert res.exit_code == 0, res.output
     assert "SAR" in res.stdout and ".html" in res.stdout
+
+
+def test_reporter_finds_a_sar_result_further_up_the_dag(anilide_csv):
+    state = _state([anilide_csv])
+    for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
+        state = _step(agent, state, tid)
+    # synthesis_of_hits shape: sar -> (route steps) -> reporter
+    state["tasks"]["t2b"] = {"id": "t2b", "type": "validation", "inputs": {}, "depends_on": ["t2"], "status": "done"}
+    state["results"]["t2b"] = {"summary": "no route to validate"}
+    state["tasks"]["t3"]["depends_on"] = ["t2b"]
+    state = _step(ReporterAgent(), state, "t3")
+    assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
+    assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])

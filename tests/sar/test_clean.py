@@ -149,3 +149,20 @@ def test_save_and_load_roundtrip(messy_csv, tmp_path):
     assert list(back.compounds["id"]) == list(r.compounds["id"])
     assert back.compounds.set_index("id").loc["M2", "rows"] == [1, 2]
     assert back.compounds["p_activity"].round(6).tolist() == r.compounds["p_activity"].round(6).tolist()
+
+
+@pytest.mark.parametrize("smiles", [
+    "CC(=O)Nc1ccc(O)cc1", "CC[NH+](CC)CC", "[13CH3]C(=O)Oc1ccccc1C(=O)O", "CC(=O)[O-]", "C[N+](C)(C)C",
+    "OC(=O)CC([O-])=O", "CCO", "c1ccccc1C(=O)O.[Na]", "CC(=O)Nc1ccc(O)cc1.Cl", "N[C@@H](C)C(=O)O",
+])
+def test_standardisation_matches_the_chembl_parent(smiles):
+    from chembl_structure_pipeline import standardizer
+    from rdkit import Chem
+
+    from molx_agent.sar.clean import standardize_smiles
+
+    parent, _ = standardizer.get_parent_mol(standardizer.standardize_mol(Chem.MolFromSmiles(smiles)))
+    expected = Chem.MolToSmiles(parent)
+    if "." in expected:  # multi-component parents keep their largest organic component here
+        expected = max(expected.split("."), key=len)
+    assert standardize_smiles(smiles)[0] == expected

@@ -114,3 +114,16 @@ def test_matched_pairs_with_mmpdb():
     assert cl_to_f["mean_delta"] == pytest.approx(sign * ((7.699 - 8.0) + (7.097 - 7.301)) / 2, abs=2e-3)
     pair_ids = {(q["id_a"], q["id_b"]) for q in res.pairs} | {(q["id_b"], q["id_a"]) for q in res.pairs}
     assert ("A1", "A2") in pair_ids and ("A1", "A7") in pair_ids
+
+
+def test_clusters_with_the_same_core_become_one_series():
+    from molx_agent.sar.series import Series, _merge_same_core
+
+    mols = _mols(QUINAZOLINES)
+    core = Chem.MolToSmarts(Chem.MolFromSmiles("COc1cc2ncnc(N)c2cc1OC"))
+    parts = [Series("S1", [0, 1, 2], core_smarts=core), Series("S2", [3, 4, 5], core_smarts=core),
+             Series("S3", [], core_smarts=None)]
+    parts[2].members = [5]
+    merged = _merge_same_core(parts, mols)
+    assert [s.members for s in merged] == [[0, 1, 2, 3, 4, 5], [5]]
+    assert merged[0].id == "S1" and merged[0].coverage == 1.0 and merged[1].id == "S2"
