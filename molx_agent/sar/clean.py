@@ -173,7 +173,7 @@ def _standardize_or_error(smiles: str) -> tuple[str, ...]:
 def standardize_many(smiles: list[str], workers: int | None = None) -> dict[str, tuple[str, str] | ChemistryError]:
     """Batch twin of :func:`standardize_smiles`: SMILES -> result, or the :class:`ChemistryError` it raised.
 
-    ``workers``: processes (None = 2 for sets of at least 1,000 on a multi-core machine, else 1).
+    ``workers``: processes (None = :func:`molx_agent.sar.parallel.default_workers`).
     """
     pool = make_pool(workers, len(smiles))
     if pool is None:

@@ -70,6 +70,22 @@ class _FragmentReader:
         return iter(self.records)
 
 
+#: Molecules per fragmentation job when a process pool is used.
+FRAGMENT_CHUNK = 200
+
+
+def _fragment_chunk(job: tuple[list[tuple[str, str]], int]) -> list:
+    """mmpdb fragment records of ``(smiles, id)`` items (runs in a pool worker for large sets)."""
+    from mmpdblib import config, fragment_records, reporters
+    from rdkit import RDLogger
+
+    items, max_cuts = job
+    options = dataclasses.replace(config.DEFAULT_FRAGMENT_OPTIONS, num_cuts=max_cuts)
+    RDLogger.DisableLog("rdApp.*")
+    return list(fragment_records.make_fragment_records(_Reader(items), options.get_fragment_filter(),
+                                                       reporter=reporters.get_reporter("quiet")))
+
+
 def _heavy(frag: str) -> int:
     from mmpdblib.index_algorithm import get_num_heavies
 
@@ -88,10 +104,10 @@ def find_matched_pairs(
 ) -> MMPResult:
     """Matched pairs among ``smiles`` (standardised) and their ΔpActivity statistics.
 
-    ``workers``: processes for mmpdb's fragmentation (its own pool support); None = 2 on a multi-core
-    machine for sets of at least 1,000 compounds, else 1.
+    ``workers``: processes for mmpdb's fragmentation (its own pool support); None = see
+    :func:`molx_agent.sar.parallel.default_workers` (in-process below 20,000 compounds).
     """
-    from mmpdblib import config, fragment_records, index_algorithm, reporters
+    from mmpdblib import config, index_algorithm, reporters
     from rdkit import RDLogger
 
     n = len(smiles)
@@ -102,7 +118,6 @@ def find_matched_pairs(
     if max_cuts not in (1, 2, 3):
         raise ValueError("max_cuts must be 1, 2 or 3")
     options = dataclasses.replace(config.DEFAULT_FRAGMENT_OPTIONS, num_cuts=max_cuts)
-    fragment_filter = options.get_fragment_filter()
     items = [(smiles[i], str(i)) for i in range(n) if ok[i]]
     quiet = reporters.get_reporter("quiet")
     RDLogger.DisableLog("rdApp.*")
@@ -110,13 +125,17 @@ def find_matched_pairs(
         if progress is not None:
             progress("mmp", 0, len(items))
         pool = make_pool(workers, len(items))
-        try:
-            records = list(fragment_records.make_fragment_records(_Reader(items), fragment_filter, pool=pool,
-                                                                  reporter=quiet))
-        finally:
-            if pool is not None:
+        if pool is None:
+            records = _fragment_chunk((items, max_cuts))
+        else:
+            # chunks, not mmpdb's per-record pool jobs: those pickle the fragment filter with every molecule
+            chunks = [items[k:k + FRAGMENT_CHUNK] for k in range(0, len(items), FRAGMENT_CHUNK)]
+            try:
+                parts = pool.map(_fragment_chunk, [(c, max_cuts) for c in chunks], chunksize=1)
+            finally:
                 pool.close()
                 pool.join()
+            records = [r for part in parts for r in part]
         good = [r for r in records if not getattr(r, "errmsg", None)]
         failed = [{"id": ids[int(r.id)], "smiles": r.input_smiles, "reason": r.errmsg} for r in records
                   if getattr(r, "errmsg", None)]

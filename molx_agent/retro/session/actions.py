@@ -202,16 +202,13 @@ def _update_protections(state: SessionState, step_id: str, product: str, precurs
         state.audit.protections.append(ProtectionEntry(protection=pg, install_step="planned", remove_step=step_id,
                                                        status="planned"))
         events.append(f"{pg} removed in {step_id}")
-    for pg in sorted(prod_pg - prec_pg):  # forward: the PG is installed by this step
+    for pg in sorted(prod_pg - prec_pg):  # forward: installed here; a protection only if removed later
         entry = next((p for p in state.audit.protections if p.protection == pg and p.install_step == "planned"),
                      None)
-        if entry is None:
-            state.audit.protections.append(ProtectionEntry(protection=pg, install_step=step_id,
-                                                           remove_step="pending", status="installed"))
-        else:
+        if entry is not None:  # otherwise the group is part of the final product, not a protection
             entry.install_step = step_id
-            entry.status = "removed" if entry.remove_step not in ("", "pending") else "installed"
-        events.append(f"{pg} installed in {step_id}")
+            entry.status = "removed"
+            events.append(f"{pg} installed in {step_id}")
     return events
 
 
