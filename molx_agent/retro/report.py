@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import base64
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -207,12 +207,14 @@ def build_report_data(graph: RetroGraph, *, name: str = "", extra: dict[str, Any
     stocks = sorted({str(s["source"]) for s in sms if s["status"] == "in_stock" and s["source"]})
     title_name = name or graph.target_name or target.name
     audit = extra.pop("audit_state", None)
+    if audit is not None and not isinstance(audit, dict) and hasattr(audit, "to_dict"):
+        audit = audit.to_dict()  # a SynthesisAuditState
     summary_text = extra.pop("summary", None)
     return {
         "language": language,
         "labels": labels,
         "name": title_name,
-        "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "generated_at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "target": {"node_id": target.node_id, "smiles": target.smiles, "name": title_name,
                    "cs_score": _num((target.complexity or {}).get("cs_score")),
                    "classification": (target.complexity or {}).get("classification"),

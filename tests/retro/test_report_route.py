@@ -40,7 +40,7 @@ def test_html_is_self_contained(paracetamol_report):
     assert "http://" not in html and "https://" not in html
     assert "<script" not in html and "<link" not in html and "@import" not in html and "url(" not in html
     srcs = re.findall(r'<img[^>]*src="([^"]+)"', html)
-    assert len(srcs) == 4 + 2 + 1 + 2  # target, tree, 2 reactions... see below
+    assert len(srcs) == 1 + 1 + 2 + 2  # target, tree, 2 reactions, 2 starting materials
     for src in srcs:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:4] == b"\x89PNG"
@@ -121,3 +121,16 @@ def test_forward_text_and_visualization():
     assert ids == set(g.molecule_nodes) | {r.step_id for r in g.reaction_nodes}
     assert all(e["source"] in ids and e["target"] in ids for e in vis["edges"])
     assert len(vis["edges"]) == sum(1 + len(r.reactant_nodes) for r in g.reaction_nodes)
+
+
+def test_audit_state_object_or_dict_is_tabulated(tmp_path):
+    from molx_agent.retro.route import DecisionRecord, SynthesisAuditState
+
+    audit = SynthesisAuditState(decision_history=[DecisionRecord("rxn_1", "CC(=O)Nc1ccc(O)cc1", "decide",
+                                                                 "N-acetylation", "mild, selective",
+                                                                 "committed", "high")])
+    for value in (audit, audit.to_dict()):
+        paths = render_route_report(paracetamol_route(), tmp_path / str(type(value).__name__),
+                                    extra={"audit_state": value}, formats=("html",))
+        html = open(paths["html"], encoding="utf-8").read()
+        assert "Decision history" in html and "mild, selective" in html

@@ -189,7 +189,7 @@ def tree_png(graph: RetroGraph, mol_pngs: dict[str, bytes], status_of) -> bytes:
     pos = {b.node_id: ((b.x + 0.5) * CELL_W, b.level * CELL_H + 10) for b in boxes}
 
     # connectors first, so boxes paint over them
-    for parent, child, step in edges:
+    for parent, child, _step in edges:
         px, py = pos[parent]
         cx, cy = pos[child]
         y0, y1 = py + box_h, cy

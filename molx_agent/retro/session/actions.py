@@ -6,7 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import ChemistryError, ValidationError
-from molx_agent.retro.route import DecisionRecord, LLMDecision, ProtectionEntry, ReactionNode, TemplateEvidence
+from molx_agent.retro.route import (
+    DecisionRecord,
+    LLMDecision,
+    ProtectionEntry,
+    ReactionNode,
+    TemplateEvidence,
+)
 from molx_agent.retro.session import engine
 from molx_agent.retro.session.commands import (
     bond_atoms,
@@ -139,7 +145,7 @@ def cmd_try_precursors(state: SessionState, a: dict[str, Any], _cmd: Any) -> dic
 
 
 def cmd_try_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
-    ctx = current_context(state)
+    ctx = current_context(state, "try_fgi")
     fgis = ctx["fgi"]
     if not 0 <= a["fgi_idx"] < len(fgis):
         raise ValidationError("invalid_fgi_idx", f"try_fgi: FGI index {a['fgi_idx']} does not exist "
@@ -153,7 +159,7 @@ def cmd_try_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, 
 
 
 def cmd_custom_cap(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
-    ctx = current_context(state)
+    ctx = current_context(state, "custom_cap")
     atoms = bond_atoms(state, a["bond_idx"], "custom_cap")
     capped = engine.custom_capping(ctx["smiles"], atoms, a["cap_i"], a["cap_j"])
     fragments = capped.get("fragments") or []

@@ -105,15 +105,15 @@ def require_current(state: SessionState, command: str) -> dict[str, Any]:
     return state.current
 
 
-def current_context(state: SessionState) -> dict[str, Any]:
-    cur = require_current(state, "context")
+def current_context(state: SessionState, command: str = "context") -> dict[str, Any]:
+    cur = require_current(state, command)
     node = state.graph.molecule_nodes[cur["node_id"]]
     return node.decision_context
 
 
 def bond_row(state: SessionState, bond_idx: int, command: str) -> dict[str, Any]:
     """The decision-context row of ``bond_idx`` (error naming the valid indices if absent)."""
-    ctx = current_context(state)
+    ctx = current_context(state, command)
     for row in ctx["bonds"]:
         if row["bond_idx"] == bond_idx:
             return row
@@ -130,7 +130,7 @@ def bond_row(state: SessionState, bond_idx: int, command: str) -> dict[str, Any]
 
 def bond_atoms(state: SessionState, bond_idx: int, command: str) -> tuple[int, int]:
     """Atom pair of any bond of the current molecule (proposals or not)."""
-    ctx = current_context(state)
+    ctx = current_context(state, command)
     mol = engine.parse(ctx["smiles"])
     if not 0 <= bond_idx < mol.GetNumBonds():
         raise ValidationError("invalid_bond_idx", f"{command}: bond index {bond_idx} does not exist in "

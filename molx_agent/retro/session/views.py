@@ -61,7 +61,7 @@ def cmd_explore(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, 
 
 
 def cmd_explore_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
-    ctx = current_context(state)
+    ctx = current_context(state, "explore_fgi")
     return {"smiles": ctx["smiles"], "n_fgi": len(ctx["fgi"]), "fgi": ctx["fgi"]}
 
 
@@ -76,7 +76,7 @@ def cmd_smart_cap(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str
         smiles, bond = a["smiles"], tuple(a["bond"])
     elif a["bond_idx"] is not None:
         require_current(state, "smart_cap")
-        smiles = current_context(state)["smiles"]
+        smiles = current_context(state, "smart_cap")["smiles"]
         bond = bond_atoms(state, a["bond_idx"], "smart_cap")
     else:
         raise ValidationError("missing_argument", "smart_cap: give \"bond_idx\" or \"smiles\" + \"bond\"",

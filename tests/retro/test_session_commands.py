@@ -1,0 +1,250 @@
+"""RetroCmd end to end on the real engine: queue, sandbox, commit, audit, persistence, export, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from molx_agent.errors import DataError, RetroError, ValidationError
+from molx_agent.retro import RetroCmd
+
+PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
+
+
+@pytest.fixture
+def paracetamol_session(tmp_path):
+    cmd = RetroCmd(tmp_path / "para.json")
+    cmd.execute("init", {"target": PARACETAMOL, "name": "Paracetamol"})
+    return cmd
+
+
+@pytest.fixture
+def paracetamol_awaiting(paracetamol_session):
+    paracetamol_session.execute("next")
+    return paracetamol_session
+
+
+def _amide_bond(cmd):
+    ctx = cmd.execute("context", {"detail": "compact"})["current"]
+    return next(b for b in ctx["bond_summary"] if b["atoms"] == [1, 3])
+
+
+def test_init_and_next_give_the_seed_shapes(paracetamol_session, tmp_path):
+    data = json.loads((tmp_path / "para.json").read_text())
+    for key in ("session_id", "target", "config", "status", "current", "queue", "seen_smiles", "tree",
+                "audit_state"):
+        assert key in data
+    assert data["queue"] == [[PARACETAMOL, 0]]
+    ctx = paracetamol_session.execute("next")
+    cur = ctx["current"]
+    assert cur["action"] == "awaiting_decision" and cur["is_target"] and cur["node_id"] == "mol_0"
+    assert {"bond_summary", "fgi_summary", "functional_groups", "audit_state_summary"} <= set(cur)
+    # the target is never skipped, even though it is a simple commercial compound
+    assert cur["availability"]["available"] is True
+    amide = _amide_bond(paracetamol_session)
+    assert amide["n_alternatives"] >= 2
+    assert any("Amide" in rt for rt in amide["reaction_types"])
+
+
+def test_explore_uses_templates_and_single_step_model(paracetamol_awaiting):
+    amide = _amide_bond(paracetamol_awaiting)
+    ex = paracetamol_awaiting.execute("explore", {"bond_idx": amide["bond_idx"]})
+    sources = {a["source"] for a in ex["alternatives"]}
+    assert "template" in sources and "single_step_model" in sources
+    assert ["CC(=O)Cl", "Nc1ccc(O)cc1"] in [sorted(a["precursors"]) for a in ex["alternatives"]]
+    assert ex["smart_capping"][0]["reaction_type"] == "Amide bond formation"
+
+
+def test_sandbox_never_writes_the_tree(paracetamol_awaiting):
+    before = paracetamol_awaiting.state().graph.to_dict()
+    amide = _amide_bond(paracetamol_awaiting)
+    paracetamol_awaiting.execute("try_bond", {"bond_idx": amide["bond_idx"], "alt_idx": 0})
+    paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)O", "Nc1ccc(O)cc1"]})
+    assert paracetamol_awaiting.state().graph.to_dict() == before
+    listing = paracetamol_awaiting.execute("sandbox_list")
+    assert listing["n_attempts"] == 2 and listing["selected"] is None
+    assert paracetamol_awaiting.execute("sandbox_clear") == {"ok": True, "cleared": 2}
+
+
+def test_try_precursors_checks_smiles_cycles_and_validation(paracetamol_awaiting):
+    good = paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"],
+                                                           "reaction_type": "Schotten-Baumann acylation"})
+    assert good["success"] and good["source"] == "llm_proposed" and good["attempt_idx"] == 0
+    assert good["forward_validation"]["pass"] is True and good["atom_balance"]["balance_score"] > 0.8
+    assert all(d["cs_score"] is not None for d in good["precursor_details"])
+    bad = paracetamol_awaiting.execute("try_precursors", {"precursors": ["C1CC", "Nc1ccc(O)cc1"]})
+    assert not bad["success"] and bad["errors"][0]["code"] == "invalid_smiles"
+    loop = paracetamol_awaiting.execute("try_precursors", {"precursors": [PARACETAMOL]})
+    assert not loop["success"] and loop["errors"][0]["code"] == "cycle"
+    wrong = paracetamol_awaiting.execute("try_precursors", {"precursors": ["CCO"]})
+    assert not wrong["success"] and wrong["forward_validation"]["hard_fail_reasons"]
+    audit = paracetamol_awaiting.state().audit
+    assert len(audit.failed_attempts) == 3
+
+
+def test_commit_writes_step_evidence_and_audit(paracetamol_awaiting):
+    amide = _amide_bond(paracetamol_awaiting)
+    ex = paracetamol_awaiting.execute("explore", {"bond_idx": amide["bond_idx"]})
+    alt = next(i for i, a in enumerate(ex["alternatives"]) if a["template_id"] == "G01_amide_acid_chloride_retro")
+    paracetamol_awaiting.execute("try_bond", {"bond_idx": amide["bond_idx"], "alt_idx": alt})
+    paracetamol_awaiting.execute("select", {"idx": 0})
+    res = paracetamol_awaiting.execute("commit", {"reasoning": "酰氯法条件温和", "confidence": "high",
+                                                  "rejected": [{"method": "Ac2O route", "reason": "副产物处理"}]})
+    assert res["success"] and res["step_id"] == "rxn_1" and res["tree_complete"] is True
+    assert sorted(res["new_terminal"]) == ["CC(=O)Cl", "Nc1ccc(O)cc1"] and res["new_pending"] == []
+    state = paracetamol_awaiting.state()
+    rxn = state.graph.reaction_nodes[0]
+    assert rxn.template_evidence.template_id == "G01_amide_acid_chloride_retro"
+    assert rxn.template_evidence.source == "template"
+    assert rxn.llm_decision.confidence == "high" and rxn.llm_decision.rejected_alternatives[0]["method"]
+    assert rxn.forward_validation["pass"] is True
+    for node in state.graph.terminals():
+        assert node.availability["available"] and node.availability["source"]
+        assert node.llm_analysis["terminal_reason"].startswith("in stock: ")
+    assert state.audit.decision_history[-1].outcome == "committed"
+    assert state.audit.linear_step_count == 1
+    assert paracetamol_awaiting.execute("next")["action"] == "queue_empty"
+
+
+def test_gate_failed_commit_leaves_tree(paracetamol_awaiting):
+    paracetamol_awaiting.execute("try_precursors", {"precursors": ["CCO"]})
+    res = paracetamol_awaiting.execute("commit", {"idx": 0, "reasoning": "test"})
+    assert res["success"] is False and res["outcome"] == "gate_failed"
+    state = paracetamol_awaiting.state()
+    assert state.graph.n_steps == 0 and state.audit.decision_history[-1].outcome == "gate_failed"
+
+
+def test_user_stock_queue_skip_and_finalize(tmp_path):
+    stock = tmp_path / "my_stock.smi"
+    stock.write_text("CC(=O)Cl\n", encoding="utf-8")
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": "CC(=O)Nc1ccc(OCc2ccccc2)cc1", "stock": str(stock),
+                         "terminal_cs_threshold": 0.5})
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    res = cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
+    assert res["new_terminal"] == ["CC(=O)Cl"] and res["new_pending"] == ["Nc1ccc(OCc2ccccc2)cc1"]
+    assert res["tree_complete"] is False
+    terminal = cmd.execute("tree")["terminals"][0]
+    assert terminal["stock_source"] == "my_stock" or terminal["stock_source"].startswith("my_stock")
+    nxt = cmd.execute("next")["current"]
+    assert nxt["smiles"] == "Nc1ccc(OCc2ccccc2)cc1" and nxt["depth"] == 1 and not nxt["is_target"]
+    assert cmd.execute("skip", {"reason": "no idea"})["skipped"]
+    assert cmd.execute("next")["action"] == "queue_empty"
+    assert cmd.execute("tree")["tree_complete"] is False
+    fin = cmd.execute("finalize", {"summary": "partial"})
+    assert fin["status"] == "incomplete" and fin["unresolved"] == ["Nc1ccc(OCc2ccccc2)cc1"]
+    assert cmd.state().audit.decision_history[-1].action == "skip"
+
+
+def test_target_accept(tmp_path):
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": "Nc1ccc(O)cc1"})
+    cmd.execute("next")
+    assert cmd.execute("accept", {"reason": "简单商业试剂"})["tree_complete"] is True
+
+
+def _bytes(path):
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("command,args,code", [
+    ("frobnicate", {}, "unknown_command"),
+    ("explore", {}, "missing_argument"),
+    ("explore", {"bond_idx": "2"}, "bad_argument_type"),
+    ("explore", {"bond_idx": 99}, "invalid_bond_idx"),
+    ("explore", {"bond_idx": 2, "foo": 1}, "unknown_argument"),
+    ("commit", {"reasoning": "x"}, "nothing_selected"),
+    ("commit", {"idx": 3}, "invalid_attempt_idx"),
+    ("select", {"idx": 0}, "invalid_attempt_idx"),
+    ("try_fgi", {"fgi_idx": 999}, "invalid_fgi_idx"),
+    ("commit", {"idx": 0, "confidence": "sure"}, "bad_argument_value"),
+    ("init", {"target": PARACETAMOL}, "session_exists"),
+    ("custom_cap", {"bond_idx": -1, "cap_i": "Br", "cap_j": "B(O)O"}, "invalid_bond_idx"),
+])
+def test_bad_input_leaves_file_unchanged(paracetamol_awaiting, command, args, code):
+    before = _bytes(paracetamol_awaiting.session_file)
+    with pytest.raises(RetroError) as err:
+        paracetamol_awaiting.execute(command, args)
+    assert err.value.code == code
+    assert _bytes(paracetamol_awaiting.session_file) == before
+
+
+def test_corrupted_foreign_and_missing_files(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"session_id": "x", ', encoding="utf-8")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"hello": "world"}', encoding="utf-8")
+    for path, code in ((broken, "corrupted_session_file"), (foreign, "foreign_session_file")):
+        before = path.read_bytes()
+        with pytest.raises(ValidationError) as err:
+            RetroCmd(path).execute("status")
+        assert err.value.code == code and path.read_bytes() == before
+    with pytest.raises(DataError) as err:
+        RetroCmd(tmp_path / "nope.json").execute("next")
+    assert err.value.code == "session_not_found"
+
+
+def test_invalid_target(tmp_path):
+    with pytest.raises(RetroError) as err:
+        RetroCmd(tmp_path / "s.json").execute("init", {"target": "not a smiles"})
+    assert err.value.code == "invalid_smiles" and not (tmp_path / "s.json").exists()
+
+
+def test_new_process_continues_where_the_last_stopped(paracetamol_awaiting, tmp_path):
+    paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"]})
+    script = (
+        "import json, sys\n"
+        "from molx_agent.retro import RetroCmd\n"
+        "c = RetroCmd(sys.argv[1])\n"
+        "out = {'list': c.execute('sandbox_list'), 'next': c.execute('next')['current']['node_id']}\n"
+        "c.execute('select', {'idx': 0})\n"
+        "out['commit'] = c.execute('commit', {'reasoning': 'from another process'})\n"
+        "print(json.dumps(out))\n")
+    proc = subprocess.run([sys.executable, "-c", script, str(paracetamol_awaiting.session_file)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    out = json.loads(proc.stdout)
+    assert out["list"]["n_attempts"] == 1 and out["next"] == "mol_0"
+    assert out["commit"]["success"] and out["commit"]["tree_complete"]
+    state = paracetamol_awaiting.state()
+    assert state.graph.n_steps == 1 and state.graph.reaction_nodes[0].llm_decision.selection_reasoning == (
+        "from another process")
+
+
+def test_export_folder(paracetamol_awaiting, tmp_path):
+    paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"]})
+    paracetamol_awaiting.execute("commit", {"idx": 0, "reasoning": "acid chloride"})
+    paracetamol_awaiting.execute("finalize", {"summary": "done"})
+    res = paracetamol_awaiting.execute("export", {"name": "Paracetamol", "output_dir": str(tmp_path / "output")})
+    out = tmp_path / "output"
+    folder = res["output_dir"]
+    assert folder.startswith(str(out)) and folder.endswith("_Paracetamol")
+    for f in ("SYNTHESIS_REPORT.html", "SYNTHESIS_REPORT.md", "report.txt", "tree.json", "tree.txt",
+              "terminals.json", "visualization.json", "session.json"):
+        assert f in res["files"]
+    assert res["n_files"] == 8 and res["n_images"] == 5 and res["visualization_ok"] is True
+    assert res["summary"] == "Paracetamol: 1 steps, 2 starting materials, visualization=✓"
+    # the exported session.json is a resumable session
+    assert RetroCmd(f"{folder}/session.json").execute("status")["tree_complete"] is True
+    terminals = json.loads(open(f"{folder}/terminals.json").read())
+    assert {t["source"] for t in terminals} <= {"common-reagents", "zinc-instock-mini"}
+
+
+def test_capping_and_fgi_commands(paracetamol_awaiting):
+    amide = _amide_bond(paracetamol_awaiting)
+    caps = paracetamol_awaiting.execute("smart_cap", {"bond_idx": amide["bond_idx"], "max": 2})
+    assert caps["ok"] and len(caps["proposals"]) == 2 and caps["proposals"][0]["confidence"] == 0.9
+    direct = paracetamol_awaiting.execute("smart_cap", {"smiles": "CC(=O)Nc1ccccc1", "bond": [1, 3]})
+    assert direct["proposals"][0]["fragments"] == ["CC(=O)O", "Nc1ccccc1"]
+    custom = paracetamol_awaiting.execute("custom_cap", {"bond_idx": amide["bond_idx"], "cap_i": "Cl",
+                                                         "cap_j": "[H]"})
+    assert custom["source"] == "custom_cap" and sorted(custom["precursors"]) == ["CC(=O)Cl", "Nc1ccc(O)cc1"]
+    fgi = paracetamol_awaiting.execute("explore_fgi")
+    assert fgi["n_fgi"] >= 1
+    att = paracetamol_awaiting.execute("try_fgi", {"fgi_idx": 0})
+    assert att["source"] == "fgi" and att["fgi_idx"] == 0
+    full = paracetamol_awaiting.execute("context", {"detail": "full"})
+    assert full["current"]["sandbox"]["n_attempts"] == 2 and "audit_state" in full
