@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import Any
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically (temp file + fsync + rename)."""
     path = Path(path)
@@ -26,6 +32,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_current_umask())  # mkstemp makes 0600; honour the umask like open()
         os.replace(tmp, path)
     except BaseException:
         try:
