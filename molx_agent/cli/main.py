@@ -47,14 +47,7 @@ def _root() -> None:
 
 def _register_commands() -> None:
     for name in COMMAND_MODULES:
-        module_name = f"molx_agent.cli.{name}"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # a command still under construction
-            if exc.name == module_name:
-                continue
-            raise
-        module.register(app)
+        importlib.import_module(f"molx_agent.cli.{name}").register(app)
 
 
 _register_commands()
