@@ -25,7 +25,7 @@ from molx_agent.chem.alignment import ReactionAlignment, align_reaction
 from molx_agent.chem.atom_balance import balance_from_counts
 from molx_agent.chem.fg_detect import detect_functional_groups
 from molx_agent.chem.fg_warnings import FORBIDDEN_GROUPS, REACTION_INCOMPATIBILITIES, normalize_reaction_type
-from molx_agent.chem.utils import canonical, mol_formula_counter, parse_mol
+from molx_agent.chem.utils import canonical, combine_mols, mol_formula_counter, parse_mol
 from molx_agent.errors import RetroError, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -57,17 +57,6 @@ def feasibility_band(score: float) -> str:
     if score >= 0.5:
         return "medium"
     return "low"
-
-
-def _mol_of(smiles_list: list[str]) -> Chem.Mol:
-    mols = [parse_mol(s) for s in smiles_list]
-    out = mols[0]
-    if len(mols) == 1:
-        return mols[0]
-    for m in mols[1:]:
-        out = Chem.CombineMols(out, m)
-    Chem.GetSymmSSSR(out)  # CombineMols leaves ring information uninitialised
-    return out
 
 
 #: Score of the template step when no named template reproduces the step (the library is not exhaustive).
@@ -228,7 +217,7 @@ def validate_forward(
         raise ValidationError("empty_input", "no precursors given", value=precursors)
     if not isinstance(product, str) or not product.strip():
         raise ValidationError("empty_input", "no product given", value=product)
-    prec_mol = _mol_of(list(precursors))
+    prec_mol = combine_mols([parse_mol(p) for p in precursors])
     prod_mol = parse_mol(product)
     return forward_validate_mols(
         prec_mol, prod_mol, precursors=list(precursors), product=product,

@@ -18,7 +18,7 @@ from rdkit import Chem
 
 from molx_agent.chem.byproducts import BYPRODUCTS, CATEGORY_LOSSES, normalize_category
 from molx_agent.chem.forward_validate import forward_validate_mols
-from molx_agent.chem.utils import canonical, heavy_count, mol_formula_counter, parse_mol
+from molx_agent.chem.utils import canonical, combine_mols, heavy_count, mol_formula_counter, parse_mol
 from molx_agent.errors import ChemistryError, ValidationError
 
 #: Maximum repair attempts for one reaction (seed 000, ``MAX_REPAIR_RETRIES``).
@@ -107,16 +107,6 @@ def parse_reaction(reaction_smiles: str) -> ParsedReaction:
     return ParsedReaction(text, reactants, reagents, products, r_mols, g_mols, p_mols)
 
 
-def _combine(mols: tuple[Chem.Mol, ...] | list[Chem.Mol]) -> Chem.Mol:
-    out = mols[0]
-    if len(mols) == 1:
-        return mols[0]
-    for m in mols[1:]:
-        out = Chem.CombineMols(out, m)
-    Chem.GetSymmSSSR(out)  # CombineMols leaves ring information uninitialised
-    return out
-
-
 @lru_cache(maxsize=1)
 def _byproduct_table() -> tuple[tuple[int, str, str, tuple[tuple[str, int], ...]], ...]:
     rows = [(max(heavy_count(b.formula), 1), b.name, b.smiles, tuple(b.formula.items())) for b in BYPRODUCTS]
@@ -153,7 +143,7 @@ def _validate_parsed(rx: ParsedReaction, reaction_class: str | None, *, use_reag
                      template_id: str | None = None, search_templates: bool = False) -> dict[str, Any]:
     reactant_mols = list(rx.reactant_mols) + (list(rx.reagent_mols) if use_reagents else [])
     reactants = list(rx.reactants) + (list(rx.reagents) if use_reagents else [])
-    prec_mol = _combine(reactant_mols)
+    prec_mol = combine_mols(reactant_mols)
     sizes = [m.GetNumAtoms() for m in rx.product_mols]
     main = max(range(len(sizes)), key=lambda i: sizes[i])
     prod_mol = rx.product_mols[main]

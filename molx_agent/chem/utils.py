@@ -98,6 +98,17 @@ def strip_atom_maps(mol: Chem.Mol) -> Chem.Mol:
     return out
 
 
+def combine_mols(mols: list[Chem.Mol] | tuple[Chem.Mol, ...]) -> Chem.Mol:
+    """One molecule holding every molecule of ``mols`` (ring information re-perceived)."""
+    out = mols[0]
+    if len(mols) == 1:
+        return out
+    for m in mols[1:]:
+        out = Chem.CombineMols(out, m)
+    Chem.GetSymmSSSR(out)  # CombineMols leaves ring information uninitialised
+    return out
+
+
 def canonical(smiles: MolLike, *, remove_maps: bool = True, isomeric: bool = True) -> str:
     """Canonical SMILES of a molecule (atom maps removed unless ``remove_maps=False``)."""
     mol = as_mol(smiles)
