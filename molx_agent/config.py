@@ -53,16 +53,39 @@ class Settings(BaseSettings):
 
 
 def get_settings(**overrides: object) -> Settings:
-    """Build settings; keyword overrides (by field name) win over env and ``.env``."""
+    """Build settings; keyword overrides (by field name) win over env and ``.env``.
+
+    An invalid value (``MAX_ITERATIONS=zero``) raises :class:`~molx_agent.errors.ConfigError`
+    (``invalid_settings``) naming the variable and the offending value.
+    """
     if overrides:
         clean = {k: v for k, v in overrides.items() if v is not None}
-        return Settings(**clean)  # type: ignore[arg-type]
+        return _build(**clean)
     return _cached_settings()
+
+
+def _build(**kwargs: object) -> Settings:
+    from pydantic import ValidationError as PydanticValidationError
+
+    try:
+        return Settings(**kwargs)  # type: ignore[arg-type]
+    except PydanticValidationError as exc:
+        from molx_agent.errors import ConfigError
+
+        problems = []
+        values = []
+        for err in exc.errors():
+            name = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+            problems.append(f"{name}: {err.get('msg', 'invalid value')} (got {err.get('input')!r})")
+            values.append(err.get("input"))
+        raise ConfigError("invalid_settings", "invalid setting " + "; ".join(problems),
+                          value=values[0] if len(values) == 1 else values,
+                          hint="fix the environment variable or .env entry (see .env.example)") from None
 
 
 @lru_cache(maxsize=1)
 def _cached_settings() -> Settings:
-    return Settings()
+    return _build()
 
 
 def reset_settings_cache() -> None:

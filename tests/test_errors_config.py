@@ -43,3 +43,27 @@ def test_settings_reject_bad_values(monkeypatch):
     monkeypatch.setenv("MAX_ITERATIONS", "zero")
     with pytest.raises(Exception):
         Settings()
+
+
+@pytest.mark.parametrize(
+    ("cls", "code"),
+    [(ValidationError, "validation_error"), ("ExecutionError", "execution_error"), ("SkillError", "skill_error"),
+     (ChemistryError, "chemistry_error"), ("ConfigError", "config_error"), ("DataError", "data_error")],
+)
+def test_hierarchy_default_codes_and_severity(cls, code):
+    import molx_agent.errors as errors
+
+    cls = getattr(errors, cls) if isinstance(cls, str) else cls
+    err = cls(message="boom", severity="critical", value=[1, 2], hint="try again")
+    assert isinstance(err, RetroError) and isinstance(err, Exception)
+    assert err.code == code and err.severity is ErrorSeverity.CRITICAL
+    d = err.to_dict()
+    assert d["error_type"] == cls.__name__ and d["severity"] == "critical"
+    assert d["value"] == "[1, 2]" and d["hint"] == "try again"
+    assert "boom" in str(err) and "try again" in str(err)
+
+
+def test_severity_levels_and_bad_severity():
+    assert [s.value for s in ErrorSeverity] == ["low", "medium", "high", "critical"]
+    with pytest.raises(ValueError):
+        RetroError("x", "y", "fatal")

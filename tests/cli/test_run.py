@@ -117,3 +117,12 @@ def test_help_imports_no_heavy_library():
             "print(','.join(sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in heavy})))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"--help imports {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize(("env", "raw"), [("MAX_ITERATIONS", "zero"), ("MOLX_LLM_PROVIDER", "bogus")])
+def test_cli_invalid_setting_is_a_clear_error(monkeypatch, env, raw):
+    monkeypatch.setenv(env, raw)
+    for args in (["run", "--query", "MW of aspirin"], ["chat"]):
+        res = runner.invoke(app, args, input="")
+        assert res.exit_code == 2, res.output
+        assert env in res.stderr and "internal error" not in res.stderr and "Traceback" not in res.output
