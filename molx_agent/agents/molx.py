@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.intent_classifier import IntentClassifierAgent
 from molx_agent.agents.modules.graph import MolxGraphNodes, build_graph
-from molx_agent.agents.modules.llm import get_llm
+from molx_agent.agents.modules.llm import get_llm, llm_failure
 from molx_agent.agents.modules.state import AgentState
 from molx_agent.agents.planner import PlannerAgent
 from molx_agent.agents.workers import get_worker
@@ -134,17 +134,32 @@ class MolxAgent:
         if state:
             turn = {**state, **turn, "messages": [*(state.get("messages") or []), *turn["messages"]]}
         result = self.run(turn, config)  # type: ignore[arg-type]
-        if self.warnings:
-            result["errors"] = [*result.get("errors", []), *({"code": "warning", "message": w} for w in self.warnings)]
-        return result
+        return self.with_warnings(result)
 
     async def ainvoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
                       config: dict[str, Any] | None = None) -> AgentState:
+        """Async twin of :meth:`invoke` (same graph, same warnings)."""
         _check_query(user_query)
         turn = fresh_turn_state(user_query, files)
         if state:
             turn = {**state, **turn, "messages": [*(state.get("messages") or []), *turn["messages"]]}
-        return await self.graph.ainvoke(turn, self._config(config))
+        result = await self.graph.ainvoke(turn, self._config(config))
+        return self.with_warnings(result)
+
+    def current_warnings(self) -> list[str]:
+        """Setup warnings (LLM fallback, MCP servers, tool loaders) plus an LLM that failed during the run."""
+        warnings = list(self.warnings)
+        reason = llm_failure(self.llm)
+        if reason:
+            warnings.append(f"the LLM endpoint failed ({reason}); the offline rules path answered instead")
+        return warnings
+
+    def with_warnings(self, result: AgentState) -> AgentState:
+        """``result`` with every current warning appended to ``errors`` as ``{"code": "warning", ...}``."""
+        warnings = self.current_warnings()
+        if warnings:
+            result["errors"] = [*result.get("errors", []), *({"code": "warning", "message": w} for w in warnings)]
+        return result
 
 
 def _check_query(user_query: str) -> None:
@@ -185,10 +200,7 @@ class ChatSession:
     def send(self, text: str, files: list[str] | None = None) -> AgentState:
         _check_query(text)
         result = self.agent.graph.invoke(fresh_turn_state(text, files), self.config)
-        if self.agent.warnings:
-            result["errors"] = [*result.get("errors", []),
-                                *({"code": "warning", "message": w} for w in self.agent.warnings)]
-        return result
+        return self.agent.with_warnings(result)
 
     def state(self) -> dict[str, Any]:
         snapshot = self.agent.graph.get_state(self.config)

@@ -41,7 +41,9 @@ def run_chat(
 
         settings = get_settings(llm_provider=llm) if llm else get_settings()
         session = ChatSession(session_id, settings=settings)
+    shown: set[str] = set()
     for w in session.agent.warnings:
+        shown.add(w)
         err(f"Warning: {w}")
     if interactive:
         out(f"molx-agent chat (session {session.session_id}). {HELP}")
@@ -79,6 +81,10 @@ def run_chat(
                     errors += 1
                     continue
                 out(state.get("final_answer", ""))
+                for e in state.get("errors") or []:
+                    if e.get("code") == "warning" and e.get("message") not in shown:
+                        shown.add(e["message"])
+                        err(f"Warning: {e['message']}")
                 turns += 1
     finally:
         session.close()

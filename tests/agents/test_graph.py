@@ -134,3 +134,43 @@ def test_ainvoke_runs_the_same_graph():
 
     state = asyncio.run(MolxAgent(llm=None).ainvoke("MW of paracetamol"))
     assert "151.16" in state["final_answer"]
+
+
+def test_ainvoke_reports_the_same_warnings_as_invoke(unused_local_url):
+    import asyncio
+
+    settings = get_settings(openai_base_url=unused_local_url, llm_provider="auto")
+    agent = MolxAgent(settings=settings)  # endpoint down: auto falls back to rules with a warning
+    assert agent.llm is None
+    sync_warnings = [e for e in agent.invoke("MW of aspirin")["errors"] if e["code"] == "warning"]
+    async_warnings = [e for e in asyncio.run(agent.ainvoke("MW of aspirin"))["errors"] if e["code"] == "warning"]
+    assert sync_warnings == async_warnings and "offline rules mode" in sync_warnings[0]["message"]
+
+
+def test_constructor_injection_of_every_component(scripted_llm):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from molx_agent.agents.intent_classifier import IntentClassifierAgent, IntentResult
+    from molx_agent.agents.planner import PlannerAgent
+
+    class FixedClassifier(IntentClassifierAgent):
+        def classify(self, user_query, input_files=None):
+            return IntentResult(intent="molecule_query", confidence=0.42, reasoning=["injected"])
+
+    class EchoWorker(BaseAgent):
+        name = "analysis"
+
+        def _run(self, task, state):
+            return {"summary": f"echo {task['inputs']['query']}"}
+
+    llm = scripted_llm([])
+    saver = InMemorySaver()
+    planner = PlannerAgent(llm=None)
+    agent = MolxAgent(llm=llm, classifier=FixedClassifier(), planner=planner, workers={"analysis": EchoWorker()},
+                      tools=[], checkpointer=saver)
+    assert agent.llm is llm and agent.planner is planner and agent.checkpointer is saver
+    state = agent.invoke("anything at all", config={"configurable": {"thread_id": "inj"}})
+    assert state["intent_confidence"] == 0.42 and state["intent_reasoning"] == ["injected"]
+    assert state["final_answer"].endswith("echo anything at all")
+    assert llm.calls == []  # the injected classifier and planner never asked the LLM
+    assert saver.get({"configurable": {"thread_id": "inj"}}) is not None

@@ -160,6 +160,22 @@ def test_slow_endpoint_times_out_and_rules_take_over(stub_openai, aspirin):
     assert state["intent"] == "molecule_query" and state["intent_confidence"] != 0.66
     assert list(state["tasks"]) == ["t1"]
     assert "180.16" in state["final_answer"]
+    warnings = [e["message"] for e in state["errors"] if e["code"] == "warning"]
+    assert any("LLM endpoint failed" in w and "Timeout" in w and "rules" in w for w in warnings), warnings
+
+
+def test_cli_with_a_slow_endpoint_warns_and_answers_offline(stub_openai, monkeypatch):
+    from typer.testing import CliRunner
+
+    from molx_agent.cli.main import app
+
+    server = stub_openai(_stub_responder, delay=3.0)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("MOLX_LLM_TIMEOUT", "0.5")
+    res = CliRunner().invoke(app, ["run", "--query", "What is the molecular weight of aspirin?"])
+    assert res.exit_code == 0, res.output
+    assert "180.16" in res.stdout and "Traceback" not in res.output
+    assert "Warning: the LLM endpoint failed" in res.stderr and "Timeout" in res.stderr
 
 
 def test_tracing_stays_off(monkeypatch):

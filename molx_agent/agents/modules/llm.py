@@ -146,7 +146,7 @@ def message_text(message: Any) -> str:
 #: After a failed call (down, timeout, auth) the same model is not asked again for this many seconds, so a
 #: dead or very slow endpoint costs one timeout per run instead of one per graph step.
 LLM_BACKOFF_S = 120.0
-_failed_at: dict[int, tuple[Any, float]] = {}
+_failed_at: dict[int, tuple[Any, float, str]] = {}
 
 
 def llm_available(llm: Any) -> bool:
@@ -158,6 +158,14 @@ def llm_available(llm: Any) -> bool:
         _failed_at.pop(id(llm), None)
         return True
     return False
+
+
+def llm_failure(llm: Any) -> str | None:
+    """Why ``llm`` is backing off (``"APITimeoutError: Request timed out."``), or ``None`` when it is usable."""
+    if llm is None or llm_available(llm):
+        return None
+    entry = _failed_at.get(id(llm))
+    return entry[2] if entry is not None else None
 
 
 def invoke_json(llm: Any, system: str, user: str, model: type[M], *, what: str = "answer") -> M | None:
@@ -172,9 +180,10 @@ def invoke_json(llm: Any, system: str, user: str, model: type[M], *, what: str =
     try:
         reply = llm.invoke([SystemMessage(content=system), HumanMessage(content=user)])
     except Exception as exc:  # noqa: BLE001 - endpoint down, timeout, auth: fall back to rules
-        _failed_at[id(llm)] = (llm, time.monotonic())
-        logger.warning("LLM call for %s failed (%s: %s); using the rules path (LLM paused for %.0f s)", what,
-                       type(exc).__name__, str(exc)[:200], LLM_BACKOFF_S)
+        reason = f"{type(exc).__name__}: {str(exc)[:200]}"
+        _failed_at[id(llm)] = (llm, time.monotonic(), reason)
+        logger.warning("LLM call for %s failed (%s); using the rules path (LLM paused for %.0f s)", what,
+                       reason, LLM_BACKOFF_S)
         return None
     parsed = parse_json_response(message_text(reply), model)
     if parsed is None:
@@ -190,6 +199,7 @@ __all__ = [
     "parse_json_response",
     "invoke_json",
     "llm_available",
+    "llm_failure",
     "message_text",
     "disable_tracing_unless_requested",
 ]
