@@ -18,7 +18,7 @@ from molx_agent.agents.modules.state import AgentState
 from molx_agent.agents.planner import PlannerAgent
 from molx_agent.agents.workers import get_worker
 from molx_agent.config import Settings, get_settings
-from molx_agent.errors import ValidationError
+from molx_agent.errors import ConfigError, ValidationError
 
 logger = logging.getLogger(__name__)
 
@@ -182,8 +182,13 @@ class ChatSession:
         self.settings = settings or (agent.settings if agent else get_settings())
         self.session_id = session_id or uuid.uuid4().hex[:12]
         self.db_path = Path(db_path) if db_path else self.settings.home_dir / "chat.sqlite"
-        self.db_path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False)
+        try:
+            self.db_path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError("chat_db_unavailable",
+                              f"cannot open the chat database {self.db_path}: {getattr(exc, 'strerror', None) or exc}",
+                              value=str(self.db_path), hint="set MOLX_HOME to a writable folder") from None
         self.checkpointer = SqliteSaver(self._conn)
         self.checkpointer.setup()
         if agent is None:

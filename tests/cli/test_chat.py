@@ -34,3 +34,13 @@ def test_cli_chat_with_piped_stdin_resumes_session():
 def test_cli_chat_bad_options():
     assert runner.invoke(app, ["chat", "--llm", "nope"]).exit_code == 2
     assert runner.invoke(app, ["chat", "--session", " "]).exit_code == 2
+
+
+def test_cli_chat_with_unusable_molx_home_is_a_clear_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("MOLX_HOME", str(blocker))
+    res = runner.invoke(app, ["chat", "--llm", "rules"], input="MW of aspirin\n")
+    assert res.exit_code == 2
+    assert "cannot open the chat database" in res.stderr and "MOLX_HOME" in res.stderr
+    assert "Traceback" not in res.output
