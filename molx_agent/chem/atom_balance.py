@@ -36,6 +36,11 @@ SKELETON_ELEMENTS = frozenset({"C", "N", "S"})
 def _side_counter(molecules: list[str] | str | Chem.Mol) -> Counter[str]:
     if isinstance(molecules, Chem.Mol):
         return mol_formula_counter(molecules)
+    if molecules is None:
+        raise ValidationError("empty_input", "no molecules given", value=molecules)
+    if not isinstance(molecules, (str, list, tuple)):
+        raise ValidationError("invalid_input", f"expected SMILES (a string or a list of strings), not "
+                              f"{type(molecules).__name__}", value=molecules)
     items = [molecules] if isinstance(molecules, str) else list(molecules)
     if not items:
         raise ValidationError("empty_input", "no molecules given", value=molecules)

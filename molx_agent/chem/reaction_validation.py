@@ -87,7 +87,10 @@ def parse_reaction(reaction_smiles: str) -> ParsedReaction:
     blocks), ``empty_reactants`` or ``empty_products``; ``ChemistryError(code="invalid_smiles")`` for a
     bad molecule, with the offending molecule as ``value``.
     """
-    if not isinstance(reaction_smiles, str) or not reaction_smiles.strip():
+    if reaction_smiles is not None and not isinstance(reaction_smiles, str):
+        raise ValidationError("invalid_reaction", f"a reaction SMILES must be a string, not {type(reaction_smiles).__name__}",
+                              value=reaction_smiles, hint="write it as 'reactants>>product'")
+    if not reaction_smiles or not reaction_smiles.strip():
         raise ValidationError("empty_input", "empty reaction SMILES", value=reaction_smiles,
                               hint="write it as 'reactants>>product' or 'reactants>reagents>product'")
     text = reaction_smiles.strip().split()[0]  # CXSMILES extensions / trailing names are ignored

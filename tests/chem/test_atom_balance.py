@@ -96,3 +96,12 @@ def test_bad_input():
     with pytest.raises(ChemistryError) as exc:
         check_atom_balance(["CC(C"], "CCO")
     assert exc.value.code == "invalid_smiles" and exc.value.value == "CC(C"
+
+
+@pytest.mark.parametrize(("precursors", "product", "code"),
+                         [(["CC"], None, "empty_input"), (None, "CC", "empty_input"), (["CC"], "  ", "empty_input"),
+                          (42, "CC", "invalid_input")])
+def test_missing_or_mistyped_sides_are_validation_errors(precursors, product, code):
+    with pytest.raises(ValidationError) as exc:
+        check_atom_balance(precursors, product)
+    assert exc.value.code == code

@@ -109,3 +109,11 @@ def test_reagent_like_reactants_get_a_warning_but_h2_and_spectators_do_not():
     assert validate_reaction("C=Cc1ccccc1.[H][H]>>CCc1ccccc1")["issues"] == []
     spectator = validate_reaction("CC(=O)O.[Na+].[OH-]>>CC(=O)[O-].[Na+]")
     assert [i["message"] for i in spectator["issues"] if "[Na+]" in i["message"]] == []
+
+
+@pytest.mark.parametrize(("value", "code"), [(None, "empty_input"), ("   ", "empty_input"), (12, "invalid_reaction"),
+                                              (["CC>>CC"], "invalid_reaction")])
+def test_non_string_or_blank_reactions(value, code):
+    with pytest.raises(ValidationError) as exc:
+        validate_reaction(value)
+    assert exc.value.code == code and exc.value.value == value
