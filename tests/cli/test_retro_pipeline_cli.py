@@ -1,7 +1,8 @@
 """``molx-agent retro plan|run|decide|explore|compare|finalize|status`` end to end on the real engine.
 
-Aspirin: every decision type by hand, an invalid instruction, the exploration budget, the repair
-retries and the hard gate.  Paracetamol: --auto, several routes, compare, finalize, and the task limit.
+Aspirin and paracetamol: every decision type by hand, invalid instructions, the exploration budget,
+the repair retries and the hard gate; paracetamol also decomposes a precursor (a two-step route).
+Paracetamol: --auto, several routes, compare, finalize, and the task limit (MAX_TOTAL_TASKS).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from molx_agent.cli.retro import (
     run_retro_run,
     run_retro_status,
 )
-from molx_agent.errors import RetroError
 
 runner = CliRunner()
 
@@ -53,6 +53,31 @@ def decide(session: Path, decision: dict, route: str = "route_1") -> dict:
 
 def route_file(session: Path, route: str = "route_1") -> str:
     return (session / "routes" / f"{route}.json").read_text(encoding="utf-8")
+
+
+def explore(session: Path, tool: str, params: dict, route: str = "route_1") -> dict:
+    return cli(
+        "retro",
+        "explore",
+        "--session_dir",
+        str(session),
+        "--route",
+        route,
+        "--tool",
+        tool,
+        "--params",
+        json.dumps(params),
+    )
+
+
+def decide_error(session: Path, decision: dict, route: str = "route_1") -> str:
+    """A rejected DecisionInstruction: exit 2, a clear message, and the route file untouched."""
+    before = route_file(session, route)
+    err = cli_error(
+        "retro", "decide", "--session_dir", str(session), "--route", route, "--decision", json.dumps(decision)
+    )
+    assert route_file(session, route) == before
+    return err
 
 
 def test_aspirin_every_decision_by_hand(tmp_path, aspirin):
@@ -327,6 +352,261 @@ def test_aspirin_every_decision_by_hand(tmp_path, aspirin):
     assert res["success"] is True
 
 
+def test_paracetamol_every_decision_by_hand(tmp_path, paracetamol):
+    """A two-step route for paracetamol, every decision made through the CLI (seed 000 workflow)."""
+    from molx_agent.retro.pipeline.decisions import recursion_default
+    from molx_agent.retro.pipeline.limits import LIMITS
+
+    session = tmp_path / "para"
+    out = cli("retro", "plan", "--target-smiles", paracetamol, "--output-dir", str(session))
+    assert out["target_smiles"] == paracetamol
+
+    # 1. strategy_selection: invalid instructions first, then use_default
+    ctx = cli("retro", "run", "--session_dir", str(session), "--route", "route_1")
+    assert ctx["status"] == "paused" and ctx["decision_type"] == "strategy_selection"
+    assert ctx["context"]["recommended_strategy"] in ("linear", "convergent", "mixed")
+    err = decide_error(session, {"task_id": ctx["task_id"], "action": "select_bond"})
+    assert "'select_bond' is not available at this strategy_selection" in err and "choose_strategy" in err
+    err = decide_error(session, {"task_id": ctx["task_id"], "action": "use_default", "decision": "x"})
+    assert "invalid DecisionInstruction" in err and "decision: unexpected argument" in err
+    err = decide_error(session, {"action": "use_default"})
+    assert "task_id" in err
+    ctx = decide(session, {"task_id": ctx["task_id"], "action": "use_default"})
+
+    # 2. disconnection_decision: spend the whole exploration budget with the 5 tools allowed here
+    assert ctx["decision_type"] == "disconnection_decision" and ctx["exploration_budget"] == 5
+    assert [t["tool_id"] for t in ctx["exploration_tools"]] == [
+        "assess_feasibility",
+        "analyze_selectivity",
+        "analyze_molecule",
+        "validate_reaction",
+        "recommend_protecting_groups",
+    ]
+    acid_chloride = f"CC(=O)Cl.Nc1ccc(O)cc1>>{paracetamol}"
+    calls = [
+        ("assess_feasibility", {"reaction_smiles": acid_chloride}),
+        ("analyze_selectivity", {"smiles": paracetamol}),
+        ("analyze_molecule", {"smiles": "Nc1ccc(O)cc1"}),
+        ("validate_reaction", {"reaction_smiles": acid_chloride, "reaction_class": "amide coupling"}),
+        ("recommend_protecting_groups", {"functional_groups": ["phenol", "amine"]}),
+    ]
+    # a call that fails on its input is a clear error and costs nothing
+    err = cli_error(
+        "retro",
+        "explore",
+        "--session_dir",
+        str(session),
+        "--route",
+        "route_1",
+        "--tool",
+        "analyze_molecule",
+        "--params",
+        '{"smiles": "C1CC"}',
+    )
+    assert "Failed to parse SMILES" in err
+    for i, (tool, params) in enumerate(calls):
+        res = explore(session, tool, params)
+        assert res["exploration_budget"] == 4 - i and res["log_line"].startswith(f"[{tool}] ")
+    assert "is_valid=True" in explore_log(session, ctx["task_id"])[3]
+    err = cli_error(
+        "retro",
+        "explore",
+        "--session_dir",
+        str(session),
+        "--route",
+        "route_1",
+        "--tool",
+        "assess_feasibility",
+        "--params",
+        json.dumps({"reaction_smiles": acid_chloride}),
+    )
+    assert "exploration budget exhausted: 5/5" in err and "use_default" in err
+    status = cli("retro", "status", "--session_dir", str(session))
+    assert status["routes"][0]["pending_decision"]["exploration_budget"] == 0
+    # an unbalanced custom disconnection (methane is no acetyl donor)
+    err = decide_error(
+        session,
+        {"task_id": ctx["task_id"], "action": "custom_reaction", "params": {"reaction_smiles": "CCO>>CC=O"}},
+    )
+    assert "does not make" in err
+    ctx = decide(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "custom_reaction",
+            "params": {"reaction_smiles": f"C.Nc1ccc(O)cc1>>{paracetamol}"},
+            "exploration_log": ["[assess_feasibility] feasibility=high"],
+        },
+    )
+
+    # 3. validation_judgment: the atom-balance failure is a hard gate; use_default -> repair
+    assert ctx["decision_type"] == "validation_judgment" and ctx["exploration_budget"] == 5
+    assert ctx["context"]["is_valid"] is False
+    assert any("balance" in i["code"] for i in ctx["context"]["issues"]), ctx["context"]["issues"]
+    assert "accept" not in [a["action_id"] for a in ctx["available_actions"]]
+    err = decide_error(session, {"task_id": ctx["task_id"], "action": "accept_with_note"})
+    assert "hard gate" in err
+    ctx = decide(session, {"task_id": ctx["task_id"], "action": "use_default"})
+
+    # 4. repair_judgment: retry until MAX_REPAIR_RETRIES is used up, then a custom repair
+    assert ctx["decision_type"] == "repair_judgment"
+    for key in (
+        "repaired_smiles",
+        "repaired_precursors",
+        "original_issues",
+        "repair_strategy",
+        "changes_made",
+        "original_reaction_smiles",
+    ):
+        assert key in ctx["context"]
+    assert ctx["context"]["original_reaction_smiles"] == f"C.Nc1ccc(O)cc1>>{paracetamol}"
+    assert ctx["context"]["original_issues"]
+    # the context carries the repair_reaction skill's own answer
+    direct = cli(
+        "skill",
+        "repair_reaction",
+        "--args",
+        json.dumps(
+            {"reaction_smiles": f"C.Nc1ccc(O)cc1>>{paracetamol}", "issues": ctx["context"]["original_issues"]}
+        ),
+    )["data"]
+    for key in ("repaired_smiles", "repair_strategy", "changes_made"):
+        assert ctx["context"][key] == direct[key]
+    assert ctx["context"]["repair_retries_left"] == LIMITS.MAX_REPAIR_RETRIES - 1
+    for left in (1, 0):
+        ctx = decide(session, {"task_id": ctx["task_id"], "action": "reject_and_retry"})
+        assert ctx["decision_type"] == "repair_judgment" and ctx["context"]["repair_retries_left"] == left
+    assert "reject_and_retry" not in [a["action_id"] for a in ctx["available_actions"]]
+    err = decide_error(session, {"task_id": ctx["task_id"], "action": "reject_and_retry"})
+    assert "repair retries exhausted" in err and "abandon" in err
+    err = decide_error(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "use_custom_repair",
+            "params": {"repaired_reaction_smiles": 42},
+        },
+    )
+    assert "repaired_reaction_smiles is required" in err
+    ctx = decide(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "use_custom_repair",
+            "params": {
+                "repaired_reaction_smiles": acid_chloride,
+                "repaired_precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"],
+            },
+            "reasoning": "acetyl chloride supplies the acetyl group",
+        },
+    )
+    assert ctx["decision_type"] == "validation_judgment"
+    assert ctx["context"]["is_valid"] is True and ctx["context"]["reaction_smiles"] == acid_chloride
+    ctx = decide(session, {"task_id": ctx["task_id"], "action": "use_default"})  # valid -> accept
+
+    # 5. recursion_decision: the suggestions follow the seed's rule; decompose 4-aminophenol
+    assert ctx["decision_type"] == "recursion_decision" and ctx["context"]["current_depth"] == 0
+    precursors = {p["smiles"]: p for p in ctx["context"]["precursors"]}
+    assert set(precursors) == {"CC(=O)Cl", "Nc1ccc(O)cc1"}
+    for p in precursors.values():
+        assert {"smiles", "sa_score", "molecular_weight", "suggested_action"} <= set(p)
+        expected = recursion_default(p["sa_score"], p["molecular_weight"], p["in_stock"], LIMITS.MW_TERMINAL)[
+            0
+        ]
+        assert p["suggested_action"] == expected
+    err = decide_error(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "recursion_decision",
+            "params": {"precursor_decisions": [{"smiles": "c1ccccc1", "action": "decompose"}]},
+        },
+    )
+    assert "not a precursor of this step" in err
+    ctx = decide(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "recursion_decision",
+            "params": {
+                "precursor_decisions": [
+                    {"smiles": "Nc1ccc(O)cc1", "action": "decompose", "reason": "show the nitro reduction"},
+                    {"smiles": "ClC(C)=O", "action": "mark_optional", "reason": "easy to make"},
+                ]
+            },
+        },
+    )
+
+    # second level: 4-aminophenol, disconnected with the single-step model's nitro reduction
+    assert ctx["decision_type"] == "disconnection_decision"
+    assert ctx["context"]["molecule_smiles"] == "Nc1ccc(O)cc1" and ctx["context"]["depth"] == 1
+    assert ctx["context"]["route_summary"]["completed_steps"] == 1
+    nitro = [p for p in ctx["context"]["model_proposals"] if p["precursors"] == ["O=[N+]([O-])c1ccc(O)cc1"]]
+    assert nitro, ctx["context"]["model_proposals"]
+    ctx = decide(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "custom_reaction",
+            "params": {"reaction_smiles": nitro[0]["reaction_smiles"]},
+        },
+    )
+    assert ctx["decision_type"] == "validation_judgment" and ctx["context"]["is_valid"] is True
+    ctx = decide(
+        session,
+        {
+            "task_id": ctx["task_id"],
+            "action": "accept_with_note",
+            "reaction_conditions": {
+                "reaction_type": "Nitro reduction",
+                "reagents": "H2, Pd/C",
+                "solvent": "EtOH",
+            },
+        },
+    )
+    assert ctx["decision_type"] == "recursion_decision" and ctx["context"]["current_depth"] == 1
+    suggested = {p["smiles"]: p["suggested_action"] for p in ctx["context"]["precursors"]}
+    ctx = decide(session, {"task_id": ctx["task_id"], "action": "use_default"})
+    assert ctx["status"] == "completed" and ctx["route_summary"]["completed_steps"] == 2
+
+    detail = cli("retro", "status", "--session_dir", str(session), "--route", "route_1")["routes"][0]
+    history = detail["decision_history"]
+    assert [h["decision_type"] for h in history] == [
+        "strategy_selection",
+        "disconnection_decision",
+        "validation_judgment",
+        "repair_judgment",
+        "repair_judgment",
+        "repair_judgment",
+        "validation_judgment",
+        "recursion_decision",
+        "disconnection_decision",
+        "validation_judgment",
+        "recursion_decision",
+    ]
+    assert history[2]["resolved_action"] == "repair" and history[6]["resolved_action"] == "accept"
+    assert history[-1]["resolved_action"] == "recursion_decision"
+    assert {d["smiles"]: d["action"] for d in history[-1]["params"]["precursor_decisions"]} == suggested
+    assert history[1]["exploration_log"] == ["[assess_feasibility] feasibility=high"]
+
+    fin = cli("retro", "finalize", "--session_dir", str(session), "--route", "route_1")
+    assert fin["complete"] is True and fin["n_steps"] == 2
+    html = Path(fin["report_paths"]["html"]).read_text(encoding="utf-8")
+    md = Path(fin["report_paths"]["md"]).read_text(encoding="utf-8")
+    assert "data:image/png;base64" in html and "Nitro reduction" in html and "Nitro reduction" in md
+    graph = json.loads(Path(fin["report_paths"]["retro_graph"]).read_text(encoding="utf-8"))
+    assert len(graph["reaction_nodes"]) == 2
+    assert sorted(r["reaction_smiles"] for r in graph["reaction_nodes"]) == sorted(
+        [acid_chloride, nitro[0]["reaction_smiles"]]
+    )
+    comp = cli("retro", "compare", "--session_dir", str(session))
+    assert comp["routes"][0]["n_steps"] == 2 and comp["routes"][0]["longest_linear_sequence"] == 2
+
+
+def explore_log(session: Path, task_id: str, route: str = "route_1") -> list[str]:
+    return [e["summary"] for e in json.loads(route_file(session, route))["exploration_log"][task_id]]
+
+
 def test_paracetamol_auto_routes_compare_finalize(tmp_path, paracetamol):
     session = tmp_path / "para"
     out = run_retro_plan(paracetamol, str(session), n_routes=2, name="paracetamol")
@@ -413,53 +693,52 @@ def test_plan_auto_and_real_binary_with_seed_spellings(tmp_path, paracetamol):
 
 
 def test_task_limit_is_hit_and_reported(tmp_path, paracetamol):
+    """Disconnect, fail validation, retry, ... through the CLI until MAX_TOTAL_TASKS stops the route."""
     session = tmp_path / "limit"
-    run_retro_plan(paracetamol, str(session), proposals=False)
-    ctx = run_retro_run(str(session))
-    ctx = run_retro_decide(str(session), None, {"task_id": ctx["task_id"], "action": "use_default"})
+    cli("retro", "plan", "--target_smiles", paracetamol, "--output_dir", str(session), "--no-proposals")
+    ctx = cli("retro", "run", "--session_dir", str(session))
+    ctx = decide(session, {"task_id": ctx["task_id"], "action": "use_default"})
     bad = {"reaction_smiles": f"C.Oc1ccc(N)cc1>>{paracetamol}"}  # unbalanced: always fails validation
-    error = None
-    for _ in range(40):
-        try:
-            if ctx.get("decision_type") == "disconnection_decision":
-                ctx = run_retro_decide(
-                    str(session),
-                    None,
-                    {"task_id": ctx["task_id"], "action": "custom_reaction", "params": bad},
-                )
-            else:
-                assert ctx["decision_type"] == "validation_judgment"
-                ctx = run_retro_decide(
-                    str(session), None, {"task_id": ctx["task_id"], "action": "retry_other_bond"}
-                )
-        except RetroError as exc:
-            error = exc
+    n_tasks = [ctx["context"]["route_summary"]["total_tasks"]]
+    err = None
+    for _ in range(60):
+        if ctx["decision_type"] == "disconnection_decision":
+            instruction = {"task_id": ctx["task_id"], "action": "custom_reaction", "params": bad}
+        else:
+            assert ctx["decision_type"] == "validation_judgment" and ctx["context"]["is_valid"] is False
+            instruction = {"task_id": ctx["task_id"], "action": "retry_other_bond"}
+        before = route_file(session)
+        res = runner.invoke(
+            app, ["retro", "decide", "--session_dir", str(session), "--decision", json.dumps(instruction)]
+        )
+        if res.exit_code != 0:
+            err = res
             break
-        if ctx["status"] == "limit_reached":
-            break
-    status = run_retro_status(str(session), "route_1")["routes"][0]
-    assert status["n_tasks"] <= 50
-    if error is not None:
-        assert error.code == "task_limit_exceeded" and "MAX_TOTAL_TASKS=50" in str(error)
-    else:
-        assert ctx["status"] == "limit_reached" and ctx["error"]["code"] == "task_limit_exceeded"
-    # through the CLI: a clear error, non-zero exit, no traceback
-    res = runner.invoke(
-        app,
-        [
-            "retro",
-            "decide",
-            "--session-dir",
-            str(session),
-            "--decision",
-            json.dumps({"task_id": ctx.get("task_id", "0"), "action": "retry_other_bond"}),
-        ],
-    )
-    assert res.exit_code in (1, 2) and "Traceback" not in res.output
-    assert "MAX_TOTAL_TASKS" in res.output or "not waiting" in res.output
-    # the partial route can still be finalized
-    fin = run_retro_finalize(str(session))
-    assert fin["complete"] is False and fin["pending_molecules"] and fin["warning"]
+        ctx = json.loads(res.stdout)
+        assert ctx["status"] == "paused"
+        n_tasks.append(ctx["context"]["route_summary"]["total_tasks"])
+    assert err is not None, "the task limit was never reached"
+    # the rejected decision: exit 2, the seed's symptom and remedy, nothing written
+    assert err.exit_code == 2 and "Traceback" not in err.output
+    assert "would exceed MAX_TOTAL_TASKS=50" in err.stderr and "mark_terminal" in err.stderr
+    assert route_file(session) == before
+    assert max(n_tasks) <= 50 and n_tasks == sorted(n_tasks) and n_tasks[-1] >= 48
+    status = cli("retro", "status", "--session_dir", str(session), "--route", "route_1")["routes"][0]
+    assert status["n_tasks"] == n_tasks[-1] and status["status"] == "paused"
+    assert status["pending_decision"]["decision_type"] == "validation_judgment"
+    assert cli("retro", "run", "--session_dir", str(session))["task_id"] == ctx["task_id"]  # still waiting
+    # --auto decides with use_default until a decision needs more tasks than are left: limit_reached, exit 1
+    res = runner.invoke(app, ["retro", "run", "--session_dir", str(session), "--auto"])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    out = json.loads(res.stdout)
+    assert out["status"] == "limit_reached" and out["error"]["code"] == "task_limit_exceeded"
+    assert "MAX_TOTAL_TASKS" in res.stderr
+    tasks = json.loads(route_file(session))["tasks"]
+    assert len(tasks) <= 50
+    # the partial route can still be finalized, with a warning
+    fin = cli("retro", "finalize", "--session_dir", str(session))
+    assert fin["complete"] is False and fin["pending_molecules"] == [paracetamol] and fin["warning"]
+    assert Path(fin["report_paths"]["html"]).is_file()
 
 
 def test_bad_inputs_give_clear_errors(tmp_path, aspirin):

@@ -436,10 +436,23 @@ def test_auto_run_stops_at_task_limit(skills):
     skills.repaired = None  # repair never helps -> abandon, retry, ... until the limit
     rt = planned(RetroLimits(MAX_TOTAL_TASKS=12))
     out = rt.run(auto=True)
-    assert out["status"] in ("limit_reached", "failed")
-    if out["status"] == "limit_reached":
-        assert out["error"]["code"] == "task_limit_exceeded"
-    assert len(rt.route.tasks) <= 12
+    assert out["status"] == "limit_reached"
+    assert out["error"]["code"] == "task_limit_exceeded" and "MAX_TOTAL_TASKS=12" in out["error"]["message"]
+    assert len(rt.route.tasks) == 12
+    # the decision that needed more tasks is still pending: a smaller decision could go on
+    assert out["decision_type"] and rt.route.pending_decision is not None
+
+
+def test_auto_run_fails_when_every_disconnection_is_tried(skills):
+    skills.valid = [False]
+    skills.repaired = None  # repair never helps: both bonds and the model proposal are abandoned
+    rt = planned()
+    out = rt.run(auto=True)
+    assert out["status"] == "failed"
+    assert out["reasons"] == [f"no disconnection left for {ASPIRIN}"]  # said once
+    tried = rt.failed_attempts_for(rt.graph.target_id)
+    assert [f["bond"] for f in tried] == [[1, 3], [3, 4], None]  # 2 strategic bonds, then the model proposal
+    assert tried[2]["reaction_smiles"].startswith("CC(=O)O.Oc1ccccc1C(=O)O>>")
 
 
 def test_exploration_budget_and_applicability(skills, monkeypatch):
@@ -589,17 +602,27 @@ def test_recursion_stops_at_max_depth_7(monkeypatch):
 
 def test_run_with_a_decider_falls_back_on_bad_answers(skills):
     """An LLM-like decider: one bad answer, one crash, one None, then sensible choices."""
-    answers = iter([
-        lambda ctx: {"task_id": ctx.task_id, "action": "choose_strategy", "params": {"chosen_strategy": "zigzag"}},
-        lambda ctx: 1 / 0,
-        lambda ctx: None,
-    ])
+    answers = iter(
+        [
+            lambda ctx: {
+                "task_id": ctx.task_id,
+                "action": "choose_strategy",
+                "params": {"chosen_strategy": "zigzag"},
+            },
+            lambda ctx: 1 / 0,
+            lambda ctx: None,
+        ]
+    )
 
     def decider(ctx):
         step = next(answers, None)
         if step is not None:
             return step(ctx)
-        return {"task_id": ctx.task_id, "action": "use_default", "reasoning": f"LLM agrees at {ctx.decision_type.value}"}
+        return {
+            "task_id": ctx.task_id,
+            "action": "use_default",
+            "reasoning": f"LLM agrees at {ctx.decision_type.value}",
+        }
 
     rt = planned()
     out = rt.run_with(decider)

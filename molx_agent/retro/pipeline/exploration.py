@@ -133,23 +133,51 @@ def check_tool(tool_id: str, decision_type: DecisionType, params: dict[str, Any]
 
 
 def _skill(name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """Run a skill; a failed result is raised again as the error class it came from (e.g. ChemistryError)."""
+    from molx_agent import errors
     from molx_agent.retro.skills import run_skill
 
     result = run_skill(name, args)
     if not result.success:
-        raise SkillError(result.error_code or "exploration_failed", result.error, value=args)
+        details = result.data.get("error_details") or {}
+        cls = getattr(errors, str(details.get("error_type")), None)
+        if not (isinstance(cls, type) and issubclass(cls, RetroError)):
+            cls = SkillError
+        raise cls(
+            result.error_code or "exploration_failed",
+            details.get("message") or result.error,
+            details.get("severity") or "medium",
+            value=details.get("value", args),
+            hint=details.get("hint"),
+        )
     return result.data
 
 
 def _as_list(value: Any) -> list[str]:
+    """A list of strings from a list, a JSON array string or a comma-separated string."""
     import json
 
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("["):
-            value = json.loads(text)
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValidationError(
+                    "invalid_exploration_params",
+                    f"not a valid JSON array ({exc.msg}): {value!r}",
+                    value=value,
+                    hint='pass a list such as ["hydroxyl", "amine"] or a comma-separated string',
+                ) from None
         else:
             value = [v.strip() for v in text.split(",") if v.strip()]
+    if not isinstance(value, list):
+        raise ValidationError(
+            "invalid_exploration_params",
+            "expected a list of strings",
+            value=value,
+            hint='pass a list such as ["hydroxyl", "amine"] or a comma-separated string',
+        )
     return [str(v) for v in value]
 
 
@@ -158,10 +186,15 @@ def run_tool(
 ) -> dict[str, Any]:
     """Execute one exploration tool (parameters already checked by :func:`check_tool`)."""
     if tool_id == "assess_feasibility":
+        from molx_agent.errors import ChemistryError
+        from molx_agent.retro.skills._common import seed_smiles_error
         from molx_agent.retro.skills.base import require_engine
 
         assess = require_engine("molx_agent.chem.strategy", "assess_feasibility")
-        return dict(assess(params["reaction_smiles"], reaction_class=params.get("reaction_class")))
+        try:
+            return dict(assess(params["reaction_smiles"], reaction_class=params.get("reaction_class")))
+        except ChemistryError as exc:
+            raise seed_smiles_error(exc) from exc
     if tool_id == "analyze_selectivity":
         return _skill("analyze_selectivity", {"smiles": params["smiles"]})
     if tool_id == "analyze_molecule":
@@ -187,19 +220,41 @@ def run_tool(
 
 
 def summarize(tool_id: str, result: dict[str, Any]) -> str:
-    """One line for the exploration log (``[tool] key facts``)."""
-    keys = (
-        "feasibility",
-        "confidence",
-        "is_valid",
-        "verdict",
-        "n_available",
-        "n_total",
-        "sa_score",
-        "recommended",
-        "n_conflicts",
-    )
-    facts = [f"{k}={result[k]}" for k in keys if k in result and not isinstance(result[k], (dict, list))]
+    """One line for the exploration log (``[tool] key facts``), like the seed's ``exploration_log`` entries."""
+    facts: list[str] = []
+
+    def add(key: str, value: Any) -> None:
+        if value is not None and not isinstance(value, (dict, list)):
+            facts.append(f"{key}={value}")
+
+    for key in ("feasibility", "confidence", "is_valid", "verdict", "sa_score", "n_conflicts"):
+        add(key, result.get(key))
+    if tool_id == "analyze_molecule":
+        info = result.get("molecule_info") or {}
+        add("canonical_smiles", info.get("canonical_smiles"))
+        add("MW", info.get("molecular_weight"))
+        add("sa_score", info.get("sa_score"))
+        bonds = (info.get("atom_bond_map") or {}).get("strategic_bonds")
+        if isinstance(bonds, list):
+            add("strategic_bonds", len(bonds))
+    elif tool_id == "analyze_selectivity" and isinstance(result.get("competing_groups"), list):
+        add("competing_groups", len(result["competing_groups"]))
+    elif tool_id == "check_availability":
+        if "n_available" in result and "n_total" in result:
+            add("available", f"{result['n_available']}/{result['n_total']}")
+    elif tool_id == "recommend_protecting_groups":
+        recs = result.get("recommended")
+        if isinstance(recs, list):
+            add(
+                "recommended",
+                ", ".join(
+                    f"{r.get('functional_group')}->{r.get('protecting_group')}"
+                    for r in recs
+                    if isinstance(r, dict)
+                )
+                or "none",
+            )
+        add("orthogonal", result.get("orthogonal"))
     return f"[{tool_id}] " + (", ".join(facts) if facts else "ok")
 
 

@@ -245,7 +245,11 @@ class Orchestrator(TaskExecutors):
                     raise ValidationError("no_instruction", "the decider returned no instruction")
                 self.decide(instruction, resume=False)
             except Exception as exc:  # noqa: BLE001 - any bad answer falls back to the rule default
-                reason = exc.to_dict() if isinstance(exc, RetroError) else {"code": "decider_error", "message": str(exc)}
+                reason = (
+                    exc.to_dict()
+                    if isinstance(exc, RetroError)
+                    else {"code": "decider_error", "message": str(exc)}
+                )
                 logger.info("decision at task %s fell back to use_default: %s", pending.task_id, reason)
                 try:
                     self.decide({"task_id": pending.task_id, "action": "use_default"}, resume=False)
@@ -266,7 +270,10 @@ class Orchestrator(TaskExecutors):
         else:
             self.route.status = RouteStatus.FAILED
             pending = [n.smiles for n in self.graph.leaves() if n.role != "terminal"]
-            self.route.notes.append(f"no disconnection left for: {', '.join(pending)}")
+            # molecules whose failure a task already noted (e.g. every disconnection tried) are not repeated
+            unexplained = [s for s in pending if not any(s in note for note in self.route.notes)]
+            if unexplained:
+                self.route.notes.append(f"no disconnection left for: {', '.join(unexplained)}")
 
     def outcome(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.route.status.value, "route_id": self.route.route_id}

@@ -164,8 +164,9 @@ def decide_route(
     return {"session_dir": str(store.dir), **out}
 
 
-def drive_route(session_dir: str | Path, route_id: str | None, decider: Any, *,
-                limits: RetroLimits = LIMITS) -> dict[str, Any]:
+def drive_route(
+    session_dir: str | Path, route_id: str | None, decider: Any, *, limits: RetroLimits = LIMITS
+) -> dict[str, Any]:
     """Run the route to the end with ``decider`` (DecisionContext -> DecisionInstruction, e.g. an LLM);
     rejected answers fall back to ``use_default`` (see :meth:`Orchestrator.run_with`)."""
     store = SessionStore(session_dir)
@@ -247,7 +248,9 @@ def _route_status(store: SessionStore, meta: dict[str, Any], route_id: str, deta
     return info
 
 
-def _safe_route_status(store: SessionStore, meta: dict[str, Any], route_id: str, detailed: bool) -> dict[str, Any]:
+def _safe_route_status(
+    store: SessionStore, meta: dict[str, Any], route_id: str, detailed: bool
+) -> dict[str, Any]:
     """A route's status; an unreadable route file is reported, not fatal (the others still show)."""
     try:
         return _route_status(store, meta, route_id, detailed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from molx_agent.errors import ValidationError
+from molx_agent.errors import ChemistryError, ValidationError
 
 
 def coerce_smiles_list(value: Any) -> list[str]:
@@ -44,4 +44,17 @@ def split_reaction(reaction_smiles: str) -> tuple[list[str], list[str], list[str
         [s for s in parts[0].split(".") if s],
         [s for s in parts[1].split(".") if s],
         [s for s in parts[2].split(".") if s],
+    )
+
+
+def seed_smiles_error(exc: ChemistryError) -> ChemistryError:
+    """The engine's ``invalid_smiles`` error, worded as the seed documents it ("Failed to parse SMILES")."""
+    if exc.code != "invalid_smiles" or exc.message.startswith("Failed to parse SMILES"):
+        return exc
+    return ChemistryError(
+        "invalid_smiles",
+        f"Failed to parse SMILES: {exc.value!r} ({exc.message})",
+        exc.severity,
+        value=exc.value,
+        hint=exc.hint,
     )

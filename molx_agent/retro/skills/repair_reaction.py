@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from molx_agent.retro.skills._common import split_reaction
+from molx_agent.errors import ChemistryError
+from molx_agent.retro.skills._common import seed_smiles_error, split_reaction
 from molx_agent.retro.skills.base import BaseSkill, SkillArgs, require_engine
 
 
@@ -33,4 +34,7 @@ class RepairReactionSkill(BaseSkill):
     def _execute(self, args: RepairReactionArgs) -> dict[str, Any]:
         split_reaction(args.reaction_smiles)
         repair = require_engine("molx_agent.chem.reaction_validation", "repair_reaction")
-        return dict(repair(args.reaction_smiles, list(args.issues)))
+        try:
+            return dict(repair(args.reaction_smiles, list(args.issues)))
+        except ChemistryError as exc:
+            raise seed_smiles_error(exc) from exc

@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import Field
 
-from molx_agent.retro.skills._common import split_reaction
+from molx_agent.errors import ChemistryError
+from molx_agent.retro.skills._common import seed_smiles_error, split_reaction
 from molx_agent.retro.skills.base import BaseSkill, SkillArgs, require_engine
 
 
@@ -27,4 +28,7 @@ class ValidateReactionSkill(BaseSkill):
     def _execute(self, args: ValidateReactionArgs) -> dict[str, Any]:
         split_reaction(args.reaction_smiles)
         validate = require_engine("molx_agent.chem", "validate_reaction")
-        return dict(validate(args.reaction_smiles, reaction_class=args.reaction_class))
+        try:
+            return dict(validate(args.reaction_smiles, reaction_class=args.reaction_class))
+        except ChemistryError as exc:
+            raise seed_smiles_error(exc) from exc
