@@ -185,9 +185,10 @@ class AnalysisAgent(BaseAgent):
                     entry["analysis"] = deep
             molecules.append(entry)
         good = [m for m in molecules if "properties" in m]
-        if not good:
+        if not good:  # every molecule failed: the task fails and names each of them
             first = molecules[0]["error"]
-            raise ChemistryError(first.get("code", "invalid_smiles"), first.get("message", "invalid SMILES"),
+            message = "; ".join(str(m["error"].get("message", f"invalid SMILES {m['smiles']!r}")) for m in molecules)
+            raise ChemistryError(first.get("code", "invalid_smiles"), message,
                                  value=smiles_list[0] if len(smiles_list) == 1 else smiles_list)
         parts = [describe_molecule(m, asked, lang) for m in good]
         for m in molecules:

@@ -136,12 +136,21 @@ def _looks_like_smiles(token: str) -> bool:
 
 
 def _is_reaction(token: str) -> bool:
+    """``reactants>reagents>products`` whose molecules parse or at least look like SMILES.
+
+    A reaction with a broken molecule (``CC(=O)Cl.c1cccc1N>>...``) is still a reaction: the validation
+    worker names the offending molecule instead of the query being called unsupported.
+    """
     if ">" not in token:
         return False
     parts = token.split(">")
     if len(parts) != 3 or not parts[0] or not parts[2]:
         return False
-    return all(_quiet_parse(p) is not None for side in (parts[0], parts[2]) for p in side.split("."))
+    molecules = [p for side in (parts[0], parts[2]) for p in side.split(".") if p]
+    if not molecules:
+        return False
+    parsed = [_quiet_parse(p) is not None for p in molecules]
+    return any(parsed) and all(ok or _smiles_syntax(p) or _ORGANIC_WORD.match(p) for ok, p in zip(parsed, molecules))
 
 
 def _strip_unbalanced(token: str) -> str:

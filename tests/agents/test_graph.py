@@ -174,3 +174,18 @@ def test_constructor_injection_of_every_component(scripted_llm):
     assert state["final_answer"].endswith("echo anything at all")
     assert llm.calls == []  # the injected classifier and planner never asked the LLM
     assert saver.get({"configurable": {"thread_id": "inj"}}) is not None
+
+
+def test_every_failed_molecule_is_named():
+    state = MolxAgent(llm=None).invoke("What is the MW of c1cccc1 and C1CC?")
+    assert state["tasks"]["t1"]["status"] == "failed"
+    assert "c1cccc1" in state["final_answer"] and "C1CC" in state["final_answer"]
+    partial = MolxAgent(llm=None).invoke("What is the MW of c1cccc1 and CCO?")
+    assert partial["tasks"]["t1"]["status"] == "done"
+    assert "46.07" in partial["final_answer"] and "c1cccc1" in partial["final_answer"]
+
+
+def test_reaction_with_a_broken_molecule_names_it():
+    state = MolxAgent(llm=None).invoke("Is CC(=O)Cl.c1cccc1N>>CC(=O)Nc1ccccc1 balanced?")
+    assert state["intent"] == "reaction_validation" and state["tasks"]["t1"]["status"] == "failed"
+    assert "c1cccc1N" in state["final_answer"]

@@ -65,3 +65,32 @@ def test_unsupported_has_friendly_responses_in_both_languages():
 def test_data_extensions_match_the_sar_readers():
     sar_io = pytest.importorskip("molx_agent.sar.io")
     assert set(DATA_EXTENSIONS) == set(sar_io.SUPPORTED_SUFFIXES)
+
+
+@pytest.mark.parametrize(
+    ("query", "reaction"),
+    [("Is CC(=O)Cl.c1cccc1N>>CC(=O)Nc1ccccc1 balanced?", "CC(=O)Cl.c1cccc1N>>CC(=O)Nc1ccccc1"),
+     ("Validate C1CC.CC>>CCC", "C1CC.CC>>CCC")],
+)
+def test_reaction_with_a_broken_molecule_is_still_a_reaction(query, reaction):
+    assert extract_entities(query).reaction_smiles == [reaction]
+    assert IntentClassifierAgent().classify(query).intent == "reaction_validation"
+
+
+@pytest.mark.parametrize("query", ["pIC50>>7 here", "is x>>y ok", "foo>>bar", "a>b>c"])
+def test_prose_with_arrows_is_not_a_reaction(query):
+    assert extract_entities(query).reaction_smiles == []
+
+
+def test_name_table_covers_common_drugs_and_reagents_and_every_smiles_parses():
+    from rdkit import Chem
+
+    from molx_agent.chem.names import load_name_table, resolve_name
+
+    table = load_name_table()
+    assert len(table) >= 200
+    assert all(Chem.MolFromSmiles(e.smiles) is not None for e in table)
+    for name in ("paracetamol", "ibuprofen", "imatinib", "triethylamine", "DMF", "acetic anhydride"):
+        assert resolve_name(name), name
+    ents = extract_entities("plan a synthesis of paracetamol")
+    assert ents.names == ["paracetamol"] and ents.smiles == ["CC(=O)Nc1ccc(O)cc1"]
