@@ -8,6 +8,7 @@ Paracetamol: --auto, several routes, compare, finalize, and the task limit (MAX_
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -601,6 +602,26 @@ def test_paracetamol_every_decision_by_hand(tmp_path, paracetamol):
     )
     comp = cli("retro", "compare", "--session_dir", str(session))
     assert comp["routes"][0]["n_steps"] == 2 and comp["routes"][0]["longest_linear_sequence"] == 2
+    # the same self-contained HTML report as `molx-agent route` (same template and stylesheet)
+    res = runner.invoke(
+        app,
+        ["route", paracetamol, "--n-routes", "1", "--time-limit", "20", "--output-dir", str(tmp_path / "r")],
+    )
+    assert res.exit_code == 0, res.output
+    searched = (tmp_path / "r" / "SYNTHESIS_REPORT.html").read_text(encoding="utf-8")
+    assert set(_sections(searched)) <= set(_sections(html)) and "Decision history" in _sections(html)
+    assert _stylesheet(searched) == _stylesheet(html) and _stylesheet(html)
+    for doc in (html, searched):
+        assert not re.search(r'(src|href)="(https?:)?//', doc)  # nothing loaded from outside the file
+
+
+def _sections(html: str) -> list[str]:
+    return re.findall(r"<h2[^>]*>([^<]+)", html)
+
+
+def _stylesheet(html: str) -> str:
+    found = re.search(r"<style>(.*?)</style>", html, re.S)
+    return found.group(1) if found else ""
 
 
 def explore_log(session: Path, task_id: str, route: str = "route_1") -> list[str]:

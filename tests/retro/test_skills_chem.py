@@ -102,3 +102,50 @@ def test_get_global_strategy_defaults_and_constraints(aspirin):
         {"target_smiles": aspirin, "max_pg_operations": 0, "max_steps": 3, "constraints": {"avoid": ["Pd"]}},
     )
     assert res2.success and res2.data != res.data
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "keys"),
+    [
+        # seed 000, "每个 Skill 的简要接口": the outputs each skill must carry
+        ("analyze_scaffold", {"smiles": "O=C1CCc2ccccc2N1"}, ("ring_systems", "strategic_disconnections")),
+        (
+            "analyze_selectivity",
+            {"smiles": "CC(=O)Oc1ccccc1O"},
+            ("competing_groups", "conflicts", "protection_strategy"),
+        ),
+        ("plan_ring_strategy", {"smiles": "O=C1CCc2ccccc2N1"}, ("construction_order", "ring_systems")),
+        (
+            "decide_strategy",
+            {"smiles": "CC(=O)Oc1ccccc1C(=O)O"},
+            ("recommended_strategy", "scores", "rationale"),
+        ),
+        ("get_global_strategy", {"target_smiles": "CCO"}, ("pg_policy", "method_preferences")),
+        ("break_bond", {"smiles": "CCO", "atom1_idx": 0, "atom2_idx": 1}, ("fragments", "reaction_smiles")),
+        ("check_availability", {"smiles_list": ["CCO", "c1ccccc1"]}, ("precursors",)),
+        (
+            "validate_reaction",
+            {"reaction_smiles": "CCO>>CC=O"},
+            ("is_valid", "verdict", "issues", "byproducts"),
+        ),
+        (
+            "repair_reaction",
+            {"reaction_smiles": "CCO>>CC(=O)O", "issues": [{"code": "atom_balance", "message": "O missing"}]},
+            ("repaired_smiles", "repair_actions"),
+        ),
+        ("propose_disconnection", {"target_smiles": "CC(=O)Nc1ccc(O)cc1"}, ("proposals",)),
+    ],
+)
+def test_seed_output_fields(name, args, keys):
+    res = run_skill(name, args)
+    assert res.success, res.error
+    assert set(res.to_dict()) == {"success", "data", "error"} and res.error == ""
+    missing = [k for k in keys if k not in res.data]
+    assert not missing, f"{name} lacks {missing}"
+
+
+def test_ring_strategy_has_a_retro_ring_opening_plan():
+    res = run_skill("plan_ring_strategy", {"smiles": "O=C1CCc2ccccc2N1"})
+    systems = res.data["ring_systems"]
+    assert systems and all("retro_ring_opening" in s and "ring_closures" in s for s in systems)
+    assert systems[0]["ring_closures"][0]["method"] == "ring closure by lactamization"
