@@ -96,3 +96,47 @@ def test_reflect_stops_after_max_iterations():
     planner = PlannerAgent(settings=get_settings(max_iterations=2))
     state = {"tasks": {"t1": _t("t1", "failed")}, "results": {"t1": {"error": {"code": "boom"}}}, "iteration": 2}
     assert planner.reflect(state)["reflection"]["should_replan"] is False
+
+
+def _failed_state():
+    return {
+        "user_query": "MW of aspirin",
+        "tasks": {"t1": _t("t1", "failed"), "t2": _t("t2", "failed")},
+        "results": {"t1": {"error": {"code": "worker_exception"}}, "t2": {"error": {"code": "timeout"}}},
+        "iteration": 0,
+    }
+
+
+def test_llm_optimize_may_change_worker_types_but_never_to_unknown_ones(scripted_llm):
+    import json
+
+    reply = json.dumps({"tasks": [{"id": "t1", "type": "tool_agent", "description": "try the tools"},
+                                  {"id": "t2", "type": "quantum_oracle"}, {"id": "zz", "type": "analysis"}]})
+    llm = scripted_llm([reply])
+    planner = PlannerAgent(llm=llm)
+    state = _failed_state()
+    refl = planner.derive_reflection(state)
+    update = planner.optimize({**state, "reflection": refl})
+    assert update["tasks"]["t1"]["type"] == "tool_agent" and update["tasks"]["t1"]["description"] == "try the tools"
+    assert update["tasks"]["t2"]["type"] == "analysis"  # unknown type rejected
+    assert "zz" not in update["tasks"]  # the LLM cannot add tasks while re-planning
+    assert {t["status"] for t in update["tasks"].values()} == {"pending"} and update["iteration"] == 1
+
+
+def test_llm_optimize_with_invalid_answer_still_retries(scripted_llm):
+    planner = PlannerAgent(llm=scripted_llm(["no idea"]))
+    state = _failed_state()
+    update = planner.optimize({**state, "reflection": planner.derive_reflection(state)})
+    assert [t["type"] for t in update["tasks"].values()] == ["analysis", "analysis"]
+    assert all(t["status"] == "pending" for t in update["tasks"].values())
+
+
+def test_llm_reflection_cannot_invent_success_but_can_veto_a_retry(scripted_llm):
+    import json
+
+    state = _failed_state()
+    llm = scripted_llm([json.dumps({"success": True, "should_replan": False, "issues": ["bad input"],
+                                    "summary": "looks fine"})])
+    refl = PlannerAgent(llm=llm).reflect(state)["reflection"]
+    assert refl["success"] is False and refl["should_replan"] is False
+    assert "bad input" in refl["issues"] and refl["source"] == "rules+llm"
