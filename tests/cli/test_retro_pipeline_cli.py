@@ -841,3 +841,33 @@ def test_a_crash_while_saving_leaves_the_route_file_intact(tmp_path, aspirin, mo
     assert not list(session.rglob("*.tmp"))  # the temp file was cleaned up
     assert session_store.SessionStore(session).load_route("route_1").status.value == "planned"
     assert run_retro_run(str(session))["status"] == "paused"  # and the session carries on
+
+
+def test_decision_file_avoids_shell_escaping(tmp_path):
+    """--decision-file (like batch) carries SMILES with > # \\ / @ untouched."""
+    target = "C[C@@H](NC(=O)/C=C/c1ccccc1)C#N"
+    session = tmp_path / "file"
+    cli("retro", "plan", "--target-smiles", target, "--output-dir", str(session), "--no-proposals")
+    ctx = cli("retro", "run", "--session-dir", str(session))
+    f = tmp_path / "decision.json"
+    f.write_text(json.dumps({"task_id": ctx["task_id"], "action": "use_default"}), encoding="utf-8")
+    ctx = cli("retro", "decide", "--session-dir", str(session), "--decision_file", str(f))
+    assert ctx["decision_type"] == "disconnection_decision"
+    rxn = "O=C(Cl)/C=C/c1ccccc1.C[C@@H](N)C#N>>" + target
+    f.write_text(
+        json.dumps(
+            {"task_id": ctx["task_id"], "action": "custom_reaction", "params": {"reaction_smiles": rxn}}
+        ),
+        encoding="utf-8",
+    )
+    ctx = cli("retro", "decide", "--session-dir", str(session), "--decision-file", str(f))
+    assert ctx["decision_type"] == "validation_judgment"
+    assert ctx["context"]["reaction_smiles"] == rxn
+    assert ctx["context"]["precursors"] == ["O=C(Cl)/C=C/c1ccccc1", "C[C@@H](N)C#N"]
+    err = cli_error(
+        "retro", "decide", "--session-dir", str(session), "--decision-file", str(tmp_path / "no.json")
+    )
+    assert "not found" in err
+    f.write_text("{not json", encoding="utf-8")
+    err = cli_error("retro", "decide", "--session-dir", str(session), "--decision-file", str(f))
+    assert "not valid JSON" in err

@@ -91,3 +91,12 @@ def test_retro_group_has_skill_and_batch_too(tmp_path):
     f.write_text(json.dumps([{"skill": "analyze_molecule", "args": {"smiles": "CCO"}}]), encoding="utf-8")
     res = runner.invoke(app, ["retro", "batch", str(f)])
     assert res.exit_code == 0 and json.loads(res.stdout)["n_succeeded"] == 1
+
+
+def test_skill_args_from_stdin():
+    args = {"smiles_list": ["N#Cc1ccccc1", "F/C=C\\F", "C[C@@H](N)C(=O)O"]}
+    res = runner.invoke(app, ["skill", "check_availability", "--args-file", "-"], input=json.dumps(args))
+    assert res.exit_code == 0, res.output
+    assert [p["smiles"] for p in json.loads(res.stdout)["data"]["precursors"]] == args["smiles_list"]
+    res = runner.invoke(app, ["skill", "check_availability", "--args", "{}", "--args-file", "-"], input="{}")
+    assert res.exit_code != 0 and "not both" in res.stdout
