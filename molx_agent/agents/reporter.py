@@ -28,17 +28,19 @@ def _has_route(dep: dict[str, Any]) -> bool:
     return bool(dep.get("route_graph")) or any(t.get("route_graph") for t in dep.get("targets") or [])
 
 
-def _route_report(task: Task, state: AgentState, deps: list[dict[str, Any]]) -> dict[str, Any]:
+def _route_report(task: Task, state: AgentState, deps: list[dict[str, Any]],
+                  output_root: str | Path | None = None) -> dict[str, Any]:
     from molx_agent.agents import route_report
 
     if hasattr(route_report, "build_route_report"):
         return route_report.build_route_report(task, state)
     route = next(d for d in deps if _has_route(d))
     validation = next((d for d in deps if "all_valid" in d), None)
-    return route_report.write_route_report(route, language=state.get("language", "en"), validation=validation)
+    return route_report.write_route_report(route, language=state.get("language", "en"), validation=validation,
+                                           output_root=output_root)
 
 
-def _sar_result(dep: dict[str, Any], llm: Any) -> Any:
+def _sar_result(dep: dict[str, Any], llm: Any, state_language: str = "en") -> Any:
     """The SARResult of a ``sar`` dependency: from the in-process cache, else recomputed from its cleaned data."""
     from molx_agent.agents.sar import recall, remember
     from molx_agent.sar.clean import load_cleaned
@@ -54,7 +56,8 @@ def _sar_result(dep: dict[str, Any], llm: Any) -> Any:
     core = next((s.get("core_smiles") for s in dep.get("series") or [] if s.get("core_source") == "user"), None)
     result = analyse_clean(load_cleaned(out), core=core, max_cuts=dep.get("mmp_max_cuts"))
     result.mode = parse_mode(dep.get("mode") or "full")
-    result.insights, result.insights_source = build_insights(result, "en", llm)
+    result.language = "zh" if state_language == "zh" else "en"
+    result.insights, result.insights_source = build_insights(result, result.language, llm)
     result.output_dir = str(out)
     remember(result)
     return result
@@ -66,11 +69,12 @@ def _sar_report(task: Task, state: AgentState, dep: dict[str, Any], llm: Any) ->
     from molx_agent.sar.pipeline import parse_mode, validate_mode, write_report
 
     language = state.get("language", "en")
-    result = _sar_result(dep, llm)
+    result = _sar_result(dep, llm, language)
     opts = task_options(task)
     query = (task.get("inputs") or {}).get("query") or ""
     wanted = opts.get("mode") or (mode_from_query(query) if query else None)
     notes: list[str] = []
+    before = (result.mode, result.language)
     if wanted and wanted != "full":
         mode = parse_mode(wanted)
         try:
@@ -78,10 +82,10 @@ def _sar_report(task: Task, state: AgentState, dep: dict[str, Any], llm: Any) ->
             result.mode = mode
         except DataError as exc:
             notes.append(f"{exc.message}; full report written instead")
-    lang = "zh" if language == "zh" else "en"
-    if lang != result.language:
-        result.language = lang
-        result.insights, result.insights_source = build_insights(result, lang, llm)
+    result.language = "zh" if language == "zh" else "en"
+    if (result.mode, result.language) != before or not result.insights:
+        # the findings lead with the chosen site or compounds, in the answer's language
+        result.insights, result.insights_source = build_insights(result, result.language, llm)
     name = "sar_report" if result.mode.kind == "full" else f"sar_report_{result.mode.kind}"
     write_report(result, Path(result.output_dir), name=name)
     paths = [result.report_path, result.summary_path]
@@ -122,7 +126,7 @@ class ReporterAgent(BaseAgent):
             paths += out["report_paths"]
             summaries.append(out["summary"])
         if any(_has_route(d) for d in deps):
-            out = _route_report(task, state, deps)
+            out = _route_report(task, state, deps, output_root=self.settings.output_dir)
             paths += [str(p) for p in out.get("report_paths") or []]
             if out.get("summary"):
                 summaries.append(str(out["summary"]))

@@ -1,6 +1,6 @@
 """Route reports for the reporter worker: one shared report look (``molx_agent.retro.report``).
 
-``write_route_report(result, output_dir=None, *, language="en", validation=None)`` takes a
+``write_route_report(result, output_dir=None, *, language="en", validation=None, output_root=None)`` takes a
 ``disconnection`` result (``route_graph`` + search summary; with ``targets`` for several targets) and,
 optionally, the ``validation`` worker's result for that route, writes one report per target and returns
 ``{"report_paths": [...], "summary": ...}``.  A target without a route graph (its search failed) is
@@ -37,8 +37,13 @@ def write_route_report(
     *,
     language: str = "en",
     validation: dict[str, Any] | None = None,
+    output_root: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Write the route report(s) of a ``disconnection`` result; returns ``report_paths`` and ``summary``."""
+    """Write the route report(s) of a ``disconnection`` result; returns ``report_paths`` and ``summary``.
+
+    Without ``output_dir`` the report goes to a new timestamped folder under ``output_root`` (the agent's
+    ``MOLX_OUTPUT_DIR`` / ``run --output-dir``; default: the global settings' ``output_dir``).
+    """
     from molx_agent.config import get_settings
     from molx_agent.io_utils import timestamped_dir
     from molx_agent.retro.report import render_route_report
@@ -49,7 +54,8 @@ def write_route_report(
         raise ValidationError("no_route", "the route search produced no route to report",
                               value=result.get("target_smiles"), hint="run the disconnection worker first")
     first_name = records[0].get("target_name") or "target"
-    base = Path(output_dir) if output_dir else timestamped_dir(get_settings().output_dir, f"route_{first_name}")
+    root = Path(output_root) if output_root else Path(get_settings().output_dir)
+    base = Path(output_dir) if output_dir else timestamped_dir(root, f"route_{first_name}")
     paths: list[str] = []
     lines: list[str] = []
     for i, record in enumerate(records, start=1):
