@@ -538,6 +538,9 @@ def test_limits_constants():
         3,
         5,
     )
+    from molx_agent.chem import reaction_validation
+
+    assert reaction_validation.DEFAULT_MAX_BYPRODUCTS == limits.DEFAULT_MAX_BYPRODUCTS  # one value everywhere
     assert [limits.SA_THRESHOLDS.classify(x) for x in (2.19, 2.2, 3.49, 3.5)] == [
         "purchasable",
         "easily_synthesizable",
@@ -632,3 +635,24 @@ def test_run_with_a_decider_falls_back_on_bad_answers(skills):
     assert history[1]["fallback_from"]["code"] == "decider_error"
     assert history[2]["fallback_from"]["code"] == "no_instruction"
     assert "fallback_from" not in history[3] and history[3]["reasoning_preview"].startswith("LLM agrees")
+
+
+@pytest.mark.parametrize(("confidence", "low"), [(0.1, True), (0.3, False), (0.88, False), (None, False)])
+def test_low_confidence_disconnections_are_flagged(skills, monkeypatch, confidence, low):
+    from molx_agent.retro.pipeline.limits import CONFIDENCE_THRESHOLD
+
+    original = skills.__call__
+
+    class WithConfidence(ScriptedSkills):
+        def __call__(self, name, args):
+            res = original(name, args)
+            if name == "break_bond" and confidence is not None:
+                return SkillResult.ok({**res.data, "confidence": confidence})
+            return res
+
+    monkeypatch.setattr(executors_mod, "run_skill", WithConfidence())
+    out = _to(planned(), "validation_judgment")
+    assert out["context"]["disconnection_confidence"] == confidence
+    assert out["context"]["low_confidence"] is low
+    flagged = [w for w in out["context"]["warnings"] if f"CONFIDENCE_THRESHOLD={CONFIDENCE_THRESHOLD}" in w]
+    assert len(flagged) == int(low)

@@ -252,6 +252,8 @@ class ValidationJudgment(DecisionPoint):
             "source": task.inputs.get("source"),
             "conditions": task.inputs.get("conditions"),
             "warnings": task.inputs.get("warnings") or [],
+            "disconnection_confidence": task.inputs.get("score"),
+            "low_confidence": bool(task.inputs.get("low_confidence")),
             "is_valid": bool(res.get("is_valid")),
             "verdict": res.get("verdict"),
             "issues": res.get("issues") or [],

@@ -14,6 +14,7 @@ from typing import Any
 from molx_agent.errors import ExecutionError
 from molx_agent.retro.pipeline import exploration
 from molx_agent.retro.pipeline.decisions import DECISION_FOR_TASK, DECISION_POINTS, recursion_default
+from molx_agent.retro.pipeline.limits import CONFIDENCE_THRESHOLD
 from molx_agent.retro.pipeline.models import (
     DecisionContext,
     PipelineTask,
@@ -180,6 +181,13 @@ class TaskExecutors(RouteOps):
                 conditions=guide.get("conditions"),
                 warnings=list(data.get("warnings") or []),
             )
+            confidence = data.get("confidence")
+            if isinstance(confidence, (int, float)) and confidence < CONFIDENCE_THRESHOLD:
+                inputs["low_confidence"] = True
+                inputs["warnings"].append(
+                    f"low-confidence disconnection: break_bond's rule confidence {confidence:.2f} "
+                    f"< CONFIDENCE_THRESHOLD={CONFIDENCE_THRESHOLD}"
+                )
         elif mode == "custom":
             rxn, precursors = task.inputs["reaction_smiles"], task.inputs["precursors"]
             inputs.update(reaction_type="", source="llm_proposed")
