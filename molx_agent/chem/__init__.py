@@ -42,7 +42,15 @@ _EXPORTS: dict[str, str] = {
     "mol_formula_counter": "molx_agent.chem.utils",
     "load_template": "molx_agent.chem.utils",
     "quiet_rdkit": "molx_agent.chem.utils",
-    # Disconnection half (templates engineer's modules).
+    # M3 template scan, M4 bond break, M8 smart capping.
+    "scan_applicable_reactions": "molx_agent.chem.template_scan",
+    "find_disconnectable_bonds": "molx_agent.chem.template_scan",
+    "execute_disconnection": "molx_agent.chem.bond_break",
+    "execute_fgi": "molx_agent.chem.bond_break",
+    "execute_operations": "molx_agent.chem.bond_break",
+    "preview_disconnections": "molx_agent.chem.bond_break",
+    "try_retro_template": "molx_agent.chem.bond_break",
+    "resolve_template_ids": "molx_agent.chem.bond_break",
     "break_bond": "molx_agent.chem.bond_break",
     "suggest_capping": "molx_agent.chem.smart_cap",
     "custom_cap": "molx_agent.chem.smart_cap",

@@ -25,3 +25,47 @@ def test_unknown_name_raises_attribute_error():
     with pytest.raises(AttributeError):
         chem.no_such_function  # noqa: B018
     assert "validate_reaction" in dir(chem)
+
+
+#: The seed's chemistry functions, module by module (seed 001, section 3: M0-M8).
+SEED_FUNCTIONS = {
+    "utils": ["parse_mol", "canonical", "validate_smiles", "smarts_match", "tanimoto", "mol_formula_counter",
+              "load_template"],
+    "mol_info": ["analyze_molecule", "match_known_scaffolds"],
+    "fg_detect": ["detect_functional_groups", "detect_reactive_sites", "detect_protecting_groups",
+                  "get_fg_reaction_mapping"],
+    "template_scan": ["scan_applicable_reactions", "find_disconnectable_bonds"],
+    "bond_break": ["execute_disconnection", "execute_fgi", "execute_operations", "preview_disconnections",
+                   "try_retro_template", "resolve_template_ids"],
+    "forward_validate": ["validate_forward"],
+    "atom_balance": ["check_atom_balance"],
+    "cs_score": ["compute_cs_score", "classify_complexity", "score_progress", "batch_score_progress"],
+    "fg_warnings": ["check_fg_conflicts", "check_reaction_compatibility", "suggest_protection_needs",
+                    "check_deprotection_safety"],
+    "smart_cap": ["suggest_capping", "custom_cap"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(SEED_FUNCTIONS))
+def test_every_seed_function_is_exported_from_its_module_and_the_package(module):
+    import importlib
+
+    import molx_agent.chem as chem
+
+    mod = importlib.import_module(f"molx_agent.chem.{module}")
+    for name in SEED_FUNCTIONS[module]:
+        assert callable(getattr(mod, name)), name
+        assert getattr(chem, name) is getattr(mod, name), name
+        assert name in chem.__all__
+
+
+def test_analyze_molecule_and_validate_reaction_return_the_documented_keys(aspirin):
+    from molx_agent.chem import analyze_molecule, validate_reaction
+
+    info = analyze_molecule(aspirin)
+    assert {"canonical_smiles", "molecular_weight", "sa_score", "cs_score", "classification", "functional_groups",
+            "protecting_groups", "atom_bond_map"} <= set(info)
+    assert "strategic_bonds" in info["atom_bond_map"]
+    res = validate_reaction("[CH3:1][C:2](=[O:3])Cl.[NH2:4]c1ccc(O)cc1>CCN(CC)CC>[CH3:1][C:2](=[O:3])[NH:4]c1ccc(O)cc1")
+    assert {"is_valid", "verdict", "issues", "byproducts", "atom_balance", "feasibility_assessment"} <= set(res)
+    assert res["is_valid"] and all({"code", "message"} <= set(i) for i in res["issues"])
