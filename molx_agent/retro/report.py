@@ -150,7 +150,9 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
         "product": {"node_id": rxn.product_node, "smiles": product.smiles if product else ""},
         "reactants": reactants,
         "template": {"template_id": te.template_id, "template_name": te.template_name, "category": te.category,
-                     "source": te.source, "confidence": _num(te.confidence)},
+                     "source": te.source,
+                     # 0.0 is the "unknown" default (a chemist's own proposal has no template confidence)
+                     "confidence": _num(te.confidence) if te.confidence else None},
         "score": _num(rxn.score),
         "forward_validation": {
             "validated": bool(fv),

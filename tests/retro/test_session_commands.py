@@ -55,7 +55,10 @@ def test_explore_uses_templates_and_single_step_model(paracetamol_awaiting):
     sources = {a["source"] for a in ex["alternatives"]}
     assert "template" in sources and "single_step_model" in sources
     assert ["CC(=O)Cl", "Nc1ccc(O)cc1"] in [sorted(a["precursors"]) for a in ex["alternatives"]]
-    assert ex["smart_capping"][0]["reaction_type"] == "Amide bond formation"
+    cap = ex["smart_capping"][0]
+    assert cap["reaction_type"] == "Amide bond formation" and cap["confidence"] == 0.9
+    assert cap["fragments"] == ["CC(=O)O", "Nc1ccc(O)cc1"] and cap["description"]
+    assert {"template", "template_id", "precursors", "incompatible_with"} <= set(ex["alternatives"][0])
 
 
 def test_sandbox_never_writes_the_tree(paracetamol_awaiting):
@@ -225,7 +228,12 @@ def test_export_folder(paracetamol_awaiting, tmp_path):
     for f in ("SYNTHESIS_REPORT.html", "SYNTHESIS_REPORT.md", "report.txt", "tree.json", "tree.txt",
               "terminals.json", "visualization.json", "session.json"):
         assert f in res["files"]
-    assert res["n_files"] == 8 and res["n_images"] == 5 and res["visualization_ok"] is True
+    assert len(res["files"]) == res["n_files"] == 8 and res["n_images"] == 5 and res["visualization_ok"] is True
+    assert sorted(res["images"]) == ["images/mol_0.png", "images/mol_1.png", "images/mol_2.png",
+                                     "images/rxn_1_reaction.png", "images/synthesis_tree.png"]
+    assert res["html_report"] == f"{folder}/SYNTHESIS_REPORT.html"
+    vis = json.loads(open(f"{folder}/visualization.json").read())
+    assert {n["id"] for n in vis["nodes"]} == {"mol_0", "mol_1", "mol_2", "rxn_1"} and len(vis["edges"]) == 3
     assert res["summary"] == "Paracetamol: 1 steps, 2 starting materials, visualization=✓"
     # the exported session.json is a resumable session
     assert RetroCmd(f"{folder}/session.json").execute("status")["tree_complete"] is True
@@ -248,3 +256,157 @@ def test_capping_and_fgi_commands(paracetamol_awaiting):
     assert att["source"] == "fgi" and att["fgi_idx"] == 0
     full = paracetamol_awaiting.execute("context", {"detail": "full"})
     assert full["current"]["sandbox"]["n_attempts"] == 2 and "audit_state" in full
+
+
+def _damage(path, edit):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+
+@pytest.mark.parametrize("edit,field", [
+    (lambda d: d["current"]["sandbox"].__setitem__("selected", 4), "current.sandbox.selected"),
+    (lambda d: d["current"]["sandbox"].__setitem__("attempts", "x"), "current.sandbox.attempts"),
+    (lambda d: d["current"]["sandbox"]["attempts"][0].pop("precursors"), "current.sandbox.attempts[0]"),
+    (lambda d: d["current"].pop("depth"), "current.depth"),
+    (lambda d: d["current"].__setitem__("node_id", ["mol_0"]), "current.node_id"),
+    (lambda d: d["current"].__setitem__("smiles", "CCO"), "current.smiles"),
+    (lambda d: d["config"].__setitem__("max_depth", "x"), "config.max_depth"),
+    (lambda d: d["config"].__setitem__("terminal_cs_threshold", None), "config.terminal_cs_threshold"),
+    (lambda d: d["tree"]["molecule_nodes"]["mol_0"].__setitem__("decision_context", {}), "decision_context"),
+    (lambda d: d["tree"]["molecule_nodes"]["mol_0"].__setitem__("role", "boss"), "mol_0.role"),
+    (lambda d: d["tree"]["reaction_nodes"].append({"step_id": "rxn_9", "reaction_smiles": "", "product_node":
+                                                   "mol_0", "reactant_nodes": ["mol_7"]}), "reactant_nodes"),
+    (lambda d: d.__setitem__("queue", [["CCO"]]), "queue[0]"),
+    (lambda d: d["audit_state"].__setitem__("decision_history", {}), "audit_state.decision_history"),
+])
+@pytest.mark.parametrize("command,args", [("status", {}), ("commit", {"idx": 0, "reasoning": "x"}),
+                                          ("try_bond", {"bond_idx": 2}), ("export", {})])
+def test_damaged_session_file_is_a_clear_error_and_left_unchanged(paracetamol_awaiting, edit, field, command,
+                                                                   args, tmp_path):
+    """A hand-edited or damaged file names the damaged field; no command crashes or rewrites it."""
+    paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"]})
+    path = paracetamol_awaiting.session_file
+    _damage(path, edit)
+    before = path.read_bytes()
+    if command == "export":
+        args = {"output_dir": str(tmp_path / "out")}
+    with pytest.raises(ValidationError) as err:
+        paracetamol_awaiting.execute(command, args)
+    assert err.value.code == "corrupted_session_file" and "is damaged" in err.value.message
+    assert field in err.value.message
+    assert path.read_bytes() == before and not (tmp_path / "out").exists()
+
+
+def test_non_finite_numbers_and_directory_session_are_refused(tmp_path):
+    with pytest.raises(ValidationError) as err:
+        RetroCmd(tmp_path / "s.json").execute("init", {"target": PARACETAMOL,
+                                                        "terminal_cs_threshold": float("nan")})
+    assert err.value.code == "bad_argument_type" and not (tmp_path / "s.json").exists()
+    with pytest.raises(ValidationError) as err:
+        RetroCmd(tmp_path).execute("init", {"target": PARACETAMOL, "overwrite": True})
+    assert err.value.code == "session_not_a_file" and "directory" in err.value.message
+
+
+def test_read_only_commands_never_rewrite_the_file(paracetamol_awaiting, tmp_path):
+    before = paracetamol_awaiting.session_file.read_bytes()
+    for command, args in (("context", {"detail": "full"}), ("context", {"detail": "tree"}), ("status", {}),
+                          ("explore", {"bond_idx": 2}), ("explore_fgi", {}), ("sandbox_list", {}),
+                          ("smart_cap", {"bond_idx": 2}), ("tree", {}), ("report", {}),
+                          ("export", {"output_dir": str(tmp_path / "out")})):
+        paracetamol_awaiting.execute(command, args)
+        assert paracetamol_awaiting.session_file.read_bytes() == before, command
+
+
+def test_work_after_finalize_reopens_the_session(tmp_path):
+    stock = tmp_path / "stock.smi"
+    stock.write_text("CC(=O)Cl\n", encoding="utf-8")
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": "CC(=O)Nc1ccc(OCc2ccccc2)cc1", "stock": str(stock),
+                         "terminal_cs_threshold": 0.5})
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
+    assert cmd.execute("finalize", {"summary": "stopped early"})["status"] == "incomplete"
+    assert cmd.execute("next")["current"]["smiles"] == "Nc1ccc(OCc2ccccc2)cc1"
+    assert cmd.execute("status")["status"] == "in_progress"
+
+
+def test_trivial_target_is_never_skipped(tmp_path):
+    """4-Aminophenol is in stock, small and trivial, but as the target it still awaits a decision."""
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": "Nc1ccc(O)cc1"})
+    cur = cmd.execute("next")["current"]
+    assert cur["is_target"] and cur["is_terminal"] and cur["classification"] == "trivial"
+    assert cur["availability"]["available"] and cur["node_id"] == "mol_0"
+
+
+def test_queue_quick_pass_rules_and_queue_empty(tmp_path, monkeypatch):
+    """Heavy atoms <= 6 -> terminal at once; a molecule with no disconnection and no FGI is skipped by
+    `next`; the stock rule names the stock; then queue_empty."""
+    stock = tmp_path / "bench.smi"
+    stock.write_text("CCO\n", encoding="utf-8")  # neither precursor is in this stock
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": "O=C(Nc1ccc(O)cc1)C1CC1", "stock": str(stock), "terminal_cs_threshold": 0.0})
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["O=C(Cl)C1CC1", "Nc1ccc(O)cc1"]})
+    res = cmd.execute("commit", {"idx": 0, "reasoning": "acid chloride"})
+    assert res["new_terminal"] == ["O=C(Cl)C1CC1"] and res["new_pending"] == ["Nc1ccc(O)cc1"]
+    reasons = {t["smiles"]: t["reason"] for t in cmd.execute("tree")["terminals"]}
+    assert reasons == {"O=C(Cl)C1CC1": "quick pass: 6 heavy atoms <= 6"}
+    # nothing proposes a disconnection of 4-aminophenol: `next` marks it terminal and moves on
+    from molx_agent.retro.session import engine
+
+    monkeypatch.setattr(engine, "template_alternatives", lambda smiles: ({}, []))
+    monkeypatch.setattr(engine, "model_alternatives", lambda smiles, top_k: {
+        "by_bond": {}, "fgi": [], "model_problem": None, "n_predictions": 0})
+    out = cmd.execute("next")
+    assert out["action"] == "queue_empty" and out["tree_complete"] is True
+    assert out["auto_terminal"] == [{"smiles": "Nc1ccc(O)cc1", "node_id": "mol_2",
+                                     "reason": "no disconnectable bond and no FGI"}]
+
+
+def test_a_failed_save_leaves_the_previous_file(paracetamol_awaiting, monkeypatch):
+    """Saving is atomic: if the final rename fails, the old session is intact and no temp file is left."""
+    import os
+
+    path = paracetamol_awaiting.session_file
+    before = path.read_bytes()
+
+    def boom(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError):
+        paracetamol_awaiting.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(O)cc1"]})
+    assert path.read_bytes() == before
+    assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_protection_lifecycle_in_the_audit_state(tmp_path):
+    """Retro order: the O-debenzylation is committed first (Bn 'removed' there, install planned), the
+    O-benzylation later closes the entry (installed -> removed)."""
+    stock = tmp_path / "bench.smi"
+    stock.write_text("CC(=O)Cl\nBrCc1ccccc1\nNc1ccc(O)cc1\n", encoding="utf-8")
+    cmd = RetroCmd(tmp_path / "s.json")
+    cmd.execute("init", {"target": PARACETAMOL, "stock": str(stock), "terminal_cs_threshold": 1.0})
+    cmd.execute("next")
+    fgi = next(f["fgi_idx"] for f in cmd.execute("explore_fgi")["fgi"]
+               if f["template_id"] == "G80_benzyl_deprotection_retro")
+    cmd.execute("try_fgi", {"fgi_idx": fgi})
+    assert cmd.execute("commit", {"idx": 0, "reasoning": "Bn"})["protection_events"] == ["Bn removed in rxn_1"]
+    entry = cmd.state().audit.protections[0]
+    assert (entry.protection, entry.install_step, entry.remove_step, entry.status) == (
+        "Bn", "planned", "rxn_1", "planned")
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["Nc1ccc(O)cc1", "BrCc1ccccc1"], "reaction_type": "Williamson"})
+    res = cmd.execute("commit", {"idx": 0, "reasoning": "O-benzylation"})
+    assert res["protection_events"] == ["Bn installed in rxn_3"] and res["tree_complete"]
+    audit = cmd.state().audit
+    assert len(audit.protections) == 1 and audit.protections[0].status == "removed"
+    assert audit.protections[0].install_step == "rxn_3" and audit.protections[0].functional_group
+    assert audit.linear_step_count == 3 and [d.step_id for d in audit.decision_history] == ["rxn_1", "rxn_2",
+                                                                                            "rxn_3"]

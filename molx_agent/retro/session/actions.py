@@ -32,6 +32,9 @@ from molx_agent.retro.session.state import SessionState, empty_sandbox
 # init / next
 # ------------------------------------------------------------------------------------------------
 def cmd_init(session_file: Path, a: dict[str, Any]) -> tuple[SessionState, dict[str, Any]]:
+    if session_file.is_dir():
+        raise ValidationError("session_not_a_file", f"session path is a directory: {session_file}",
+                              value=str(session_file), hint="give a file name, e.g. session.json")
     if session_file.exists() and not a["overwrite"]:
         raise ValidationError("session_exists", f"session file already exists: {session_file}",
                               value=str(session_file), hint="pick another file or pass \"overwrite\": true")
@@ -105,6 +108,7 @@ def cmd_next(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any
             auto_terminal.append({"smiles": smiles, "node_id": node.node_id, "reason": reason})
             continue
         state.current = {"smiles": smiles, "node_id": node.node_id, "depth": depth, "sandbox": empty_sandbox()}
+        state.status["status"] = "in_progress"  # work resumed after a finalize
         out = compact_context(state)
         out["auto_terminal"] = auto_terminal
         return out
@@ -190,22 +194,30 @@ def cmd_select(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, A
 # ------------------------------------------------------------------------------------------------
 # commit / accept / skip / finalize
 # ------------------------------------------------------------------------------------------------
-def _pg_names(groups: list[Any]) -> set[str]:
-    return {str(g.get("name")) if isinstance(g, dict) else str(g) for g in groups or []}
+def _pg_names(groups: list[Any], protects: dict[str, str] | None = None) -> set[str]:
+    names = set()
+    for g in groups or []:
+        name = str(g.get("name")) if isinstance(g, dict) else str(g)
+        names.add(name)
+        if protects is not None and isinstance(g, dict) and g.get("protects"):
+            protects[name] = str(g["protects"])
+    return names
 
 
 def _update_protections(state: SessionState, step_id: str, product: str, precursors: list[str]) -> list[str]:
     """Forward-sense protection lifecycle from the protecting groups gained or lost at this step."""
+    protects: dict[str, str] = {}  # PG name -> the functional group it protects
     try:
-        prod_pg = _pg_names(engine.analyze(product).get("protecting_groups"))
+        prod_pg = _pg_names(engine.analyze(product).get("protecting_groups"), protects)
         prec_pg: set[str] = set()
         for p in precursors:
-            prec_pg |= _pg_names(engine.analyze(p).get("protecting_groups"))
+            prec_pg |= _pg_names(engine.analyze(p).get("protecting_groups"), protects)
     except ChemistryError:
         return []
     events = []
     for pg in sorted(prec_pg - prod_pg):  # forward: the PG is removed by this step
-        state.audit.protections.append(ProtectionEntry(protection=pg, install_step="planned", remove_step=step_id,
+        state.audit.protections.append(ProtectionEntry(functional_group=protects.get(pg, ""), protection=pg,
+                                                       install_step="planned", remove_step=step_id,
                                                        status="planned"))
         events.append(f"{pg} removed in {step_id}")
     for pg in sorted(prod_pg - prec_pg):  # forward: installed here; a protection only if removed later

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +58,8 @@ def _type_ok(value: Any, kind: str) -> bool:
         return isinstance(value, str)
     if kind == "int":
         return isinstance(value, int) and not isinstance(value, bool)
-    if kind == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == "number":  # finite only: NaN/Infinity would not survive the JSON session file
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if kind == "bool":
         return isinstance(value, bool)
     if kind == "dict":

@@ -21,8 +21,8 @@ from molx_agent.retro.session.state import SessionState, load_session, save_sess
 
 logger = logging.getLogger(__name__)
 
-READ_ONLY = frozenset({"explore", "explore_fgi", "smart_cap", "sandbox_list", "tree", "status", "report",
-                       "export"})
+READ_ONLY = frozenset({"context", "explore", "explore_fgi", "smart_cap", "sandbox_list", "tree", "status",
+                       "report", "export"})
 
 
 def linear_target_for(cs_score: float | None) -> int:

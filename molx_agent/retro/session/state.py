@@ -29,6 +29,7 @@ from typing import Any
 from molx_agent.errors import DataError, ValidationError
 from molx_agent.io_utils import atomic_write_text, dumps
 from molx_agent.retro.route import RetroGraph, SynthesisAuditState
+from molx_agent.retro.session.schema import check_session_document
 
 SESSION_FORMAT = "molx-agent/retro-session"
 SESSION_FORMAT_VERSION = 1
@@ -120,12 +121,14 @@ class SessionState:
             raise ValidationError("unsupported_session_version",
                                   f"session format version {version!r} is not supported "
                                   f"(this molx-agent reads version {SESSION_FORMAT_VERSION})", value=version)
+        config = {**DEFAULT_CONFIG, **data["config"]} if isinstance(data.get("config"), dict) else {}
+        check_session_document(data, config, source)
         try:
             graph = RetroGraph.from_dict(data["tree"])
             state = cls(
                 session_id=str(data["session_id"]),
                 target=dict(data["target"]),
-                config={**DEFAULT_CONFIG, **dict(data["config"])},
+                config=config,
                 graph=graph,
                 audit=SynthesisAuditState.from_dict(data.get("audit_state")),
                 status=dict(data["status"]),

@@ -53,11 +53,14 @@ def cmd_context(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, 
 
 def cmd_explore(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
     row = bond_row(state, a["bond_idx"], "explore")
+    smiles = current_context(state, "explore")["smiles"]
+    # the full capping proposals, with the capped fragments (the context keeps only a summary)
+    capping = engine.smart_capping(smiles, tuple(row["atoms"]))
     return {"bond_idx": row["bond_idx"], "atoms": row["atoms"], "bond_type": row["bond_type"],
             "in_ring": row.get("in_ring"), "heuristic_score": row.get("heuristic_score"),
             "chemical_label": row.get("chemical_label"),
             "alternatives": [{**alt, "alt_idx": i} for i, alt in enumerate(row["alternatives"])],
-            "smart_capping": row.get("smart_capping", [])}
+            "smart_capping": capping}
 
 
 def cmd_explore_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
@@ -168,7 +171,7 @@ def cmd_export(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, An
     images = sorted(p.name for p in Path(paths["images_dir"]).glob("*.png"))
     vis_ok = _visualization_ok(vis, out, state)
     n_sm = sum(1 for t in terminals if t["status"] != "unresolved")
-    return {"output_dir": str(out), "files": files + ["images/"], "n_files": len(files), "n_images": len(images),
+    return {"output_dir": str(out), "files": files, "n_files": len(files), "n_images": len(images),
             "images": [f"images/{i}" for i in images], "html_report": paths["html"], "visualization_ok": vis_ok,
             "tree_complete": state.graph.is_complete(),
             "summary": _export_summary(name, state.graph.n_steps, n_sm, vis_ok, lang)}
