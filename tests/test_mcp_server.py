@@ -57,6 +57,32 @@ def test_in_process_server_lists_schemas():
     asyncio.run(main())
 
 
+def test_http_serves_on_loopback_only(monkeypatch):
+    """`mcp-server --http PORT` binds 127.0.0.1 (never all interfaces)."""
+    from molx_agent import mcp_server
+
+    assert mcp_server.build_server(port=8765).settings.host == "127.0.0.1"
+    seen = {}
+
+    class FakeServer:
+        def __init__(self, host, port):
+            seen.update(host=host, port=port)
+
+        def run(self, transport):
+            seen["transport"] = transport
+
+    monkeypatch.setattr(
+        mcp_server, "build_server", lambda host="127.0.0.1", port=8000: FakeServer(host, port)
+    )
+    from typer.testing import CliRunner
+
+    from molx_agent.cli.main import app
+
+    res = CliRunner().invoke(app, ["mcp-server", "--http", "8765"])
+    assert res.exit_code == 0, res.output
+    assert seen == {"host": "127.0.0.1", "port": 8765, "transport": "streamable-http"}
+
+
 def test_stdio_server_with_langchain_mcp_adapters(aspirin):
     from langchain_mcp_adapters.client import MultiServerMCPClient
 
