@@ -656,3 +656,27 @@ def test_low_confidence_disconnections_are_flagged(skills, monkeypatch, confiden
     assert out["context"]["low_confidence"] is low
     flagged = [w for w in out["context"]["warnings"] if f"CONFIDENCE_THRESHOLD={CONFIDENCE_THRESHOLD}" in w]
     assert len(flagged) == int(low)
+
+
+@pytest.mark.parametrize(
+    ("repaired", "resolved", "next_point"),
+    [(ESTER_RXN, "accept_repair", "validation_judgment"), (None, "abandon_bond", "disconnection_decision")],
+)
+def test_repair_use_default_follows_repaired_smiles(skills, repaired, resolved, next_point):
+    skills.valid = [False, True]
+    skills.repaired = repaired
+    rt = planned()
+    out = _to(rt, "validation_judgment")
+    out = rt.decide({"task_id": out["task_id"], "action": "use_default"})
+    assert rt.route.decision_history[-1]["resolved_action"] == "repair"  # is_valid=false -> repair
+    assert out["decision_type"] == "repair_judgment"
+    ids = [a["action_id"] for a in out["available_actions"]]
+    assert ("accept_repair" in ids) is (repaired is not None)
+    out = rt.decide({"task_id": out["task_id"], "action": "use_default"})
+    assert rt.route.decision_history[-1]["resolved_action"] == resolved
+    assert out["decision_type"] == next_point
+    if repaired:
+        assert out["context"]["reaction_smiles"] == repaired and out["context"]["is_valid"] is True
+        out = rt.decide({"task_id": out["task_id"], "action": "accept"})
+        assert out["decision_type"] == "recursion_decision"
+        assert rt.graph.reaction_nodes[0].reaction_smiles == repaired
