@@ -69,3 +69,38 @@ def test_analyze_molecule_and_validate_reaction_return_the_documented_keys(aspir
     res = validate_reaction("[CH3:1][C:2](=[O:3])Cl.[NH2:4]c1ccc(O)cc1>CCN(CC)CC>[CH3:1][C:2](=[O:3])[NH:4]c1ccc(O)cc1")
     assert {"is_valid", "verdict", "issues", "byproducts", "atom_balance", "feasibility_assessment"} <= set(res)
     assert res["is_valid"] and all({"code", "message"} <= set(i) for i in res["issues"])
+
+
+def test_bad_input_raises_with_code_and_value_and_rdkit_stays_silent(capfd):
+    from molx_agent.chem import (
+        analyze_molecule,
+        break_bond,
+        check_atom_balance,
+        compute_cs_score,
+        suggest_capping,
+        validate_forward,
+        validate_reaction,
+    )
+    from molx_agent.errors import ChemistryError, ValidationError
+
+    calls = [
+        (analyze_molecule, ("c1cccc1",), "invalid_smiles", "c1cccc1"),
+        (analyze_molecule, ("C(C)(C)(C)(C)C",), "invalid_smiles", "C(C)(C)(C)(C)C"),
+        (analyze_molecule, ("",), "invalid_smiles", ""),
+        (compute_cs_score, ("C1CC",), "invalid_smiles", "C1CC"),
+        (validate_reaction, ("CC(=O)Cl.c1cccc1N>>CC(=O)Nc1ccccc1",), "invalid_smiles", "c1cccc1N"),
+        (validate_reaction, ("CCO",), "invalid_reaction", "CCO"),
+        (validate_reaction, ("",), "empty_input", ""),
+        (check_atom_balance, (["CC[N+](C)(C)(C)C"], "CC"), "invalid_smiles", "CC[N+](C)(C)(C)C"),
+        (validate_forward, (["CCO"], "c1cccc1"), "invalid_smiles", "c1cccc1"),
+        (break_bond, ("CCO", 0, 9), "atom_index_out_of_range", 9),
+        (break_bond, ("CCO", 0, 2), "atoms_not_bonded", [0, 2]),
+        (suggest_capping, ("CCO", (0, 2)), "atoms_not_bonded", [0, 2]),
+        (suggest_capping, ("Cc1cccc1", (0, 1)), "invalid_smiles", "Cc1cccc1"),
+    ]
+    for fn, args, code, value in calls:
+        with pytest.raises((ChemistryError, ValidationError)) as exc:
+            fn(*args)
+        assert (exc.value.code, exc.value.value) == (code, value), (fn.__name__, args)
+    captured = capfd.readouterr()
+    assert captured.err == "" and captured.out == ""
