@@ -137,23 +137,33 @@ def plan_cmd(
     ),
     auto: bool = typer.Option(False, "--auto", help="then run every route to the end with use_default"),
 ) -> None:
-    """Create a session directory and its initial route(s) with seed tasks (STRATEGY, ANALYZE, DISCONNECT)."""
-    from molx_agent.cli.common import emit_json, handle_errors
+    """Create a session directory and its initial route(s) with seed tasks (STRATEGY, ANALYZE, DISCONNECT).
 
-    handle_errors(
-        lambda: emit_json(
-            run_retro_plan(
-                target_smiles,
-                output_dir,
-                name=name,
-                n_routes=n_routes,
-                stock=stock,
-                language=language,
-                proposals=proposals,
-                auto=auto,
-            )
+    With --auto every route is then run to the end; the exit status is 1 when a route failed or hit
+    MAX_TOTAL_TASKS (as for `retro run --auto`).
+    """
+    from molx_agent.cli.common import EXIT_FAILURE, emit_json, handle_errors
+
+    def _run() -> None:
+        out = run_retro_plan(
+            target_smiles,
+            output_dir,
+            name=name,
+            n_routes=n_routes,
+            stock=stock,
+            language=language,
+            proposals=proposals,
+            auto=auto,
         )
-    )()
+        emit_json(out)
+        bad = [r for r in out.get("runs", []) if r.get("status") in ("failed", "limit_reached")]
+        for r in bad:
+            msg = (r.get("error") or {}).get("message") or "; ".join(r.get("reasons") or []) or r["status"]
+            typer.echo(f"Route {r.get('route_id')}: {r['status']}: {msg}", err=True)
+        if bad:
+            raise typer.Exit(EXIT_FAILURE)
+
+    handle_errors(_run)()
 
 
 @retro_app.command("run")

@@ -871,3 +871,21 @@ def test_decision_file_avoids_shell_escaping(tmp_path):
     f.write_text("{not json", encoding="utf-8")
     err = cli_error("retro", "decide", "--session-dir", str(session), "--decision-file", str(f))
     assert "not valid JSON" in err
+
+
+def test_auto_on_a_target_without_disconnections_fails_clearly(tmp_path):
+    """Perfluorohexane: no strategic bond, no template: --auto ends in status failed, exit 1, for plan and run."""
+    target = "FC(F)(F)C(F)(F)C(F)(F)C(F)(F)C(F)(F)C(F)(F)F"
+    session = tmp_path / "pfc"
+    res = runner.invoke(
+        app, ["retro", "plan", "--target-smiles", target, "--output-dir", str(session), "--auto"]
+    )
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    out = json.loads(res.stdout)
+    assert out["runs"][0]["status"] == "failed"
+    assert out["runs"][0]["reasons"] == [f"no disconnection left for {target}"]
+    assert "route_1: failed: no disconnection left" in res.stderr
+    res = runner.invoke(app, ["retro", "run", "--session-dir", str(session), "--auto"])
+    assert res.exit_code == 1 and json.loads(res.stdout)["status"] == "failed"
+    fin = cli("retro", "finalize", "--session-dir", str(session))
+    assert fin["complete"] is False and fin["n_steps"] == 0 and fin["pending_molecules"] == [target]
