@@ -48,7 +48,8 @@ def test_example_runs_to_completion_and_exports(example, target, n_steps, source
     images = {p.name for p in (folder / "images").iterdir()}
     assert {"synthesis_tree.png", "mol_0.png"} <= images
     assert {f"{s['step_id']}_reaction.png" for s in steps} <= images
-    assert f"{target}: {n_steps} steps, {len(terminals)} starting materials, visualization=✓" in (
+    steps_text = "1 step" if n_steps == 1 else f"{n_steps} steps"
+    assert f"{target}: {steps_text}, {len(terminals)} starting materials, visualization=✓" in (
         capsys.readouterr().out)
 
 

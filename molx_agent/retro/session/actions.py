@@ -23,7 +23,12 @@ from molx_agent.retro.session.commands import (
     require_current,
     status_view,
 )
-from molx_agent.retro.session.context import build_decision_context, no_disconnection, quick_terminal
+from molx_agent.retro.session.context import (
+    build_decision_context,
+    no_disconnection,
+    quick_terminal,
+    reaction_type_name,
+)
 from molx_agent.retro.session.sandbox import attempt_summary, evaluate_attempt
 from molx_agent.retro.session.state import SessionState, empty_sandbox
 
@@ -133,7 +138,8 @@ def cmd_try_bond(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str,
         raise ValidationError("invalid_alt_idx", f"try_bond: bond {a['bond_idx']} has alternatives "
                               f"0..{len(alts) - 1}", value=a["alt_idx"])
     alt = alts[a["alt_idx"]]
-    return evaluate_attempt(state, alt["precursors"], source=alt["source"], reaction_type=alt["template"],
+    return evaluate_attempt(state, alt["precursors"], source=alt["source"],
+                            reaction_type=reaction_type_name(alt["template"]),
                             template_id=alt.get("template_id", ""), template_name=alt["template"],
                             category=alt.get("category", ""), confidence=alt.get("score"),
                             origin={"bond_idx": a["bond_idx"], "alt_idx": a["alt_idx"]})
@@ -156,7 +162,7 @@ def cmd_try_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, 
                               + (f"(0..{len(fgis) - 1})" if fgis else "(no FGI proposed for this molecule)"),
                               value=a["fgi_idx"])
     f = fgis[a["fgi_idx"]]
-    return evaluate_attempt(state, f["precursors"], source="fgi", reaction_type=f["template"],
+    return evaluate_attempt(state, f["precursors"], source="fgi", reaction_type=reaction_type_name(f["template"]),
                             template_id=f.get("template_id", ""), template_name=f["template"],
                             category=f.get("category", ""), confidence=f.get("score"),
                             origin={"fgi_idx": a["fgi_idx"]})

@@ -11,6 +11,7 @@ Terminal rules, any one suffices (never applied automatically to the target):
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from molx_agent.retro.session import engine
@@ -37,14 +38,19 @@ def quick_terminal(smiles: str, config: dict[str, Any]) -> dict[str, Any]:
             "heavy_atoms": n_heavy}
 
 
+_RETRO_SUFFIX = re.compile(r"\s*\(Retro(?:, [^)]*)?\)\s*$")
+
+
+def reaction_type_name(template_name: str) -> str:
+    """``"Amide Bond Formation (Retro, ester amide)"`` -> ``"Amide Bond Formation"`` (the reaction's name)."""
+    return _RETRO_SUFFIX.sub("", template_name).strip()
+
+
 def _bond_row(bond: dict[str, Any], alternatives: list[dict[str, Any]]) -> dict[str, Any]:
     row = {k: bond.get(k) for k in ("bond_idx", "atoms", "bond_type", "in_ring", "strategic_priority",
                                      "chemical_label", "heuristic_score")}
-    names = [a["template"] for a in alternatives if a.get("template")]
-    for rt in bond.get("reaction_types") or []:
-        if rt not in names:
-            names.append(rt)
-    row["reaction_types"] = list(dict.fromkeys(names))
+    names = [a["template"] for a in alternatives if a.get("template")] + list(bond.get("reaction_types") or [])
+    row["reaction_types"] = list(dict.fromkeys(reaction_type_name(n) for n in names if reaction_type_name(n)))
     row["smart_capping"] = list(bond.get("smart_capping") or [])
     row["alternatives"] = alternatives
     row["n_alternatives"] = len(alternatives)

@@ -130,7 +130,8 @@ def _export_summary(name: str, steps: int, n_sm: int, vis_ok: bool, lang: str) -
     mark = "✓" if vis_ok else "✗"
     if lang == "zh":
         return f"{name}: {steps} 步, {n_sm} 种起始原料, 可视化={mark}"
-    return f"{name}: {steps} steps, {n_sm} starting materials, visualization={mark}"
+    return (f"{name}: {steps} step{'' if steps == 1 else 's'}, {n_sm} starting material{'' if n_sm == 1 else 's'}, "
+            f"visualization={mark}")
 
 
 def _visualization_ok(vis: dict[str, Any], out: Path, state: SessionState) -> bool:
