@@ -85,7 +85,8 @@ class BaseAgent(ABC):
             task["error"] = str(exc)
             errors.append({"task_id": task_id, "worker": self.name, **exc.to_dict()})
         except Exception as exc:  # noqa: BLE001 - a worker's failure is recorded, never raised
-            logger.exception("worker %s crashed", self.name)
+            logger.error("worker %s crashed on task %s: %s: %s", self.name, task_id, type(exc).__name__, exc)
+            logger.debug("traceback of worker %s", self.name, exc_info=True)
             result = {"error": {"code": "worker_exception", "message": f"{type(exc).__name__}: {exc}"}}
             task["status"] = "failed"
             task["error"] = f"{type(exc).__name__}: {exc}"

@@ -53,9 +53,38 @@ def _register_commands() -> None:
 _register_commands()
 
 
+class _CliLogFormatter(logging.Formatter):
+    """``WARNING molx_agent.x: message``; tracebacks only with ``MOLX_DEBUG=1`` (the CLI never shows one)."""
+
+    def __init__(self) -> None:
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        if os.environ.get("MOLX_DEBUG"):
+            return super().format(record)
+        saved = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info, record.exc_text, record.stack_info = None, None, None
+        try:
+            return super().format(record)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = saved
+
+
+def configure_logging() -> None:
+    """Log WARNING and above (``MOLX_LOG_LEVEL``) to stderr, without tracebacks unless ``MOLX_DEBUG`` is set."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_CliLogFormatter())
+    wanted = os.environ.get("MOLX_LOG_LEVEL", "WARNING").strip().upper()
+    level = logging.getLevelName(wanted)
+    logging.basicConfig(level=level if isinstance(level, int) else logging.WARNING, handlers=[handler])
+    if not isinstance(level, int):
+        logging.getLogger("molx_agent").warning("MOLX_LOG_LEVEL=%s is not a log level (use DEBUG, INFO, WARNING, "
+                                                "ERROR); using WARNING", wanted)
+
+
 def main() -> None:
     """Console-script entry point."""
-    logging.basicConfig(level=os.environ.get("MOLX_LOG_LEVEL", "WARNING"), stream=sys.stderr)
+    configure_logging()
     app()
 
 

@@ -136,3 +136,29 @@ def test_reports_go_to_the_output_dir(tmp_path):
     assert result["intent"] == "retrosynthesis" and result["report_paths"]
     for p in result["report_paths"]:
         assert Path(p).resolve().is_relative_to(out.resolve()) and Path(p).is_file(), p
+
+
+def test_crashing_worker_gives_a_clear_failure_and_no_traceback_on_stderr():
+    code = (
+        "import sys\n"
+        "from molx_agent.agents import analysis\n"
+        "def boom(self, task, state):\n"
+        "    raise RuntimeError('kaboom')\n"
+        "analysis.AnalysisAgent._run = boom\n"
+        "from molx_agent.cli.main import main\n"
+        "sys.argv = ['molx-agent', 'run', '--query', 'MW of aspirin', '--llm', 'rules']\n"
+        "main()\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("MOLX_DEBUG", "MOLX_LOG_LEVEL")}
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert res.returncode == 1
+    assert "RuntimeError: kaboom" in res.stdout  # the answer says which task failed and why
+    assert "Traceback" not in res.stderr and "worker analysis crashed" in res.stderr
+
+
+def test_bad_log_level_is_a_warning_not_a_crash():
+    env = {**os.environ, "MOLX_LOG_LEVEL": "loud"}
+    res = subprocess.run([sys.executable, "-m", "molx_agent.cli.main", "version"], capture_output=True, text=True,
+                         timeout=60, env=env)
+    assert res.returncode == 0 and "molx-agent" in res.stdout
+    assert "MOLX_LOG_LEVEL" in res.stderr and "Traceback" not in res.stderr
