@@ -42,3 +42,14 @@ def test_importing_layer_loads_no_langchain(layer):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", out.stdout
+
+
+@pytest.mark.parametrize("layer", ["chem", "retro", "sar", "agents", "tools"])
+def test_library_code_never_prints(layer):
+    offenders = []
+    for path in (PKG / layer).rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                offenders.append(f"{path.relative_to(PKG)}:{node.lineno}")
+    assert not offenders, offenders
