@@ -149,6 +149,9 @@ def test_real_chatopenai_against_local_stub_server(stub_openai, paracetamol):
     assert state["intent_confidence"] == 0.66 and list(state["tasks"]) == ["s1"]
     assert state["reflection"]["llm_summary"] == "stub reviewed"
     assert "49.33" in state["final_answer"]  # paracetamol TPSA from RDKit
+    import tiktoken.registry
+
+    assert tiktoken.registry.ENCODINGS == {}  # no tokenizer was loaded (it would be downloaded)
 
 
 def test_slow_endpoint_times_out_and_rules_take_over(stub_openai, aspirin):
