@@ -128,3 +128,19 @@ def test_http_transport_with_the_example_server(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_mcp_tool_clashing_with_a_builtin_is_skipped_with_a_warning():
+    from langchain_core.tools import StructuredTool
+
+    from molx_agent.agents.modules.tools import ToolCategory, get_registry
+
+    registry = get_registry()
+    builtin = StructuredTool.from_function(lambda smiles: "builtin", name="ring_count", description="builtin rings")
+    registry.register(builtin, ToolCategory.RDKIT)
+    loader = MCPToolLoader(config={"servers": {"chemistry": {"command": "python", "args": [str(EXAMPLE)],
+                                                             "allowed_tools": ["ring_count", "heavy_atom_count"]}}})
+    added = loader.load_into(registry)
+    assert added == ["heavy_atom_count"]
+    assert registry.get_tool("ring_count") is builtin
+    assert any("clash" in w and "ring_count" in w and "mcp:chemistry" in w for w in loader.warnings)
