@@ -412,3 +412,21 @@ def test_protection_lifecycle_in_the_audit_state(tmp_path):
     assert audit.protections[0].install_step == "rxn_3" and audit.protections[0].functional_group
     assert audit.linear_step_count == 3 and [d.step_id for d in audit.decision_history] == ["rxn_1", "rxn_2",
                                                                                             "rxn_3"]
+
+
+def test_cycle_to_an_ancestor_is_refused(tmp_path):
+    stock = tmp_path / "bench.smi"
+    stock.write_text("CC(=O)Cl\n", encoding="utf-8")
+    cmd = RetroCmd(tmp_path / "s.json")
+    target = "CC(=O)Nc1ccc(OCc2ccccc2)cc1"
+    cmd.execute("init", {"target": target, "stock": str(stock), "terminal_cs_threshold": 0.5})
+    cmd.execute("next")
+    cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
+    assert cmd.execute("next")["current"]["depth"] == 1
+    before = cmd.state().graph.to_dict()
+    loop = cmd.execute("try_precursors", {"precursors": [target, "O"]})
+    assert not loop["success"] and loop["errors"][0]["code"] == "cycle"
+    assert "ancestor mol_0" in loop["errors"][0]["message"]
+    res = cmd.execute("commit", {"idx": 0, "reasoning": "loop", "override_gates": True})
+    assert res["success"] is False and cmd.state().graph.to_dict() == before
