@@ -40,8 +40,10 @@ def test_provider_auto_resolution(monkeypatch):
 
 
 def test_settings_reject_bad_values(monkeypatch):
+    from pydantic import ValidationError as PydanticValidationError
+
     monkeypatch.setenv("MAX_ITERATIONS", "zero")
-    with pytest.raises(Exception):
+    with pytest.raises(PydanticValidationError):
         Settings()
 
 

@@ -150,7 +150,7 @@ def _is_reaction(token: str) -> bool:
     if not molecules:
         return False
     parsed = [_quiet_parse(p) is not None for p in molecules]
-    return any(parsed) and all(ok or _smiles_syntax(p) or _ORGANIC_WORD.match(p) for ok, p in zip(parsed, molecules))
+    return any(parsed) and all(ok or _smiles_syntax(p) or _ORGANIC_WORD.match(p) for ok, p in zip(parsed, molecules, strict=True))
 
 
 def _strip_unbalanced(token: str) -> str:

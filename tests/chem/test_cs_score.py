@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from molx_agent.chem import compute_cs_score
-from molx_agent.chem.cs_score import WEIGHTS, batch_score_progress, check_terminal, classify_complexity, score_progress
+from molx_agent.chem.cs_score import (
+    WEIGHTS,
+    batch_score_progress,
+    check_terminal,
+    classify_complexity,
+    score_progress,
+)
 
 REFERENCES = {
     "atorvastatin": ("CC(C)c1c(C(=O)Nc2ccccc2)c(-c2ccccc2)c(-c2ccc(F)cc2)n1CC[C@@H](O)C[C@@H](O)CC(=O)O", 4.6),
