@@ -32,6 +32,46 @@ def task_options(task: Task) -> dict[str, Any]:
     return dict(opts) if isinstance(opts, dict) else {}
 
 
+def task_query(task: Task, state: AgentState) -> str:
+    return str((task.get("inputs") or {}).get("query") or state.get("user_query") or "")
+
+
+def sheet_for(path: str, options: dict[str, Any], query: str) -> str | None:
+    """The Excel sheet to read: the ``sheet`` option, else the one sheet the query names (``"the Ki sheet"``,
+    ``"sheet Ki"``, ``"Ki 工作表"``), else None (a workbook with several sheets then fails, listing them)."""
+    import re
+
+    from molx_agent.sar.io import EXCEL_SUFFIXES, list_sheets
+
+    if options.get("sheet"):
+        return str(options["sheet"])
+    if Path(path).suffix.lower() not in EXCEL_SUFFIXES or not query or not Path(path).is_file():
+        return None
+    sheets = list_sheets(path)
+    if len(sheets) < 2:
+        return None
+    # ASCII word boundaries: "Ki工作表" names the sheet Ki too
+    named = [s for s in sheets
+             if re.search(rf"(?<![A-Za-z0-9_]){re.escape(s)}(?![A-Za-z0-9_])", query, flags=re.IGNORECASE)]
+    return named[0] if len(named) == 1 else None
+
+
+def read_task_table(path: str, options: dict[str, Any], query: str) -> Any:
+    """:func:`molx_agent.sar.io.read_table` with the sheet from the options or the query; a workbook with several
+    sheets and none named fails with a hint that fits the agent (name the sheet in the query)."""
+    from molx_agent.errors import DataError
+    from molx_agent.sar.io import read_table
+
+    try:
+        return read_table(path, sheet=sheet_for(path, options, query))
+    except DataError as exc:
+        if exc.code == "multiple_sheets":
+            raise DataError(exc.code, exc.message, value=exc.value,
+                            hint="name the sheet in the request (e.g. 'sheet Ki'), or run "
+                                 "`molx-agent sar FILE --sheet NAME`") from exc
+        raise
+
+
 def clean_summary(doc: dict[str, Any], language: str, ignored: list[str]) -> str:
     name = Path(doc["source"]).name
     if language == "zh":
@@ -61,10 +101,8 @@ class DataCleanerAgent(BaseAgent):
     description = "Reads, standardises and cleans compound data files (CSV, TSV, Excel, SDF)."
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
-        from molx_agent.config import get_settings
         from molx_agent.io_utils import timestamped_dir
-        from molx_agent.sar.clean import clean_table, save_cleaned
-        from molx_agent.sar.io import read_table
+        from molx_agent.sar.clean import clean_table, require_valid, save_cleaned
 
         files = task_files(task, state)
         if not files:
@@ -72,15 +110,16 @@ class DataCleanerAgent(BaseAgent):
                                   hint="pass a CSV/Excel/SDF file, e.g. molx-agent run --data series.csv")
         opts = task_options(task)
         path = files[0]
-        table = read_table(path, sheet=opts.get("sheet"))
+        table = read_task_table(path, opts, task_query(task, state))
         result = clean_table(
             table, smiles_col=opts.get("smiles_col"), activity_col=opts.get("activity_col"),
             id_col=opts.get("id_col"), units=opts.get("units"), llm=self.llm,
             require_activity=bool(opts.get("require_activity", False)),
         )
         out = Path(opts["output_dir"]) if opts.get("output_dir") else timestamped_dir(
-            get_settings().output_dir, f"sar_{Path(path).stem}")
+            self.settings.output_dir, f"sar_{Path(path).stem}")
         save_cleaned(result, out)
+        require_valid(result)  # nothing survived: the task fails, errors.csv (already written) says why
         doc = result.to_dict()
         language = state.get("language", "en")
         doc.update({
@@ -92,4 +131,4 @@ class DataCleanerAgent(BaseAgent):
         return doc
 
 
-__all__ = ["DataCleanerAgent", "task_files", "task_options"]
+__all__ = ["DataCleanerAgent", "read_task_table", "sheet_for", "task_files", "task_options", "task_query"]

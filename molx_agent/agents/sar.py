@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.agents.base import BaseAgent
-from molx_agent.agents.data_cleaner import task_files, task_options
+from molx_agent.agents.data_cleaner import read_task_table, task_files, task_options, task_query
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.errors import DataError, ValidationError
 
@@ -69,21 +69,20 @@ def sar_summary(result: Any, language: str) -> str:
     return " ".join([head, *lines])
 
 
-def _clean_here(task: Task, state: AgentState, llm: Any) -> Any:
-    from molx_agent.config import get_settings
+def _clean_here(task: Task, state: AgentState, llm: Any, output_dir: Path) -> Any:
     from molx_agent.io_utils import timestamped_dir
     from molx_agent.sar.clean import clean_table, save_cleaned
-    from molx_agent.sar.io import read_table
 
     files = task_files(task, state)
     if not files:
         raise ValidationError("no_data_file", "no cleaned data and no data file for the SAR analysis",
                               hint="pass a CSV/Excel/SDF file, e.g. molx-agent run --data series.csv")
     opts = task_options(task)
-    clean = clean_table(read_table(files[0], sheet=opts.get("sheet")), smiles_col=opts.get("smiles_col"),
-                        activity_col=opts.get("activity_col"), id_col=opts.get("id_col"), units=opts.get("units"),
-                        llm=llm)
-    out = timestamped_dir(get_settings().output_dir, f"sar_{Path(files[0]).stem}")
+    clean = clean_table(read_task_table(files[0], opts, task_query(task, state)),
+                        smiles_col=opts.get("smiles_col"), activity_col=opts.get("activity_col"),
+                        id_col=opts.get("id_col"), units=opts.get("units"), llm=llm)
+    out = Path(opts["output_dir"]) if opts.get("output_dir") else timestamped_dir(
+        output_dir, f"sar_{Path(files[0]).stem}")
     return save_cleaned(clean, out)
 
 
@@ -101,7 +100,8 @@ class SARAgent(BaseAgent):
         language = state.get("language", "en")
         opts = task_options(task)
         dep = next((d for d in self.dependency_results(task, state) if d.get("cleaned_file")), None)
-        clean = load_cleaned(dep["output_dir"]) if dep else _clean_here(task, state, self.llm)
+        clean = (load_cleaned(dep["output_dir"]) if dep
+                 else _clean_here(task, state, self.llm, self.settings.output_dir))
         require_valid(clean)
         if not clean.mapping.activity_col:
             raise ValidationError(

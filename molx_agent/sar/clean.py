@@ -37,6 +37,7 @@ from molx_agent.sar.columns import (
     normalize_unit,
     parse_activity_cell,
     to_p_activity,
+    unknown_unit_in_cell,
 )
 from molx_agent.sar.io import SDF_ERROR_COLUMN, RawTable
 from molx_agent.sar.parallel import make_pool
@@ -227,12 +228,18 @@ def clean_table(
     # Units: one for the column, or per row (units column / unit written in the cell).
     default_unit = mapping.units
     if mapping.activity_col and default_unit is None and mapping.units_col is None:
-        exact = []
-        for v in df[mapping.activity_col].astype(str).head(2000):
-            parsed = parse_activity_cell(v)
-            if parsed and parsed[0] == "=" and parsed[2] is None:
-                exact.append(parsed[1])
-        if _looks_like_p_values(exact):
+        cells = [parse_activity_cell(v) for v in df[mapping.activity_col].astype(str)]
+        stated = Counter(c[2] for c in cells if c and c[2])
+        bare = [c for c in cells if c and c[2] is None]
+        exact = [c[1] for c in bare[:2000] if c[0] == "="]
+        if stated:
+            # some cells carry their unit ("10 nM", "0.5 uM"): a bare number in the same column is a
+            # concentration too, never a p-value; read it in the unit most cells state
+            default_unit = stated.most_common(1)[0][0]
+            if bare:
+                warnings.append(f"{len(bare)} value(s) of {mapping.activity_col!r} have no unit while other cells "
+                                f"state one; read as {default_unit} (pass --units to change)")
+        elif _looks_like_p_values(exact):
             default_unit = "log"
             warnings.append(f"units of {mapping.activity_col!r} not stated; all values lie in 2-13, read as p-values "
                             "(pass --units nM if they are concentrations)")
@@ -265,13 +272,19 @@ def clean_table(
         if mapping.activity_col:
             raw = _cell(rec, mapping.activity_col)  # type: ignore[arg-type]
             entry["raw_activity"] = raw
-            if not raw:
-                errors.append(ErrorRecord(i, rid, smi, "missing_activity", "empty activity cell", raw))
+            if raw.lower() in MISSING_TEXTS:
+                errors.append(ErrorRecord(i, rid, smi, "missing_activity",
+                                          "empty activity cell" if not raw else f"no activity value ({raw!r})", raw))
                 continue
             parsed = parse_activity_cell(raw)
             if parsed is None:
-                errors.append(ErrorRecord(i, rid, smi, "non_numeric_activity", f"activity {raw!r} is not a number",
-                                          raw))
+                bad_unit = unknown_unit_in_cell(raw)
+                if bad_unit is not None:
+                    errors.append(ErrorRecord(i, rid, smi, "unknown_units", f"unknown units {bad_unit!r} in {raw!r}",
+                                              raw))
+                else:
+                    errors.append(ErrorRecord(i, rid, smi, "non_numeric_activity",
+                                              f"activity {raw!r} is not a number", raw))
                 continue
             qual, value, cell_unit = parsed
             unit = cell_unit

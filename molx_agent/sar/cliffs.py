@@ -126,8 +126,21 @@ def tanimoto_block(a: np.ndarray, b: np.ndarray, a_counts: np.ndarray, b_counts:
     return sim
 
 
+def levenshtein_similarity(a: str, b: str) -> float:
+    """Exact normalised Levenshtein similarity ``1 - d / max(len_a, len_b)`` (1.0 for two empty strings)."""
+    from rapidfuzz.distance import Levenshtein
+
+    longest = max(len(a), len(b))
+    return 1.0 - Levenshtein.distance(a, b) / longest if longest else 1.0
+
+
 def levenshtein_block(a: Sequence[str], b: Sequence[str], threshold: float = SIMILARITY_THRESHOLD) -> np.ndarray:
-    """Normalised Levenshtein similarity ``1 - d / max(len)``; values below ``threshold`` may be clipped low."""
+    """Normalised Levenshtein similarity ``1 - d / max(len)``, exact from ``threshold`` up.
+
+    Below ``threshold`` the values are NOT exact: distances beyond the cut-off are not computed, so the
+    similarity is overestimated (but stays below ``threshold``).  Use it to decide, and
+    :func:`levenshtein_similarity` to report.
+    """
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
 
@@ -203,6 +216,8 @@ def find_activity_cliffs(
     pairs: list[CliffPair] = []
     for a, b, tf, ts, lv in found:
         ga, gb = int(idx[a]), int(idx[b])
+        if lv < similarity:  # similar by fingerprint only: the block value is a bound, report the exact one
+            lv = levenshtein_similarity(smiles[ga], smiles[gb])
         dpv = abs(ps[a] - ps[b])
         sali = dpv / (1.0 - tf) if tf < 1.0 else None
         pairs.append(CliffPair(ga, gb, int(rows[ga]), int(rows[gb]), ids[ga], ids[gb], smiles[ga], smiles[gb],
@@ -220,6 +235,7 @@ __all__ = [
     "generic_framework",
     "tanimoto_block",
     "levenshtein_block",
+    "levenshtein_similarity",
     "SIMILARITY_THRESHOLD",
     "FOLD_CHANGE_THRESHOLD",
 ]

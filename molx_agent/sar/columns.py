@@ -124,6 +124,16 @@ def parse_activity_cell(text: str) -> tuple[str, float, str | None] | None:
     return q, value, unit
 
 
+def unknown_unit_in_cell(text: str) -> str | None:
+    """The unit text of a cell that is a number followed by a unit we do not know (``"12 furlongs"`` ->
+    ``"furlongs"``, ``"45 %"`` -> ``"%"``); None otherwise."""
+    m = _NUM_RE.match(str(text or "").strip())
+    if not m or not m.group("u"):
+        return None
+    unit = m.group("u").strip()
+    return unit if normalize_unit(unit) is None else None
+
+
 def to_p_activity(value: float, unit: str) -> float:
     """pActivity = -log10(value in mol/L); ``unit == "log"`` means the value already is one."""
     if unit == "log":
@@ -132,7 +142,8 @@ def to_p_activity(value: float, unit: str) -> float:
 
 
 def _numeric_fraction(series: pd.Series) -> float:
-    vals = [v for v in series.astype(str).head(500) if v.strip()]
+    """Share of the non-missing cells (``""``, ``NA``, ``n/a``, ``-``...) that read as numbers."""
+    vals = [v for v in series.astype(str).head(500) if v.strip().lower() not in MISSING_TEXTS]
     if not vals:
         return 0.0
     return sum(parse_activity_cell(v) is not None for v in vals) / len(vals)
@@ -350,4 +361,5 @@ __all__ = [
     "parse_activity_cell",
     "to_p_activity",
     "unit_from_header",
+    "unknown_unit_in_cell",
 ]

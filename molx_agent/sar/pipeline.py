@@ -228,6 +228,13 @@ def _user_core_mol(core: str | None):
     return parse_core(core or "")
 
 
+def subset_mask(compounds: pd.DataFrame, ids: tuple[str, ...] | list[str]) -> pd.Series:
+    """Rows of ``compounds`` chosen by ``ids`` (a compound's own ID or the ID of a replicate merged into it)."""
+    wanted = {str(i) for i in ids}
+    return compounds["id"].astype(str).isin(wanted) | compounds["merged_ids"].map(
+        lambda xs: bool(wanted & {str(x) for x in xs}))
+
+
 def validate_mode(result: SARResult, mode: ReportMode) -> None:
     """Unknown site or IDs -> :class:`DataError` listing what exists."""
     if mode.kind == "site":
@@ -334,5 +341,5 @@ def run_sar_pipeline(
     return result
 
 
-__all__ = ["ReportMode", "SARResult", "analyse_clean", "parse_mode", "run_sar_pipeline", "validate_mode",
+__all__ = ["ReportMode", "SARResult", "analyse_clean", "parse_mode", "run_sar_pipeline", "subset_mask", "validate_mode",
            "write_outputs", "write_report", "write_tables"]

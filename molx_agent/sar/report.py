@@ -293,9 +293,9 @@ def render_sar_report(result: SARResult, path: str | Path) -> Path:
     comp = result.compounds
     ids_filter: set[str] | None = None
     if mode.kind == "subset":
-        wanted = set(mode.ids)
-        mask = comp["id"].astype(str).isin(wanted) | comp["merged_ids"].map(lambda xs: bool(wanted & set(map(str, xs))))
-        comp = comp[mask]
+        from molx_agent.sar.pipeline import subset_mask
+
+        comp = comp[subset_mask(comp, mode.ids)]
         ids_filter = set(comp["id"].astype(str))
     src = Path(result.clean.source).name
     findings = "".join(f"<li>{_e(s)}</li>" for s in result.insights)

@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -24,19 +25,34 @@ SYMMETRIZE_MAX = 60
 _MAP_RE = re.compile(r"\[\*:\d+\]")
 
 
+@lru_cache(maxsize=20_000)
 def substituent_label(smiles: str | None) -> str:
-    """``'Cl[*:2]'`` -> ``'*Cl'``-style label; ``'[H][*:1]'`` -> ``'H'``."""
+    """An R group as chemists write it: SMILES rooted at the attachment point ``*``.
+
+    ``'Cl[*:2]'`` -> ``'*Cl'``; ``'FC(F)(F)c1cccc([*:1])c1'`` -> ``'*c1cccc(C(F)(F)F)c1'``; ``'[H][*:1]'`` ->
+    ``'H'``.  A group with several attachment points (a ring fused at two positions) keeps its canonical
+    SMILES with every ``[*:n]`` written ``*``.
+    """
     if not smiles:
         return "H"
     s = _MAP_RE.sub("*", smiles)
     if s in ("[H]*", "*[H]"):
         return "H"
-    if s.endswith("*") and s.count("*") == 1 and not s.endswith(")*"):
-        # 'Cl*' -> '*Cl' reads better for chemists; only when the star closes a simple chain
-        head = s[:-1]
-        if re.fullmatch(r"[A-Za-z]{1,2}|C+|O+|N+", head):
-            return "*" + head
-    return s
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        mol = Chem.MolFromSmiles(smiles)
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if mol is None:
+        return s
+    dummies = [a.GetIdx() for a in mol.GetAtoms() if a.GetAtomicNum() == 0]
+    for a in mol.GetAtoms():
+        a.SetAtomMapNum(0)
+    if len(dummies) != 1:
+        return Chem.MolToSmiles(mol)
+    return Chem.MolToSmiles(mol, rootedAtAtom=dummies[0])
 
 
 @dataclass

@@ -155,11 +155,12 @@ def parse_core(core: str):
     return mol
 
 
-def trivial_core_reason(core_mol, median_atoms: float) -> str | None:
-    """Why a core is too small to be meaningful for a series of typical size ``median_atoms``, or None."""
-    heavy = sum(1 for a in core_mol.GetAtoms() if a.GetAtomicNum() != 1 and a.GetAtomicNum() != 0)
-    if heavy < MIN_CORE_ATOMS:
-        return f"only {heavy} heavy atoms"
+def _heavy_atoms(core_mol) -> int:
+    return sum(1 for a in core_mol.GetAtoms() if a.GetAtomicNum() != 1 and a.GetAtomicNum() != 0)
+
+
+def is_lone_ring(core_mol) -> bool:
+    """True when the core is one ring and nothing else (benzene, pyridine, piperidine...)."""
     from rdkit import Chem
 
     work = Chem.Mol(core_mol)
@@ -167,7 +168,15 @@ def trivial_core_reason(core_mol, median_atoms: float) -> str | None:
     Chem.FastFindRings(work)
     ri = work.GetRingInfo()
     ring_atoms = {a for r in ri.AtomRings() for a in r}
-    if ri.NumRings() == 1 and len(ring_atoms) == heavy and median_atoms > 12:
+    return ri.NumRings() == 1 and len(ring_atoms) == _heavy_atoms(core_mol)
+
+
+def trivial_core_reason(core_mol, median_atoms: float) -> str | None:
+    """Why a core is too small to be meaningful for a series of typical size ``median_atoms``, or None."""
+    heavy = _heavy_atoms(core_mol)
+    if heavy < MIN_CORE_ATOMS:
+        return f"only {heavy} heavy atoms"
+    if median_atoms > 12 and is_lone_ring(core_mol):
         return "a lone ring"
     if heavy < MIN_CORE_FRACTION * median_atoms:
         return f"{heavy} heavy atoms, under a third of the series' median size ({median_atoms:g})"
@@ -239,7 +248,10 @@ def choose_core(
             m = Chem.MolFromSmiles(smi)
             if m is not None:
                 candidates.append(("murcko", m))
-                murcko_ok = trivial_core_reason(m, median) is None and _coverage(m, mols) >= 0.9
+                # a lone ring (benzene for a set of anilides) never spares the MCS: the series usually
+                # shares more than that ring
+                murcko_ok = (trivial_core_reason(m, median) is None and not is_lone_ring(m)
+                             and _coverage(m, mols) >= 0.9)
                 break
     # the MCS is only worth its time when the common scaffold does not already cover the series
     if use_mcs and len(mols) >= 2 and not murcko_ok:
@@ -249,10 +261,14 @@ def choose_core(
         if q is not None:
             candidates.insert(0, ("mcs" + (" (timed out, partial)" if canceled else ""), q))
     best = None
+    mcs_atoms = max((_heavy_atoms(q) for src, q in candidates if src.startswith("mcs")
+                     and trivial_core_reason(q, median) is None), default=0)
     for source, q in candidates:
         reason = trivial_core_reason(q, median)
         cov = _coverage(q, mols)
         smiles = _core_smiles_from_match(q, mols) if source.startswith("mcs") else Chem.MolToSmiles(q)
+        if reason is None and is_lone_ring(q) and mcs_atoms > _heavy_atoms(q):
+            reason = f"a lone ring, smaller than the series' common substructure ({mcs_atoms} heavy atoms)"
         if reason is None and cov < 0.5:
             reason = f"found in only {cov:.0%} of the series"
         if reason:
@@ -358,4 +374,4 @@ def build_series(
 
 
 __all__ = ["Series", "build_series", "choose_core", "split_series", "butina_clusters", "parse_core",
-           "trivial_core_reason", "murcko_smiles", "generic_murcko_smiles"]
+           "trivial_core_reason", "is_lone_ring", "murcko_smiles", "generic_murcko_smiles"]

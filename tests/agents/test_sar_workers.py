@@ -134,9 +134,92 @@ def test_run_command_end_to_end(tmp_path):
 
     from molx_agent.cli.main import app
 
-    res = CliRunner().invoke(app, ["run", "--query", "分析这些分子的 R1 SAR", "--data", str(EXAMPLE)])
+    out = tmp_path / "answer"
+    res = CliRunner().invoke(app, ["run", "--query", "分析这些分子的 R1 SAR", "--data", str(EXAMPLE),
+                                   "--output-dir", str(out), "--json"])
     assert res.exit_code == 0, res.output
-    assert "SAR" in res.stdout and ".html" in res.stdout
+    doc = json.loads(res.stdout)
+    assert doc["intent"] == "sar_analysis" and doc["language"] == "zh"
+    answer = doc["final_answer"]
+    # answered in Chinese, about R1 (what was asked), with the site report written under --output-dir
+    assert "SAR 分析完成" in answer and "系列 S1 的 R1 位" in answer and "site:R1" in answer
+    html = [p for p in doc["report_paths"] if p.endswith(".html")]
+    assert html and Path(html[0]).is_file() and Path(html[0]).resolve().is_relative_to(out.resolve())
+    assert "R1 位" in Path(html[0]).read_text(encoding="utf-8")
+
+
+def test_data_processing_intent_end_to_end(tmp_path):
+    from typer.testing import CliRunner
+
+    from molx_agent.cli.main import app
+
+    p = tmp_path / "dupes.csv"
+    p.write_text("id,smiles,IC50 (nM)\nA,CC(=O)Nc1ccc(Cl)cc1,10\nA,CC(=O)Nc1ccc(F)cc1,20\n"
+                 "B,CC(=O)Nc1ccc(Br)cc1,15\nC,Brc1ccc(NC(C)=O)cc1,300\nD,CCO,abc\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["run", "--query", "clean this dataset", "--data", str(p),
+                                   "--output-dir", str(tmp_path / "o"), "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["intent"] == "data_processing"
+    r = next(v for v in doc["results"].values() if "n_clean" in v)
+    assert (r["n_input"], r["n_clean"], r["n_duplicates_merged"], r["n_errors"]) == (5, 2, 1, 2)
+    assert r["errors_by_code"] == {"duplicate_id": 1, "non_numeric_activity": 1}
+    assert "5 rows in, 2 compounds kept" in doc["final_answer"]
+
+
+def test_cleaner_fails_when_no_row_survives_but_writes_the_reasons(tmp_path):
+    p = tmp_path / "bad.csv"
+    p.write_text("smiles,IC50 (nM)\nxx,1\nC1CC,2\n", encoding="utf-8")
+    state = _step(DataCleanerAgent(), _state([p]), "t1")
+    assert state["tasks"]["t1"]["status"] == "failed"
+    err = state["results"]["t1"]["error"]
+    assert err["code"] == "no_valid_rows" and "invalid_smiles: 2" in err["message"]
+    errors_csv = Path(err["hint"].removeprefix("see "))
+    assert errors_csv.name == "errors.csv" and len(errors_csv.read_text(encoding="utf-8").splitlines()) == 3
+
+
+def test_workers_write_under_the_orchestrators_output_dir(anilide_csv, tmp_path):
+    from molx_agent.config import get_settings
+
+    settings = get_settings(output_dir=str(tmp_path / "mine"))
+    state = _state([anilide_csv])
+    state = _step(DataCleanerAgent(settings=settings), state, "t1")
+    assert Path(state["results"]["t1"]["output_dir"]).parent == tmp_path / "mine"
+    state = _state([anilide_csv])
+    del state["tasks"]["t2"]["depends_on"][0]  # no cleaner upstream: the SAR worker cleans the file itself
+    state = _step(SARAgent(settings=settings), state, "t2")
+    assert state["tasks"]["t2"]["status"] == "done", state["results"]["t2"]
+    assert Path(state["results"]["t2"]["output_dir"]).parent == tmp_path / "mine"
+
+
+def test_the_sheet_can_be_named_in_the_request(tmp_path):
+    import pandas as pd
+
+    book = tmp_path / "book.xlsx"
+    with pd.ExcelWriter(book) as xw:
+        pd.DataFrame({"smiles": [s for _, s, _ in ANILIDES], "pIC50": [7.0] * 9}).to_excel(xw, sheet_name="Ki",
+                                                                                           index=False)
+        pd.DataFrame({"note": ["assay"]}).to_excel(xw, sheet_name="notes", index=False)
+    state = _step(DataCleanerAgent(), _state([book], query="clean this workbook"), "t1")
+    err = state["results"]["t1"]["error"]
+    assert err["code"] == "multiple_sheets" and "Ki, notes" in err["message"] and "sheet Ki" in err["hint"]
+    state = _step(DataCleanerAgent(), _state([book], query="clean the Ki sheet"), "t1")
+    assert state["results"]["t1"]["n_clean"] == 9 and state["results"]["t1"]["sheet"] == "Ki"
+    state = _step(DataCleanerAgent(), _state([book], query="清洗Ki工作表"), "t1")
+    assert state["results"]["t1"]["sheet"] == "Ki"
+
+
+def test_reporter_rewrites_the_findings_for_its_own_mode(anilide_csv):
+    state = _state([anilide_csv])
+    for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
+        state = _step(agent, state, tid)
+    assert state["results"]["t2"]["mode"] == "full"
+    state["tasks"]["t3"]["inputs"] = {**state["tasks"]["t3"]["inputs"], "options": {"mode": "site:R1"}}
+    state = _step(ReporterAgent(), state, "t3")
+    r3 = state["results"]["t3"]
+    assert state["tasks"]["t3"]["status"] == "done", r3
+    html = Path(next(p for p in r3["report_paths"] if p.endswith(".html"))).read_text(encoding="utf-8")
+    assert "Mode: site:R1" in html and "Site R1 of series S1" in html
 
 
 def test_reporter_finds_a_sar_result_further_up_the_dag(anilide_csv):

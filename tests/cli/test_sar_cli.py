@@ -82,3 +82,86 @@ def test_console_script(anilides_with_a_bad_row, tmp_path):
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2
     assert "position R99 not found" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _sar_json(tmp_path, path, *args):
+    res = CliRunner().invoke(app, ["sar", str(path), "--output-dir", str(tmp_path / "o"), "--json", *args])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["n_input"] == doc["n_clean"] + doc["n_duplicates_merged"] + doc["n_errors"]
+    return doc
+
+
+def test_bad_rows_become_error_records_and_cliff_rows_still_point_at_the_input(tmp_path):
+    """Non-numeric, negative, zero and unit-less garbage, an unknown unit, a duplicate ID on another structure and
+    a replicate, interleaved with the anilides: every row is accounted for and row_a/row_b are input rows."""
+    anil = [f"{i},{s},{v} uM" for i, s, v in ANILIDES]
+    rows = ["id,smiles,IC50", "X1,CCO,abc", anil[0], "X2,CCN,-5", anil[1], "X3,CCC,0", anil[2], anil[3],
+            "X4,CCCC,12 furlongs", anil[4], "A1,CCCCO,3 uM", anil[5], "A9b,CCC(=O)Nc1ccc(C)cc1,10 uM",
+            anil[6], anil[7], anil[8], "X5,CCCN,"]
+    p = tmp_path / "messy.csv"
+    p.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    doc = _sar_json(tmp_path, p)
+    assert (doc["n_input"], doc["n_clean"], doc["n_duplicates_merged"], doc["n_errors"]) == (16, 9, 1, 6)
+    assert doc["errors_by_code"] == {"non_numeric_activity": 1, "non_positive_activity": 2, "unknown_units": 1,
+                                     "duplicate_id": 1, "missing_activity": 1}
+    errors = pd.read_csv(doc["errors_file"])
+    assert dict(zip(errors["row"], errors["code"], strict=True)) == {
+        0: "non_numeric_activity", 2: "non_positive_activity", 4: "non_positive_activity",
+        7: "unknown_units", 9: "duplicate_id", 15: "missing_activity"}
+    src = pd.read_csv(p, dtype=str, keep_default_na=False)
+    assert doc["cliffs"]
+    for c in doc["cliffs"]:
+        assert src.loc[c["row_a"], "id"] == c["id_a"] and src.loc[c["row_b"], "id"] == c["id_b"]
+    # A9 (row 14) repeats A9b (row 11): one compound, listed under its first row and ID, both rows kept
+    a9 = pd.read_csv(doc["cleaned_file"], dtype=str, keep_default_na=False).set_index("id").loc["A9b"]
+    assert a9["rows"] == "11;14" and a9["merged_ids"] == "A9" and a9["n_replicates"] == "2"
+
+
+def test_mixed_units_and_a_units_column(tmp_path):
+    p = tmp_path / "units.csv"
+    p.write_text("id,smiles,IC50,units\n" + "\n".join(
+        f"{i},{s},{float(v) * 1000:g},nM" if k % 2 else f"{i},{s},{v},µM" for k, (i, s, v) in enumerate(ANILIDES))
+        + "\nZ1,CCO,5,%inh\n", encoding="utf-8")
+    doc = _sar_json(tmp_path, p)
+    assert doc["n_clean"] == 9 and doc["errors_by_code"] == {"unknown_units": 1}
+    assert any(w.startswith("mixed units converted row by row") for w in doc["warnings"])
+    top = doc["top_compounds"][0]
+    assert (top["id"], top["p_activity"]) == ("A1", 8.0)  # 0.010 µM
+
+
+@pytest.mark.parametrize("content,needle", [
+    ("id,smiles,comment\nA,CCO,x\nB,CCN,y\n", "columns found: id, smiles, comment"),
+    ("smiles,IC50 (nM)\n", "no data rows"),
+    ("smiles,IC50 (nM)\nCCO,abc\nCCN,-3\n", "non_numeric_activity: 1, non_positive_activity: 1"),
+])
+def test_more_bad_inputs_give_a_clear_error_and_exit_2(tmp_path, content, needle):
+    p = tmp_path / "bad.csv"
+    p.write_text(content, encoding="utf-8")
+    res = CliRunner().invoke(app, ["sar", str(p), "--output-dir", str(tmp_path / "o")])
+    assert res.exit_code == 2, res.output
+    assert needle in res.stderr and "Traceback" not in res.stderr
+
+
+def test_modes_core_and_column_options_change_the_output(tmp_path):
+    p = tmp_path / "plain.csv"
+    p.write_text("A,B,C\n" + "\n".join(f"{i},{s},{v}" for i, s, v in ANILIDES) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["sar", str(p), "--output-dir", str(tmp_path / "x")])
+    assert res.exit_code == 2 and "columns found: A, B, C" in res.stderr
+    cols = ["--smiles-col", "B", "--activity-col", "C", "--units", "uM", "--id-col", "A"]
+    full = _sar_json(tmp_path / "f", p, *cols)
+    assert full["columns"]["source"] == "user" and full["top_compounds"][0] == {
+        "id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0}
+    site = _sar_json(tmp_path / "s", p, *cols, "--mode", "site:R1")
+    assert site["mode"] == "site:R1" and site["insights"][0].startswith("Site R1 of series S1")
+    sub = _sar_json(tmp_path / "u", p, *cols, "--mode", "subset:A4,A9")
+    assert sub["insights"][0].startswith("Chosen compounds (2): ")
+    reports = {k: Path(d["report_path"]).read_text(encoding="utf-8") for k, d in
+               (("full", full), ("site", site), ("subset", sub))}
+    assert "Activity cliffs" in reports["full"] and "Activity cliffs" not in reports["site"]
+    assert "Most potent compounds" in reports["subset"] and ">A1<" not in reports["subset"].split("Methods")[0] \
+        .split("Chemical series")[0]
+    core = _sar_json(tmp_path / "c", p, *cols, "--core", "O=C(C)Nc1ccccc1")
+    assert [(s["core_source"], s["core_smiles"]) for s in core["series"]] == [("user", "O=C(C)Nc1ccccc1")]
+    res = CliRunner().invoke(app, ["sar", str(p), *cols, "--mode", "subset:NOPE", "--output-dir", str(tmp_path / "n")])
+    assert res.exit_code == 2 and "IDs not in the cleaned data: NOPE" in res.stderr

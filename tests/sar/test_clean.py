@@ -129,6 +129,32 @@ def test_unstated_units_are_assumed_and_said():
     assert r.mapping.units == "log" and any("p-values" in w for w in r.warnings)
 
 
+def test_bare_numbers_beside_stated_units_are_concentrations_not_p_values():
+    # "8" in a column where the other cells say nM is 8 nM (pIC50 8.1), not a pIC50 of 8
+    r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC"], "IC50": ["10 nM", "8", "20 nM"]}))
+    assert list(r.compounds["p_activity"].round(3)) == [8.0, 8.097, 7.699]
+    assert r.mapping.units == "nM"
+    assert any("1 value(s) of 'IC50' have no unit" in w for w in r.warnings)
+    assert not any("p-values" in w for w in r.warnings)
+    # every cell with its unit: nothing was assumed, so nothing to warn about
+    r = clean_table(_table({"smiles": ["CCO", "CCN"], "IC50": ["10 nM", "20 nM"]}))
+    assert r.warnings == [] and r.mapping.units == "nM"
+
+
+def test_a_unit_we_do_not_know_in_a_cell_is_said_so():
+    r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC", "CCCC", "CCCO"],
+                            "IC50": ["10 nM", "45 %", "12 furlongs", "20 nM", "30 nM"]}))
+    assert [(e.code, e.reason) for e in r.errors] == [("unknown_units", "unknown units '%' in '45 %'"),
+                                                      ("unknown_units", "unknown units 'furlongs' in '12 furlongs'")]
+
+
+def test_missing_value_markers_are_missing_activities_not_garbage():
+    r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC", "CCCC"], "IC50 (nM)": ["NA", "n/a", "-", "12"]}))
+    assert [e.code for e in r.errors] == ["missing_activity"] * 3
+    assert [e.value for e in r.errors] == ["NA", "n/a", "-"]
+    assert r.n_input == r.n_clean + r.n_duplicates_merged + r.n_errors == 4
+
+
 def test_all_invalid_smiles_is_a_clear_error(tmp_path):
     r = clean_table(_table({"smiles": ["xx", "yy"], "IC50 (nM)": ["1", "2"]}))
     assert r.n_clean == 0 and r.n_errors == 2

@@ -39,6 +39,14 @@ def test_a_lone_ring_is_rejected_as_a_core():
     assert trivial_core_reason(quinazoline_core, 22) is None
 
 
+def test_a_lone_ring_scaffold_does_not_hide_the_larger_common_core():
+    # every anilide's Murcko scaffold is benzene, but the series shares the whole acetanilide
+    core = choose_core(_mols([s for _, s, _ in ANILIDES]))
+    assert core["source"] == "mcs" and core["smiles"] == "CC(=O)Nc1ccccc1" and core["coverage"] == 1.0
+    assert [(r["source"], r["smiles"]) for r in core["rejected"]] == [("murcko", "c1ccccc1")]
+    assert "lone ring" in core["rejected"][0]["reason"]
+
+
 def test_choose_core_never_returns_a_trivial_core_for_a_diverse_set():
     diverse = _mols(["c1ccccc1CCN", "c1ccccc1OC(=O)C", "c1ccccc1C#N", "c1ccccc1S(=O)(=O)N", "Clc1ccccc1CCCCO"])
     core = choose_core(diverse)
@@ -96,7 +104,11 @@ def test_single_point_scans_and_ocat(anilide_table):
 def test_substituent_labels():
     assert substituent_label("Cl[*:2]") == "*Cl"
     assert substituent_label("[H][*:1]") == "H"
-    assert substituent_label("CC(C)[*:4]") == "CC(C)*"
+    # rooted at the attachment point, as written in a SAR table
+    assert substituent_label("CC(C)[*:4]") == "*C(C)C"
+    assert substituent_label("FC(F)(F)c1cccc([*:1])c1") == "*c1cccc(C(F)(F)F)c1"
+    assert substituent_label("CCCO[*:3]") == "*OCCC"
+    assert substituent_label("[*:1]C1CC([*:2])C1").count("*") == 2  # a group with two attachment points
 
 
 def test_matched_pairs_with_mmpdb():
