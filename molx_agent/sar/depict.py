@@ -180,8 +180,10 @@ def scatter_img(xs: Sequence[float], ys: Sequence[float], groups: Sequence[str],
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
-    if top:
-        ax.legend(fontsize=7, loc="best", frameon=False, ncol=2)
+    if len(top) + bool(other_x) > 1:
+        # outside the axes, framed: a legend marker inside the plot reads as one more compound
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=True, title="series",
+                  title_fontsize=7)
     return figure_img(fig, title)
 
 

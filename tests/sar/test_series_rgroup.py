@@ -139,3 +139,16 @@ def test_clusters_with_the_same_core_become_one_series():
     merged = _merge_same_core(parts, mols)
     assert [s.members for s in merged] == [[0, 1, 2, 3, 4, 5], [5]]
     assert merged[0].id == "S1" and merged[0].coverage == 1.0 and merged[1].id == "S2"
+
+
+def test_scatter_legend_only_when_it_tells_series_apart(monkeypatch):
+    from molx_agent.sar import depict
+
+    legends = []
+    monkeypatch.setattr(depict, "figure_img", lambda fig, alt, fmt="png": legends.append(fig.axes[0].get_legend()))
+    depict.scatter_img([1, 2], [5, 6], ["S1", "S1"], "x", "y", "one series")
+    depict.scatter_img([1, 2, 3], [5, 6, 7], ["S1", "S2", ""], "x", "y", "two series and unassigned")
+    assert legends[0] is None  # a lone legend marker inside the axes reads as one more compound
+    assert [t.get_text() for t in legends[1].get_texts()] == ["other", "S1", "S2"]
+    box = legends[1].get_bbox_to_anchor()
+    assert legends[1].axes.transAxes.inverted().transform((box.x0, box.y0))[0] > 1  # right of the plot area
