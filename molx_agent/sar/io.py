@@ -99,11 +99,16 @@ def read_delimited(path: Path, sep: str | None = None) -> RawTable:
         raise DataError("unreadable_file", f"cannot read {path}: {exc}", value=str(path)) from exc
     if not text_head.strip():
         raise DataError("empty_file", f"data file is empty: {path}", value=str(path))
+    first = text_head.splitlines()[0]
     if sep is None:
-        first = text_head.splitlines()[0]
         sep = max(("\t", ",", ";"), key=first.count)
         if first.count(sep) == 0:
             sep = "\t"
+    elif first.count(sep) == 0:
+        # a ".csv" written by a spreadsheet in a decimal-comma locale uses ";" (or tabs)
+        other = max(("\t", ";"), key=first.count)
+        if first.count(other):
+            sep = other
     try:
         df = pd.read_csv(
             path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=True

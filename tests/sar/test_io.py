@@ -23,6 +23,18 @@ def test_tsv_is_sniffed(tmp_path):
     assert t.format == "tsv" and t.columns == ["name", "smiles", "pIC50"]
 
 
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_csv_from_a_decimal_comma_locale_is_read_with_its_own_separator(tmp_path, sep):
+    p = tmp_path / "export.csv"
+    p.write_text(sep.join(["id", "smiles", "IC50 (nM)"]) + "\n" + sep.join(["A", "CCO", "1,5"]) + "\n",
+                 encoding="utf-8")
+    t = read_table(p)
+    assert t.columns == ["id", "smiles", "IC50 (nM)"] and t.df.loc[0, "IC50 (nM)"] == "1,5"
+    from molx_agent.sar.clean import clean_table
+
+    assert clean_table(t).compounds.loc[0, "p_activity"] == pytest.approx(8.824, abs=1e-3)  # 1.5 nM
+
+
 def test_excel_single_sheet_and_sheet_choice(tmp_path):
     p = tmp_path / "book.xlsx"
     with pd.ExcelWriter(p) as xw:
