@@ -222,7 +222,7 @@ def clean_table(
     df = table.df
     mapping = detect_columns(df, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units,
                              llm=llm, require_activity=require_activity)
-    warnings: list[str] = []
+    warnings: list[str] = list(table.notes)
     errors: list[ErrorRecord] = []
 
     # Units: one for the column, or per row (units column / unit written in the cell).

@@ -43,6 +43,7 @@ class RawTable:
     format: str
     sheet: str | None = None
     sheets: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # how the file was read, when it matters (encoding)
 
     @property
     def n_rows(self) -> int:
@@ -109,16 +110,23 @@ def read_delimited(path: Path, sep: str | None = None) -> RawTable:
         other = max(("\t", ";"), key=first.count)
         if first.count(other):
             sep = other
-    try:
-        df = pd.read_csv(
-            path, sep=sep, dtype=str, keep_default_na=False, encoding="utf-8-sig", skip_blank_lines=True
-        )
-    except pd.errors.EmptyDataError as exc:
-        raise DataError("empty_file", f"data file is empty: {path}", value=str(path)) from exc
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
-        raise DataError("unreadable_file", f"cannot parse {path}: {exc}", value=str(path)) from exc
+    notes: list[str] = []
+    # UTF-8 first; files saved by Windows spreadsheets are often cp1252 ("µM" is byte 0xB5), latin-1 never fails
+    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+        try:
+            df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding=encoding,
+                             skip_blank_lines=True)
+            break
+        except UnicodeDecodeError:
+            continue
+        except pd.errors.EmptyDataError as exc:
+            raise DataError("empty_file", f"data file is empty: {path}", value=str(path)) from exc
+        except (pd.errors.ParserError, ValueError) as exc:
+            raise DataError("unreadable_file", f"cannot parse {path}: {exc}", value=str(path)) from exc
+    if encoding != "utf-8-sig":
+        notes.append(f"{path.name} is not UTF-8; read as {encoding}")
     fmt = {",": "csv", "\t": "tsv", ";": "csv"}.get(sep, "csv")
-    return RawTable(_strip_frame(df), str(path), fmt)
+    return RawTable(_strip_frame(df), str(path), fmt, notes=notes)
 
 
 def list_sheets(path: str | Path) -> list[str]:

@@ -35,6 +35,17 @@ def test_csv_from_a_decimal_comma_locale_is_read_with_its_own_separator(tmp_path
     assert clean_table(t).compounds.loc[0, "p_activity"] == pytest.approx(8.824, abs=1e-3)  # 1.5 nM
 
 
+def test_a_windows_encoded_csv_is_read_and_said_so(tmp_path):
+    p = tmp_path / "win.csv"
+    p.write_bytes("id,smiles,IC50 (µM)\nA,CCO,0.5\n".encode("cp1252"))
+    t = read_table(p)
+    assert t.columns == ["id", "smiles", "IC50 (µM)"] and t.notes == ["win.csv is not UTF-8; read as cp1252"]
+    from molx_agent.sar.clean import clean_table
+
+    r = clean_table(t)
+    assert r.mapping.units == "uM" and r.warnings[0] == "win.csv is not UTF-8; read as cp1252"
+
+
 def test_excel_single_sheet_and_sheet_choice(tmp_path):
     p = tmp_path / "book.xlsx"
     with pd.ExcelWriter(p) as xw:
