@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import json
 import subprocess
 import sys
@@ -430,3 +431,19 @@ def test_cycle_to_an_ancestor_is_refused(tmp_path):
     assert "ancestor mol_0" in loop["errors"][0]["message"]
     res = cmd.execute("commit", {"idx": 0, "reasoning": "loop", "override_gates": True})
     assert res["success"] is False and cmd.state().graph.to_dict() == before
+
+
+def test_export_defaults_to_output_folder_of_the_seed(paracetamol_awaiting, tmp_path, monkeypatch):
+    """Without output_dir, export writes to ./output/YYYYMMDD_HHMMSS_NAME/ (seed 001), or MOLX_OUTPUT_DIR if set."""
+    from molx_agent.config import reset_settings_cache
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("MOLX_OUTPUT_DIR", raising=False)
+    reset_settings_cache()
+    res = paracetamol_awaiting.execute("export", {"name": "Paracetamol"})
+    assert re.fullmatch(r"output/\d{8}_\d{6}_Paracetamol", res["output_dir"]), res["output_dir"]
+    assert (tmp_path / res["html_report"]).is_file()
+    monkeypatch.setenv("MOLX_OUTPUT_DIR", str(tmp_path / "mine"))
+    reset_settings_cache()
+    res = paracetamol_awaiting.execute("export", {"name": "Paracetamol"})
+    assert res["output_dir"].startswith(str(tmp_path / "mine"))

@@ -145,12 +145,23 @@ def _visualization_ok(vis: dict[str, Any], out: Path, state: SessionState) -> bo
     return all((out / img).is_file() and (out / img).stat().st_size > 0 for img in images)
 
 
+SESSION_EXPORT_DIR = Path("output")  # seed 001: export goes to output/YYYYMMDD_HHMMSS_NAME/
+
+
+def default_export_base(settings: Any) -> Path:
+    """Where ``export`` writes without ``output_dir``: ``./output`` as in seed 001, or ``MOLX_OUTPUT_DIR``
+    when the user set it (environment or ``.env``)."""
+    if "output_dir" in settings.model_fields_set:
+        return Path(settings.output_dir)
+    return SESSION_EXPORT_DIR
+
+
 def cmd_export(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     from molx_agent.config import get_settings
     from molx_agent.retro.report import forward_synthesis_text, render_route_report, visualization_data
 
     name = a["name"] or state.target.get("name") or "session"
-    base = Path(a["output_dir"]) if a["output_dir"] else Path(get_settings().output_dir)
+    base = Path(a["output_dir"]) if a["output_dir"] else default_export_base(get_settings())
     if base.exists() and not base.is_dir():
         raise ValidationError("bad_output_dir", f"export: output_dir is a file: {base}", value=str(base))
     lang = session_language(state)
