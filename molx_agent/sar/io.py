@@ -167,29 +167,54 @@ def read_excel(path: Path, sheet: str | None = None) -> RawTable:
     return RawTable(_strip_frame(df), str(path), "xlsx", sheet=sheet, sheets=sheets)
 
 
+def _sdf_record_text_fields(text: str) -> dict[str, str]:
+    """Title line and SD properties of a raw record that RDKit could not parse (so its row keeps its ID and
+    potency in the error records)."""
+    import re
+
+    lines = text.splitlines()
+    row: dict[str, str] = {SDF_NAME_COLUMN: lines[0].strip() if lines else ""}
+    k = 0
+    while k < len(lines):
+        m = re.match(r"^>.*<([^>]+)>", lines[k])
+        k += 1
+        if not m:
+            continue
+        values = []
+        while k < len(lines) and lines[k].strip() != "":
+            values.append(lines[k].rstrip())
+            k += 1
+        row[m.group(1)] = "\n".join(values)
+    return row
+
+
 def read_sdf(path: Path) -> RawTable:
     """Read an SDF: one row per record, ``SMILES`` from the structure, SD properties as columns.
 
-    A record RDKit cannot parse keeps its row (empty ``SMILES``) and its reason in ``_sdf_error``, so the
-    cleaning step turns it into an error record instead of losing it.
+    A record RDKit cannot parse keeps its row (empty ``SMILES``; title and SD properties read from the text)
+    and its reason in ``_sdf_error``, so the cleaning step turns it into an error record instead of losing it.
     """
     from rdkit import Chem, RDLogger
 
     rows: list[dict[str, str]] = []
     RDLogger.DisableLog("rdApp.*")
     try:
-        with open(path, "rb") as fh:
-            supplier = Chem.ForwardSDMolSupplier(fh, sanitize=True, removeHs=True)
-            for mol in supplier:
-                if mol is None:
-                    rows.append({SDF_SMILES_COLUMN: "", SDF_ERROR_COLUMN: "RDKit could not parse the molblock"})
-                    continue
-                row: dict[str, str] = {SDF_NAME_COLUMN: mol.GetProp("_Name") if mol.HasProp("_Name") else ""}
-                row[SDF_SMILES_COLUMN] = Chem.MolToSmiles(mol)
-                for key in mol.GetPropNames():
-                    row[str(key)] = str(mol.GetProp(key))
-                row[SDF_ERROR_COLUMN] = ""
+        supplier = Chem.SDMolSupplier(str(path), sanitize=True, removeHs=True)
+        for i, mol in enumerate(supplier):
+            if mol is None:
+                try:
+                    row = _sdf_record_text_fields(supplier.GetItemText(i))
+                except (RuntimeError, ValueError):  # pragma: no cover - the record text is always there
+                    row = {}
+                row.update({SDF_SMILES_COLUMN: "", SDF_ERROR_COLUMN: "RDKit could not parse the molblock"})
                 rows.append(row)
+                continue
+            row = {SDF_NAME_COLUMN: mol.GetProp("_Name") if mol.HasProp("_Name") else ""}
+            row[SDF_SMILES_COLUMN] = Chem.MolToSmiles(mol)
+            for key in mol.GetPropNames():
+                row[str(key)] = str(mol.GetProp(key))
+            row[SDF_ERROR_COLUMN] = ""
+            rows.append(row)
     except OSError as exc:
         raise DataError("unreadable_file", f"cannot read {path}: {exc}", value=str(path)) from exc
     finally:

@@ -80,6 +80,29 @@ def test_sdf_properties_become_columns(tmp_path):
     assert list(t.df["_Name"]) == ["a", "b"]
 
 
+def test_an_sdf_record_rdkit_cannot_parse_keeps_its_id_and_potency(tmp_path):
+    from rdkit import Chem
+
+    from molx_agent.sar.clean import clean_table
+
+    blocks = []
+    for name, smi, ki in [("good-1", "CCO", "12"), ("broken-2", "c1ccccc1O", "3.4"), ("good-3", "CCN", "7")]:
+        m = Chem.MolFromSmiles(smi)
+        m.SetProp("_Name", name)
+        m.SetProp("Ki_nM", ki)
+        blocks.append(Chem.MolToMolBlock(m) + f">  <Ki_nM>\n{ki}\n\n$$$$\n")
+    # phenol's first ring bond made triple: a pentavalent carbon, RDKit refuses the record
+    blocks[1] = blocks[1].replace("\n  1  2  1  0\n", "\n  1  2  3  0\n", 1)
+    p = tmp_path / "mols.sdf"
+    p.write_text("".join(blocks), encoding="utf-8")
+    assert Chem.SDMolSupplier(str(p))[1] is None
+    t = read_table(p)
+    assert list(t.df["_Name"]) == ["good-1", "broken-2", "good-3"] and list(t.df["Ki_nM"]) == ["12", "3.4", "7"]
+    r = clean_table(t)
+    assert [(e.row, e.id, e.code) for e in r.errors] == [(1, "broken-2", "unparsable_structure")]
+    assert r.n_input == 3 and r.n_clean == 2
+
+
 @pytest.mark.parametrize("content,code", [("", "empty_file"), ("smiles,IC50\n", "empty_file")])
 def test_empty_files(tmp_path, content, code):
     p = tmp_path / "empty.csv"
