@@ -172,7 +172,8 @@ MISSING_TEXTS = frozenset({"", "none", "nan", "null", "n/a", "na", "-", "--", "?
 
 def _usable_id_column(series: pd.Series) -> bool:
     vals = [v.strip() for v in series.astype(str) if v.strip().lower() not in MISSING_TEXTS]
-    return len(vals) >= 0.5 * max(len(series), 1) and len(set(vals)) > 1
+    # a constant column is not an ID column, except in a one-row table
+    return len(vals) >= 0.5 * max(len(series), 1) and len(set(vals)) > min(1, len(vals) - 1)
 
 
 def _activity_kind(header: str) -> tuple[str, bool] | None:

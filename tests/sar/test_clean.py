@@ -23,6 +23,11 @@ def test_keywords_find_columns_and_units(anilide_csv):
     assert m.units == "uM" and m.activity_label == "pIC50" and m.source == "keywords"
 
 
+def test_id_column_of_a_one_row_table_and_a_constant_column():
+    assert detect_columns(pd.DataFrame({"id": ["A"], "smiles": ["CCO"], "pKi": ["7"]})).id_col == "id"
+    assert detect_columns(pd.DataFrame({"id": ["A", "A"], "smiles": ["CCO", "CCN"], "pKi": ["7", "6"]})).id_col is None
+
+
 def test_p_value_column_needs_no_units():
     m = detect_columns(pd.DataFrame({"Smiles": ["CCO"], "pKi": ["7.2"], "Name": ["x"]}))
     assert m.activity_col == "pKi" and m.units == "log" and m.activity_label == "pKi"
