@@ -265,7 +265,10 @@ def clean_table(
             errors.append(ErrorRecord(i, rid, smi, "unparsable_structure", sdf_err))
             continue
         if not smi:
-            errors.append(ErrorRecord(i, rid, smi, "missing_smiles", "empty SMILES cell"))
+            if not any(str(v).strip() for v in row if v is not None and v == v):
+                errors.append(ErrorRecord(i, None, "", "empty_row", "empty row"))
+            else:
+                errors.append(ErrorRecord(i, rid, smi, "missing_smiles", "empty SMILES cell"))
             continue
         entry: dict[str, Any] = {"row": i, "id": rid or f"row_{i + 1}", "input_smiles": smi,
                                  "p_activity": None, "qualifier": "", "raw_activity": ""}

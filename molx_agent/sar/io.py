@@ -5,7 +5,8 @@ SDF (``.sdf``/``.sd``; the structure becomes a ``SMILES`` column and every SD pr
 
 Cells are kept as strings exactly as written (no NaN guessing), so the cleaning step can report the
 raw value of every rejected cell.  Row ``i`` of :attr:`RawTable.df` is the ``i``-th data row of the
-file (0-based, header excluded); every later step refers to input rows by that index.
+file (0-based, header excluded; the same index as ``pandas.read_csv``/``read_excel``: blank text lines are
+skipped, empty spreadsheet rows in the middle count); every later step refers to input rows by that index.
 """
 
 from __future__ import annotations
@@ -87,9 +88,11 @@ def read_table(path: str | Path, sheet: str | None = None) -> RawTable:
 
 def _strip_frame(df: pd.DataFrame) -> pd.DataFrame:
     df.columns = [str(c).strip() for c in df.columns]
-    # drop rows whose every cell is empty (trailing blank lines of spreadsheets), never partial rows
-    mask = df.apply(lambda col: col.astype(str).str.strip() != "").any(axis=1)
-    return df.loc[mask].reset_index(drop=True) if not mask.all() else df
+    # drop the empty rows at the END (formatted but empty spreadsheet rows); an empty row in the middle is
+    # kept (it becomes an ``empty_row`` error record) so row numbers stay those of pandas and the spreadsheet
+    mask = df.apply(lambda col: col.astype(str).str.strip() != "").any(axis=1).to_numpy()
+    last = int(mask.nonzero()[0].max()) + 1 if mask.any() else 0
+    return df.iloc[:last].reset_index(drop=True) if last < len(df) else df
 
 
 def read_delimited(path: Path, sep: str | None = None) -> RawTable:

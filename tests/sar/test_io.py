@@ -103,6 +103,19 @@ def test_an_sdf_record_rdkit_cannot_parse_keeps_its_id_and_potency(tmp_path):
     assert r.n_input == 3 and r.n_clean == 2
 
 
+def test_empty_rows_in_the_middle_keep_row_numbers_and_trailing_ones_go(tmp_path):
+    from molx_agent.sar.clean import clean_table
+
+    p = tmp_path / "gaps.csv"
+    p.write_text("id,smiles,pKi\nA,CCO,7\n,,\nB,CCN,6\n,,\n,,\n", encoding="utf-8")
+    t = read_table(p)
+    assert t.n_rows == 3 and list(t.df["id"]) == ["A", "", "B"]
+    assert list(pd.read_csv(p)["id"].iloc[:3].fillna("")) == list(t.df["id"])  # same row numbers as pandas
+    r = clean_table(t)
+    assert [(e.row, e.code) for e in r.errors] == [(1, "empty_row")]
+    assert r.compounds.set_index("id").loc["B", "rows"] == [2]
+
+
 @pytest.mark.parametrize("content,code", [("", "empty_file"), ("smiles,IC50\n", "empty_file")])
 def test_empty_files(tmp_path, content, code):
     p = tmp_path / "empty.csv"
