@@ -21,8 +21,12 @@ def run_sar(
     output_dir: str | Path | None = None,
     language: str = "en",
     progress: Any = None,
+    llm: Any = None,
 ) -> dict[str, Any]:
     """Run the SAR pipeline and return the CLI's JSON document.
+
+    ``llm``: a chat model to identify the columns and word the findings (None: header keywords and the
+    deterministic summary; ``insights_source`` says which).
 
     Keys: ``n_input``, ``n_clean``, ``n_errors``, ``n_duplicates_merged``, ``cliffs`` (each with ``row_a``,
     ``row_b`` -- 0-based indices of the input data rows --, ``id_a``, ``id_b``, ``tanimoto_ecfp4``,
@@ -33,9 +37,26 @@ def run_sar(
 
     result = run_sar_pipeline(
         data, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units, core=core, mode=mode,
-        sheet=sheet, output_dir=output_dir, language=language, progress=progress,
+        sheet=sheet, output_dir=output_dir, language=language, progress=progress, llm=llm,
     )
     return result.to_dict()
+
+
+def resolve_llm(provider: str | None) -> Any:
+    """The chat model of ``--llm`` (``rules``, ``openai`` or ``auto``; default ``MOLX_LLM_PROVIDER``), or None."""
+    from molx_agent.cli.run import LLM_CHOICES
+    from molx_agent.config import get_settings
+    from molx_agent.errors import ValidationError
+
+    if provider is not None and provider not in LLM_CHOICES:
+        raise ValidationError("invalid_llm_provider", f"--llm must be one of {', '.join(LLM_CHOICES)}",
+                              value=provider)
+    settings = get_settings(llm_provider=provider) if provider else get_settings()
+    if settings.llm_provider == "rules":
+        return None
+    from molx_agent.agents.modules.llm import get_llm
+
+    return get_llm(settings)
 
 
 def _stage_printer() -> Any:
@@ -65,7 +86,7 @@ def _print_text(doc: dict[str, Any]) -> None:
     for s in doc["series"][:8]:
         core = s["core_smiles"] or "no meaningful core"
         typer.echo(f"  {s['id']}: {s['size']} compounds, core {core} ({s['core_source'] or '-'})")
-    typer.echo("Findings:")
+    typer.echo("Findings:" if doc.get("insights_source") != "llm" else "Findings (worded by the LLM):")
     for line in doc["insights"]:
         typer.echo(f"  - {line}")
     typer.echo(f"Report: {doc['report_path']}")
@@ -88,6 +109,8 @@ def register(app: typer.Typer) -> None:
         output_dir: Path | None = typer.Option(None, "--output-dir", help="Output folder (default: timestamped)."),
         language: str = typer.Option("en", "--lang", help="Language of the written findings: en or zh."),
         json_out: bool = typer.Option(False, "--json", help="Print the JSON summary."),
+        llm: str | None = typer.Option(None, "--llm", help="rules (offline), openai or auto: an LLM identifies the "
+                                       "columns and words the findings; default from MOLX_LLM_PROVIDER (auto)."),
     ) -> None:
         """Analyse the SAR of a compound series: cleaning, series/cores, R-groups, matched pairs, cliffs, report."""
         from molx_agent.cli.common import emit_json, handle_errors
@@ -96,7 +119,7 @@ def register(app: typer.Typer) -> None:
         def _go() -> None:
             doc = run_sar(data, smiles_col=smiles_col, activity_col=activity_col, units=units, id_col=id_col,
                           core=core, mode=mode, sheet=sheet, output_dir=output_dir, language=language,
-                          progress=_stage_printer())
+                          progress=_stage_printer(), llm=resolve_llm(llm))
             if json_out:
                 emit_json(doc)
             else:

@@ -165,3 +165,34 @@ def test_modes_core_and_column_options_change_the_output(tmp_path):
     assert [(s["core_source"], s["core_smiles"]) for s in core["series"]] == [("user", "O=C(C)Nc1ccccc1")]
     res = CliRunner().invoke(app, ["sar", str(p), *cols, "--mode", "subset:NOPE", "--output-dir", str(tmp_path / "n")])
     assert res.exit_code == 2 and "IDs not in the cleaned data: NOPE" in res.stderr
+
+
+class _FakeLLM:
+    """Answers the column question and the findings question like a chat model would."""
+
+    def __init__(self):
+        self.prompts = []
+
+    def invoke(self, prompt):
+        self.prompts.append(prompt)
+        if "identify the columns" in prompt:
+            reply = '{"smiles_col": "SMILES", "activity_col": "IC50 (uM)", "id_col": "Compound ID", "units": "uM"}'
+        else:
+            reply = '["Halogens at R1 are best (mean pIC50 7.4-7.8)."]'
+        return type("Msg", (), {"content": reply})()
+
+
+def test_an_llm_identifies_columns_and_words_findings_when_given(anilides_with_a_bad_row, tmp_path):
+    llm = _FakeLLM()
+    doc = run_sar(anilides_with_a_bad_row, output_dir=tmp_path / "o", llm=llm)
+    assert doc["columns"]["source"] == "llm" and doc["insights_source"] == "llm"
+    assert doc["insights"] == ["Halogens at R1 are best (mean pIC50 7.4-7.8)."] and len(llm.prompts) == 2
+    # without one (the tests run with no LLM configured), the keywords and the deterministic summary
+    res = CliRunner().invoke(app, ["sar", str(anilides_with_a_bad_row), "--output-dir", str(tmp_path / "r"),
+                                   "--json"])
+    doc = json.loads(res.stdout)
+    assert doc["columns"]["source"] == "keywords" and doc["insights_source"] == "rules"
+    res = CliRunner().invoke(app, ["sar", str(anilides_with_a_bad_row), "--llm", "openai"])
+    assert res.exit_code == 2 and "OPENAI_API_KEY" in res.stderr and "Traceback" not in res.stderr
+    res = CliRunner().invoke(app, ["sar", str(anilides_with_a_bad_row), "--llm", "gpt"])
+    assert res.exit_code == 2 and "--llm must be one of" in res.stderr
