@@ -7,8 +7,9 @@ Every input row ends in exactly one place, so the counts always reconcile::
 - kept: the first row of each unique parent structure (InChIKey of the ChEMBL-pipeline parent);
 - merged: a later row of the same structure (a replicate); its value joins the aggregate (mean pActivity,
   spread = max - min reported);
-- error: a row rejected with a code and a reason (missing/invalid SMILES, standardisation failure,
-  missing/non-numeric/non-positive activity, unknown units, the same ID on a different structure).
+- error: a row rejected with a code and a reason (empty row, missing/invalid SMILES, standardisation failure,
+  missing/non-numeric/non-positive/implausible activity, unknown units, a bare number in a column whose other
+  cells mix units, the same ID on a different structure).
 
 Standardisation: ``chembl_structure_pipeline.standardizer.standardize_mol`` then ``get_parent_mol``
 (salts and solvents stripped, charges neutralised); a parent still in several pieces keeps its largest
@@ -227,6 +228,7 @@ def clean_table(
 
     # Units: one for the column, or per row (units column / unit written in the cell).
     default_unit = mapping.units
+    bare_units_error: str | None = None
     if mapping.activity_col and default_unit is None and mapping.units_col is None:
         cells = [parse_activity_cell(v) for v in df[mapping.activity_col].astype(str)]
         stated = Counter(c[2] for c in cells if c and c[2])
@@ -234,11 +236,14 @@ def clean_table(
         exact = [c[1] for c in bare[:2000] if c[0] == "="]
         if stated:
             # some cells carry their unit ("10 nM", "0.5 uM"): a bare number in the same column is a
-            # concentration too, never a p-value; read it in the unit most cells state
+            # concentration too, never a p-value.  One unit stated: read bare numbers in it; several: a guess
+            # could be 1000-fold wrong, so bare numbers become error records
             default_unit = stated.most_common(1)[0][0]
-            if bare:
+            if len(stated) > 1:
+                bare_units_error = ", ".join(sorted(stated))
+            elif bare:
                 warnings.append(f"{len(bare)} value(s) of {mapping.activity_col!r} have no unit while other cells "
-                                f"state one; read as {default_unit} (pass --units to change)")
+                                f"state {default_unit}; read as {default_unit} (pass --units to change)")
         elif _looks_like_p_values(exact):
             default_unit = "log"
             warnings.append(f"units of {mapping.activity_col!r} not stated; all values lie in 2-13, read as p-values "
@@ -297,6 +302,11 @@ def clean_table(
                 if ut and unit is None:
                     errors.append(ErrorRecord(i, rid, smi, "unknown_units", f"unknown units {ut!r}", ut))
                     continue
+            if unit is None and bare_units_error is not None:
+                errors.append(ErrorRecord(i, rid, smi, "missing_units",
+                                          f"activity {raw!r} has no unit and the column mixes {bare_units_error}",
+                                          raw))
+                continue
             unit = unit or default_unit or "nM"
             if unit != "log" and value <= 0:
                 errors.append(ErrorRecord(i, rid, smi, "non_positive_activity",

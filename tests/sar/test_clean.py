@@ -139,8 +139,16 @@ def test_bare_numbers_beside_stated_units_are_concentrations_not_p_values():
     r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC"], "IC50": ["10 nM", "8", "20 nM"]}))
     assert list(r.compounds["p_activity"].round(3)) == [8.0, 8.097, 7.699]
     assert r.mapping.units == "nM"
-    assert any("1 value(s) of 'IC50' have no unit" in w for w in r.warnings)
+    assert any("1 value(s) of 'IC50' have no unit while other cells state nM" in w for w in r.warnings)
     assert not any("p-values" in w for w in r.warnings)
+    # cells in nM and in µM: a bare "15" could be either (1000-fold apart), so it is an error record
+    r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC", "CCCC"], "IC50": ["10 nM", "0.02 uM", "15", "2 µM"]}))
+    assert [(e.row, e.code, e.reason) for e in r.errors] == [
+        (2, "missing_units", "activity '15' has no unit and the column mixes nM, uM")]
+    assert r.n_clean == 3
+    # --units says what a bare number is
+    r = clean_table(_table({"smiles": ["CCO", "CCN", "CCC"], "IC50": ["10 nM", "0.02 uM", "15"]}), units="nM")
+    assert r.errors == [] and list(r.compounds["p_activity"].round(3)) == [8.0, 7.699, 7.824]
     # every cell with its unit: nothing was assumed, so nothing to warn about
     r = clean_table(_table({"smiles": ["CCO", "CCN"], "IC50": ["10 nM", "20 nM"]}))
     assert r.warnings == [] and r.mapping.units == "nM"
