@@ -132,7 +132,7 @@ def _init(stock_path: str) -> None:
 
 
 def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansions: int, n_routes: int,
-               max_depth: int, early_stop: bool = False) -> dict[str, Any]:
+               max_depth: int, early_stop: bool = False, rank_by: str = "steps") -> dict[str, Any]:
     from molx_agent.retro.search import SearchConfig, search_routes
 
     ref = target["ground_truth"]["target"]
@@ -141,7 +141,7 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
     c0 = time.process_time()
     try:
         cfg = SearchConfig(time_limit=time_limit, max_expansions=max_expansions, max_depth=max_depth,
-                           n_routes=n_routes, stop_at_n_routes=early_stop)
+                           n_routes=n_routes, stop_at_n_routes=early_stop, rank_by=rank_by)
         res = search_routes(target["smiles"], stock=_STATE["stock"], model=_STATE["model"], config=cfg)
     except Exception as exc:  # noqa: BLE001 - a failing target is a record, never dropped
         return {"id": tid, "route_length": target.get("route_length"), "solved": False,
@@ -221,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--early-stop", action="store_true",
                     help="stop a target once --n-routes routes are found (the CLI default); by default every "
                          "target is searched to its time/expansion limit, as in the published comparisons")
+    ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps",
+                    help="route order: fewest steps then cost (the CLI default), or lowest total cost")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)
@@ -233,8 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_sample:
         args.write_sample.write_text(
             f"# ref-lin-600 stratified sample: --sample {args.sample} --seed {args.seed}\n" + "\n".join(ids) + "\n")
-    jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.early_stop)
-            for tid in ids]
+    jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.early_stop,
+             args.rank_by) for tid in ids]
     records: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     if args.workers > 1:
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": args.benchmark.name, "stock": args.stock.name, "sample": args.sample, "seed": args.seed,
         "ids_file": str(args.ids_file) if args.ids_file else None, "time_limit": args.time_limit,
         "max_expansions": args.max_expansions, "max_depth": args.max_depth, "n_routes": args.n_routes,
-        "early_stop": args.early_stop,
+        "early_stop": args.early_stop, "rank_by": args.rank_by,
         "workers": args.workers})
     print(json.dumps(summary, indent=2))
     if args.out:

@@ -114,7 +114,7 @@ class NamedTemplateMatcher:
             self._compile_all()
         finally:
             RDLogger.EnableLog("rdApp.*")
-        self._cache: OrderedDict[str, dict[tuple[str, ...], NamedMatch]] = OrderedDict()
+        self._cache: OrderedDict[str, dict[tuple[str, ...], tuple[NamedMatch, str]]] = OrderedDict()
         self._cache_size = cache_size
 
     def _compile_all(self) -> None:
@@ -146,13 +146,14 @@ class NamedTemplateMatcher:
             return None
         return cls(templates)
 
-    def precursor_sets(self, product: str) -> dict[tuple[str, ...], NamedMatch]:
-        """Canonical precursor set -> the first named template (file order) that produces it."""
+    def precursor_table(self, product: str) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
+        """Canonical precursor set -> (the first named template (file order) that produces it, the atom-mapped
+        precursors as that template wrote them)."""
         hit = self._cache.get(product)
         if hit is not None:
             self._cache.move_to_end(product)
             return hit
-        table: dict[tuple[str, ...], NamedMatch] = {}
+        table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
         RDLogger.DisableLog("rdApp.*")
         try:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -161,13 +162,14 @@ class NamedTemplateMatcher:
                     if not target.reactants_achiral.HasSubstructMatch(comp.pattern):
                         continue
                     try:
-                        outcomes = rdchiralRun(comp.reaction, target, combine_enantiomers=False)
+                        outcomes, mapped = rdchiralRun(comp.reaction, target, combine_enantiomers=False,
+                                                       return_mapped=True)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue
                     for smi in outcomes:
                         canon = _canonical_set(smi)
                         if canon and canon not in table:
-                            table[canon] = comp.match
+                            table[canon] = (comp.match, mapped.get(smi, ("", ()))[0])
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)
         finally:
@@ -177,8 +179,13 @@ class NamedTemplateMatcher:
             self._cache.popitem(last=False)
         return table
 
+    def precursor_sets(self, product: str) -> dict[tuple[str, ...], NamedMatch]:
+        """Canonical precursor set -> the first named template (file order) that produces it."""
+        return {canon: match for canon, (match, _) in self.precursor_table(product).items()}
+
     def match(self, product: str, reactants: tuple[str, ...]) -> NamedMatch | None:
-        return self.precursor_sets(product).get(tuple(sorted(reactants)))
+        hit = self.precursor_table(product).get(tuple(sorted(reactants)))
+        return hit[0] if hit is not None else None
 
 
 __all__ = ["NamedMatch", "NamedTemplateMatcher", "UniqueOutcomes", "compile_template"]

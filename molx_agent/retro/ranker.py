@@ -42,6 +42,8 @@ FEATURES: tuple[str, ...] = (
     "largest_fraction",
     "ring_change",
     "named_template",
+    "named_only",
+    "nn_sim_x_rsim",
     *(f"class_{c}" for c in range(1, 11)),
 )
 
@@ -65,9 +67,17 @@ class CandidateEvidence:
     supports: list[Support] = field(default_factory=list)
     reactant_heavy_atoms: tuple[int, ...] = ()
     reactant_rings: int = 0
-    named: bool = False
+    named: bool = False  # a named expert template reproduces these precursors
+    # Proposed only by a named expert template (no training neighbour's template gives it): no supports.
+    named_only: bool = False
+    named_class: int | None = None  # Schneider class inferred from the named template's mapped reaction
+    # max over the nearest training products j of sim(product, j) * sim(precursors, reactants of j),
+    # whichever template j used (RetroSim's score; defined for every candidate, named-only ones included)
+    nn_sim_x_rsim: float = 0.0
 
-    def best_support(self) -> Support:
+    def best_support(self) -> Support | None:
+        if not self.supports:
+            return None
         return max(self.supports, key=lambda s: (s.similarity * s.reactant_similarity, -s.rank))
 
 
@@ -95,20 +105,22 @@ def candidate_features(
         _log(float(np.sum(s**4 * r))),
         _log(float(np.sum(s * r))),
         _log(float(np.sum(s**8 * r))),
-        float(s.max()),
-        float((s * r).max()),
+        float(s.max()) if sup else 0.0,
+        float((s * r).max()) if sup else 0.0,
         math.log1p(len(sup)),
         math.log1p(len(templates)),
-        math.log1p(float(max(template_counts[t] for t in templates))),
-        math.log1p(min(x.rank for x in sup)) / math.log1p(max(n_neighbours, 1)),
+        math.log1p(float(max(template_counts[t] for t in templates))) if templates else 0.0,
+        math.log1p(min(x.rank for x in sup)) / math.log1p(max(n_neighbours, 1)) if sup else 1.0,
         1.0 if len(cand.reactants) == 1 else 0.0,
         1.0 if len(cand.reactants) >= 3 else 0.0,
         min(max(sum(heavy) - product_heavy_atoms, 0), 30) / 10.0,
         max(heavy) / max(product_heavy_atoms, 1),
         float(product_rings - cand.reactant_rings),
         1.0 if cand.named else 0.0,
+        1.0 if cand.named_only else 0.0,
+        float(cand.nn_sim_x_rsim),
     ]
-    cls = template_classes[best.template]
+    cls = template_classes[best.template] if best is not None else cand.named_class
     f.extend(1.0 if cls == c else 0.0 for c in range(1, 11))
     return np.asarray(f, dtype=np.float64)
 

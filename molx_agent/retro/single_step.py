@@ -7,11 +7,13 @@ The default model (:class:`TemplateKNNModel`) ranks templates learned from USPTO
    bit matrix, vectorised Tanimoto, a few ms);
 2. the templates of the ``n_neighbours`` most similar training products are screened with a
    substructure pre-check and applied with rdchiral (compiled once, cached; duplicate matches dropped);
-3. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
+3. the named expert templates of the chemistry core (``chem.templates``) are applied too; their
+   precursor sets join the candidates (merged: a set both sources give is one candidate);
+4. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
    and the similarity of the proposed precursors to that neighbour's recorded reactants (RetroSim),
-   template popularity, the reaction class, and whether a named expert template (``chem.templates``)
-   gives the same precursors;
-4. a linear ranker over these features (``retro.ranker``, trained on leave-one-out training queries
+   the best product x precursor similarity over all neighbours, template popularity, the reaction
+   class, and whether a named expert template gives the same precursors;
+5. a linear ranker over these features (``retro.ranker``, trained on leave-one-out training queries
    by ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
    candidates gives ``Prediction.score`` (probabilities summing to 1 before the ``top_k`` cut).
 
@@ -45,7 +47,7 @@ from molx_agent.retro.ranker import (
     candidate_features,
     load_ranker,
 )
-from molx_agent.retro.reaction_class import reaction_class_category, reaction_class_name
+from molx_agent.retro.reaction_class import infer_reaction_class, reaction_class_category, reaction_class_name
 from molx_agent.retro.templates_db import (
     TemplateLibrary,
     bulk_tanimoto,
@@ -164,6 +166,9 @@ class TemplateKNNModel:
         Orders the candidates (default: the packaged trained ranker, see ``retro.ranker``).
     named_templates:
         Annotate (and rank up) candidates that a named expert template reproduces.
+    merge_named:
+        Also propose the named expert templates' own precursor sets that no neighbour's template gives
+        (``source="named_template"``); the ranker scores them with the same features.
     """
 
     name = "uspto50k-template-knn"
@@ -175,6 +180,7 @@ class TemplateKNNModel:
         n_neighbours: int = 300,
         ranker: LinearRanker | None = None,
         named_templates: bool = True,
+        merge_named: bool = True,
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
@@ -183,6 +189,7 @@ class TemplateKNNModel:
         self._patterns: dict[int, Chem.Mol | None] = {}
         self._lock = threading.Lock()
         self._named = NamedTemplateMatcher.load() if named_templates else None
+        self.merge_named = merge_named
         self._counts = np.array([t.count for t in self.library.templates], dtype=np.float64)
         self._classes = [t.reaction_class for t in self.library.templates]
 
@@ -261,6 +268,24 @@ class TemplateKNNModel:
         found: dict[tuple[str, ...], CandidateEvidence] = {}
         applied: dict[int, list[tuple[tuple[str, ...], str]]] = {}
         reac_fp: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
+
+        def new_candidate(canon: tuple[str, ...], mapped: str) -> CandidateEvidence:
+            rmols = [Chem.MolFromSmiles(s) for s in canon]
+            whole = Chem.MolFromSmiles(".".join(canon))
+            bits = pack_bits(fingerprint_bits_of_mol(whole))
+            count = int(np.bitwise_count(bits).sum())
+            reac_fp[canon] = (bits, count)
+            # RetroSim's score over every neighbour, whatever template it used
+            common = np.bitwise_count(lib.reactant_fps[idx] & bits).sum(axis=1)
+            denom = count + lib.reactant_counts[idx] - common
+            rsim = np.divide(common, denom, out=np.zeros(len(idx)), where=denom > 0)
+            return CandidateEvidence(
+                canon, mapped,
+                reactant_heavy_atoms=tuple(m.GetNumHeavyAtoms() for m in rmols),
+                reactant_rings=sum(m.GetRingInfo().NumRings() for m in rmols),
+                nn_sim_x_rsim=float((sims * rsim).max()) if len(idx) else 0.0,
+            )
+
         with _quiet():
             target = rdchiralReactants(product)
             mapped_product = Chem.MolToSmiles(target.reactants)
@@ -273,23 +298,24 @@ class TemplateKNNModel:
                         continue
                     cand = found.get(canon)
                     if cand is None:
-                        rmols = [Chem.MolFromSmiles(s) for s in canon]
-                        whole = Chem.MolFromSmiles(".".join(canon))
-                        bits = pack_bits(fingerprint_bits_of_mol(whole))
-                        reac_fp[canon] = (bits, int(np.bitwise_count(bits).sum()))
-                        cand = found[canon] = CandidateEvidence(
-                            canon, mapped,
-                            reactant_heavy_atoms=tuple(m.GetNumHeavyAtoms() for m in rmols),
-                            reactant_rings=sum(m.GetRingInfo().NumRings() for m in rmols),
-                        )
+                        cand = found[canon] = new_candidate(canon, mapped)
                     bits, count = reac_fp[canon]
                     common = int(np.bitwise_count(bits & lib.reactant_fps[j]).sum())
                     denom = count + int(lib.reactant_counts[j]) - common
                     cand.supports.append(Support(sim, common / denom if denom else 0.0, t, rank))
-            if self._named is not None and found:
-                named = self._named.precursor_sets(product)
+            if self._named is not None:
+                named = self._named.precursor_table(product)
                 for canon, cand in found.items():
                     cand.named = canon in named
+                if self.merge_named:
+                    # the expert templates' own proposals join the candidates (ranked by the same model)
+                    for canon, (_match, mapped) in named.items():
+                        if canon in found or canon == (product,) or product in canon:
+                            continue
+                        cand = found[canon] = new_candidate(canon, mapped)
+                        cand.named = cand.named_only = True
+                        if mapped:
+                            cand.named_class = infer_reaction_class(f"{mapped}>>{mapped_product}")
         cands = list(found.values())
         n_heavy = mol.GetNumHeavyAtoms()
         n_rings = mol.GetRingInfo().NumRings()
@@ -316,20 +342,40 @@ class TemplateKNNModel:
         return [self._to_prediction(cands[i], float(probs[i]), product, mapped_product) for i in order]
 
     def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str) -> Prediction:
+        mapped = f"{cand.mapped}>>{mapped_product}" if cand.mapped else ""
         best = cand.best_support()
+        named = self._named.match(product, cand.reactants) if self._named is not None and cand.named else None
+        if best is None:  # proposed by a named expert template alone
+            assert named is not None, "a candidate without supports comes from a named template"
+            return Prediction(
+                reactants=list(cand.reactants),
+                score=max(round(prob, 6), 1e-6),
+                template_id=named.id,
+                reaction_name=named.name,
+                category=named.category,
+                mapped_reaction=mapped,
+                product=product,
+                reaction_class=cand.named_class,
+                source="named_template",
+                template_ids=(named.id,),
+                named_template_id=named.id,
+                evidence={
+                    "best_similarity": 0.0,
+                    "nn_similarity_x_reactant_similarity": round(cand.nn_sim_x_rsim, 4),
+                    "n_supporting_neighbours": 0,
+                    "template_count": 0,
+                },
+            )
         rec = self.library.templates[best.template]
         name = reaction_class_name(rec.reaction_class)
         category = reaction_class_category(rec.reaction_class)
         named_id = ""
-        if self._named is not None and cand.named:
-            named = self._named.match(product, cand.reactants)
-            if named is not None:
-                named_id, name, category = named.id, named.name, named.category
+        if named is not None:
+            named_id, name, category = named.id, named.name, named.category
         per_template: dict[int, float] = {}
         for s in cand.supports:
             per_template[s.template] = max(per_template.get(s.template, 0.0), s.similarity * s.reactant_similarity)
         order = sorted(per_template, key=lambda t: (-per_template[t], t))
-        mapped = f"{cand.mapped}>>{mapped_product}" if cand.mapped else ""
         return Prediction(
             reactants=list(cand.reactants),
             score=max(round(prob, 6), 1e-6),
@@ -345,6 +391,7 @@ class TemplateKNNModel:
             evidence={
                 "best_similarity": round(float(best.similarity), 4),
                 "best_reactant_similarity": round(float(best.reactant_similarity), 4),
+                "nn_similarity_x_reactant_similarity": round(cand.nn_sim_x_rsim, 4),
                 "n_supporting_neighbours": len(cand.supports),
                 "template_count": rec.count,
             },

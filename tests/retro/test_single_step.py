@@ -128,3 +128,23 @@ def test_a_toy_model_satisfies_the_protocol():
     assert isinstance(OneAnswer(), SingleStepModel)
     assert not isinstance(NotAModel(), SingleStepModel)
     assert OneAnswer().predict("CC(=O)Nc1ccc(O)cc1")[0].reaction_smiles == "CC(=O)Cl.Nc1ccc(O)cc1>>"
+
+
+def test_named_expert_templates_join_the_candidates(model):
+    """Precursor sets that only a named expert template gives are proposed too (merged model)."""
+    product = "CC(C)(C)[Si](C)(C)OCc1ccncc1"  # a TBS ether: the expert TBS-protection template applies
+    merged = model.predict(product, top_k=200)
+    knn_only = TemplateKNNModel(model.library, merge_named=False).predict(product, top_k=200)
+    merged_sets = {tuple(p.reactants) for p in merged}
+    knn_sets = {tuple(p.reactants) for p in knn_only}
+    assert knn_sets <= merged_sets
+    extra = [p for p in merged if tuple(p.reactants) not in knn_sets]
+    assert extra, "the named templates proposed nothing new"
+    for p in extra:
+        assert p.source == "named_template"
+        assert p.named_template_id and p.template_id == p.named_template_id
+        assert p.reaction_name and p.category and p.evidence["n_supporting_neighbours"] == 0
+        mapped_r, mapped_p = p.mapped_reaction.split(">>")
+        assert canonical_reactant_set(mapped_r) == tuple(p.reactants)
+        assert canonical_reactant_set(mapped_p) == (_canon(product),)
+    assert abs(sum(p.score for p in merged) - 1.0) < 0.01  # one softmax over every candidate

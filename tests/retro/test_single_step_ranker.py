@@ -90,3 +90,21 @@ def test_conditional_logit_learns_which_feature_marks_the_answer(trainer):
     w, _, _ = trainer.fit_conditional_logit(groups, steps=300)
     assert np.argmax(np.abs(w)) == k and w[k] > 0
     assert trainer.top_k_of(groups, w)["top1"] > 80.0
+
+
+def test_named_only_candidates_have_finite_features():
+    """A candidate only a named expert template proposed has no supporting neighbour: its features say so."""
+    cand = CandidateEvidence(("CC(=O)Cl", "Nc1ccc(O)cc1"), reactant_heavy_atoms=(4, 8), reactant_rings=1,
+                             named=True, named_only=True, named_class=2, nn_sim_x_rsim=0.42)
+    assert cand.best_support() is None
+    feats = candidate_features(cand, product_heavy_atoms=11, product_rings=1, template_counts=np.array([5.0]),
+                               template_classes=[1], n_neighbours=100)
+    assert np.all(np.isfinite(feats))
+    named = dict(zip(FEATURES, feats, strict=True))
+    assert named["named_only"] == 1.0 and named["named_template"] == 1.0
+    assert named["class_2"] == 1.0 and named["class_1"] == 0.0  # the named template's class, not template 0's
+    assert named["max_sim"] == 0.0 and named["log_support"] == 0.0 and named["first_support_rank"] == 1.0
+    assert named["nn_sim_x_rsim"] == pytest.approx(0.42)
+    supported = candidate_features(_amide_candidate(True), product_heavy_atoms=11, product_rings=1,
+                                   template_counts=np.array([120.0, 3.0]), template_classes=[2, 2], n_neighbours=100)
+    assert dict(zip(FEATURES, supported, strict=True))["named_only"] == 0.0
