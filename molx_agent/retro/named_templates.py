@@ -34,18 +34,6 @@ class NamedMatch:
     category: str
 
 
-def _canonical_set(smiles: str) -> tuple[str, ...] | None:
-    parts = []
-    for piece in smiles.split("."):
-        mol = Chem.MolFromSmiles(piece)
-        if mol is None:
-            return None
-        for atom in mol.GetAtoms():
-            atom.SetAtomMapNum(0)
-        parts.append(Chem.MolToSmiles(mol))
-    return tuple(sorted(parts))
-
-
 def _outcome_key(outcome: tuple[Chem.Mol, ...]) -> str:
     parts = []
     for mol in outcome:
@@ -166,9 +154,9 @@ class NamedTemplateMatcher:
                                                        return_mapped=True)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue
-                    for smi in outcomes:
-                        canon = _canonical_set(smi)
-                        if canon and canon not in table:
+                    for smi in outcomes:  # canonical, map-free, components sorted (rdchiral)
+                        canon = tuple(smi.split("."))
+                        if canon not in table:
                             table[canon] = (comp.match, mapped.get(smi, ("", ()))[0])
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)

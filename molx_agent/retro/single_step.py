@@ -228,13 +228,8 @@ class TemplateKNNModel:
             outcomes, mapped = rdchiralRun(rxn, target, combine_enantiomers=False, return_mapped=True)
         except Exception:  # noqa: BLE001 - rdchiral raises on odd stereo cases; the template just fails
             return []
-        out = []
-        for smi in outcomes:
-            canon = canonical_reactant_set(smi)
-            if canon is None:
-                continue
-            out.append((canon, mapped.get(smi, ("", ()))[0]))
-        return out
+        # rdchiral's outcomes are already canonical SMILES without atom maps, components sorted
+        return [(tuple(smi.split(".")), mapped.get(smi, ("", ()))[0]) for smi in outcomes]
 
     # -- prediction ----------------------------------------------------------------------------
     def neighbours(
@@ -270,8 +265,8 @@ class TemplateKNNModel:
         reac_fp: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
 
         def new_candidate(canon: tuple[str, ...], mapped: str) -> CandidateEvidence:
-            rmols = [Chem.MolFromSmiles(s) for s in canon]
             whole = Chem.MolFromSmiles(".".join(canon))
+            rmols = Chem.GetMolFrags(whole, asMols=True, sanitizeFrags=False)
             bits = pack_bits(fingerprint_bits_of_mol(whole))
             count = int(np.bitwise_count(bits).sum())
             reac_fp[canon] = (bits, count)
@@ -282,7 +277,7 @@ class TemplateKNNModel:
             return CandidateEvidence(
                 canon, mapped,
                 reactant_heavy_atoms=tuple(m.GetNumHeavyAtoms() for m in rmols),
-                reactant_rings=sum(m.GetRingInfo().NumRings() for m in rmols),
+                reactant_rings=whole.GetRingInfo().NumRings(),
                 nn_sim_x_rsim=float((sims * rsim).max()) if len(idx) else 0.0,
             )
 
