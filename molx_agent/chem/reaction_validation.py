@@ -231,6 +231,14 @@ def validate_reaction(
             "code": "precursor_not_incorporated", "severity": "warning",
             "message": f"reactant {run['reactants'][k]!r} contributes no atom to the product (a reagent?)",
         })
+    n_contributing = sum(1 for k, n in enumerate(al["contributions"]) if n and k < len(run["reactant_mols"]))
+    if n_contributing >= 2 and any(loss["name"] == "H2" for loss in balance.get("explained_losses", [])):
+        # two molecules joined with loss of H2 (C-H + X-H -> C-X): a dehydrogenative coupling
+        issues.append({
+            "code": "dehydrogenative_coupling", "severity": "warning",
+            "message": "the reactants combine with loss of H2 only (a C-H/X-H cross-coupling): this needs an "
+                       "oxidant or a catalyst and is rarely the intended reaction; check for a missing leaving group",
+        })
     for w in fwd["steps"]["fg_compatibility"].get("warnings", []):
         issues.append({"code": "fg_incompatibility", "severity": "warning", "message": w})
     if fwd["feasibility"] == "low" and not fwd["hard_fail_reasons"]:
@@ -279,7 +287,9 @@ def _verdict(is_valid: bool, balance: dict[str, Any], byproducts: list[dict[str,
         how = f"atom-balanced with loss of {lost}" if lost else "atom-balanced"
     else:
         how = f"balance score {balance['balance_score']:.2f} ({balance['note']})"
-    return f"valid: {how}; {band}"
+    caution = "; caution: dehydrogenative coupling (needs an oxidant or catalyst)" if any(
+        i["code"] == "dehydrogenative_coupling" for i in issues) else ""
+    return f"valid: {how}; {band}{caution}"
 
 
 def _issue_codes(issues: list[Any]) -> list[str]:

@@ -117,3 +117,14 @@ def test_non_string_or_blank_reactions(value, code):
     with pytest.raises(ValidationError) as exc:
         validate_reaction(value)
     assert exc.value.code == code and exc.value.value == value
+
+
+def test_dehydrogenative_cross_coupling_is_flagged():
+    """Acetic acid + benzoic acid -> aspirin balances only by losing H2 (aryl C-H + O-H): a chemist wants a caution."""
+    res = validate_reaction("CC(=O)O.OC(=O)c1ccccc1>>CC(=O)Oc1ccccc1C(=O)O")
+    assert res["status"] == "valid_with_warnings"
+    assert "dehydrogenative_coupling" in [i["code"] for i in res["issues"]]
+    assert "dehydrogenative coupling" in res["verdict"]
+    # an oxidation of one molecule also loses H2, and an acylation loses HCl: neither is flagged
+    for rxn in ("OCc1ccccc1>>O=Cc1ccccc1", "CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1"):
+        assert "dehydrogenative_coupling" not in [i["code"] for i in validate_reaction(rxn)["issues"]]
