@@ -8,8 +8,9 @@ follow seed 001 section 2.  Everything round-trips through ``to_dict`` /
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Iterator
+from typing import Any
 
 ROLES = ("target", "intermediate", "terminal", "pending")
 
