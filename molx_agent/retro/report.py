@@ -66,14 +66,13 @@ def leaf_status(graph: RetroGraph, node: MoleculeNode, labels: dict[str, str] | 
 
 
 def _mol_facts(smiles: str) -> dict[str, Any]:
-    from rdkit import Chem, RDLogger
+    from rdkit import Chem
     from rdkit.Chem import Descriptors, rdMolDescriptors
 
-    RDLogger.DisableLog("rdApp.*")
-    try:
+    from molx_agent.chem.utils import quiet_rdkit
+
+    with quiet_rdkit():
         mol = Chem.MolFromSmiles(smiles)
-    finally:
-        RDLogger.EnableLog("rdApp.*")
     if mol is None:
         return {"formula": "", "mw": None, "heavy_atoms": None}
     return {

@@ -38,13 +38,12 @@ def substituent_label(smiles: str | None) -> str:
     s = _MAP_RE.sub("*", smiles)
     if s in ("[H]*", "*[H]"):
         return "H"
-    from rdkit import Chem, RDLogger
+    from rdkit import Chem
 
-    RDLogger.DisableLog("rdApp.*")
-    try:
+    from molx_agent.chem.utils import quiet_rdkit
+
+    with quiet_rdkit():
         mol = Chem.MolFromSmiles(smiles)
-    finally:
-        RDLogger.EnableLog("rdApp.*")
     if mol is None:
         return s
     dummies = [a.GetIdx() for a in mol.GetAtoms() if a.GetAtomicNum() == 0]

@@ -59,14 +59,13 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 def mol_png(smiles: str, size: tuple[int, int] = (300, 220)) -> bytes:
     """PNG drawing of one molecule (a red text card when the SMILES cannot be parsed)."""
-    from rdkit import Chem, RDLogger
+    from rdkit import Chem
     from rdkit.Chem.Draw import rdMolDraw2D
 
-    RDLogger.DisableLog("rdApp.*")
-    try:
+    from molx_agent.chem.utils import quiet_rdkit
+
+    with quiet_rdkit():
         mol = Chem.MolFromSmiles(smiles)
-    finally:
-        RDLogger.EnableLog("rdApp.*")
     if mol is None:
         logger.warning("report: cannot draw unparsable SMILES %r", smiles)
         return _text_png(f"unparsable SMILES:\n{smiles[:60]}", size)
