@@ -90,6 +90,13 @@ def _num(value: Any, digits: int = 3) -> Any:
     return value
 
 
+def _prob(value: Any) -> Any:
+    """A model probability for display: 3 decimals, or 2 significant digits when smaller (never a false 0.0)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < abs(value) < 0.001:
+        return float(f"{value:.2g}")
+    return _num(value)
+
+
 def _band(score: Any) -> str | None:
     """Seed 001 bands: > 0.7 high, 0.5-0.7 medium, < 0.5 low."""
     if not isinstance(score, (int, float)) or isinstance(score, bool):
@@ -151,8 +158,8 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
         "template": {"template_id": te.template_id, "template_name": te.template_name, "category": te.category,
                      "source": te.source,
                      # 0.0 is the "unknown" default (a chemist's own proposal has no template confidence)
-                     "confidence": _num(te.confidence) if te.confidence else None},
-        "score": _num(rxn.score),
+                     "confidence": _prob(te.confidence) if te.confidence else None},
+        "score": _prob(rxn.score),
         "forward_validation": {
             "validated": bool(fv),
             "pass": passed,

@@ -134,3 +134,14 @@ def test_audit_state_object_or_dict_is_tabulated(tmp_path):
                                     extra={"audit_state": value}, formats=("html",))
         html = open(paths["html"], encoding="utf-8").read()
         assert "Decision history" in html and "mild, selective" in html
+
+
+def test_small_model_scores_are_not_shown_as_zero(tmp_path):
+    """A step the model found unlikely (p = 4.8e-05) must not read 'Model score 0.0' in the report."""
+    g = paracetamol_route()
+    rxn = g.reaction_nodes[0]
+    rxn.score = 4.8e-05
+    rxn.template_evidence.confidence = 4.8e-05
+    paths = render_route_report(g, tmp_path, formats=("html", "json"))
+    html = open(paths["html"], encoding="utf-8").read()
+    assert "4.8e-05" in html
