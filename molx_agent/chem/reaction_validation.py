@@ -232,7 +232,8 @@ def validate_reaction(
             "message": f"reactant {run['reactants'][k]!r} contributes no atom to the product (a reagent?)",
         })
     n_contributing = sum(1 for k, n in enumerate(al["contributions"]) if n and k < len(run["reactant_mols"]))
-    if n_contributing >= 2 and any(loss["name"] == "H2" for loss in balance.get("explained_losses", [])):
+    losses = balance.get("explained_losses", [])
+    if n_contributing >= 2 and losses and all(loss["name"] == "H2" for loss in losses):
         # two molecules joined with loss of H2 (C-H + X-H -> C-X): a dehydrogenative coupling
         issues.append({
             "code": "dehydrogenative_coupling", "severity": "warning",

@@ -4,7 +4,8 @@
 names and categories (e.g. ``G02_amide_retro``).  A learned USPTO-50K template only knows its
 (inferred) reaction class, so when a named template applied to the same product gives the same
 precursor set, the prediction takes the named template's reaction name and category (and the ranker
-counts the agreement as evidence).  The named templates are compiled once with rdchiral and screened
+counts the agreement as evidence); a precursor set only a named template gives becomes a candidate of
+its own (``TemplateKNNModel(merge_named=True)``, with the template's atom-mapped precursors).  The named templates are compiled once with rdchiral and screened
 by a substructure pre-check, so matching costs a few milliseconds per product.  When the chemistry
 core's template module is not installed the matcher is absent and predictions keep their class names.
 """
@@ -166,10 +167,6 @@ class NamedTemplateMatcher:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return table
-
-    def precursor_sets(self, product: str) -> dict[tuple[str, ...], NamedMatch]:
-        """Canonical precursor set -> the first named template (file order) that produces it."""
-        return {canon: match for canon, (match, _) in self.precursor_table(product).items()}
 
     def match(self, product: str, reactants: tuple[str, ...]) -> NamedMatch | None:
         hit = self.precursor_table(product).get(tuple(sorted(reactants)))
