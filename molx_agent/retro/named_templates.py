@@ -14,16 +14,36 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdchiral.main import rdchiralRun
 from rdkit import Chem, RDLogger
 
+from molx_agent.retro.fast_rdkit import fast_atom_iteration
+
 log = logging.getLogger(__name__)
+
+
+NAMED_CLASSES_FILE = "named_template_classes.json"
+_DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+
+def _load_classes() -> dict[str, int]:
+    path = _DATA_DIR / NAMED_CLASSES_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): int(v) for k, v in data["classes"].items()}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        log.warning("named template classes unreadable (%s): classes are inferred per candidate", exc)
+        return {}
 
 
 @dataclass(frozen=True)
@@ -95,8 +115,9 @@ class _Compiled:
 class NamedTemplateMatcher:
     """Applies every named template to a product (cached per product) and looks precursor sets up."""
 
-    def __init__(self, templates: list[Any], cache_size: int = 64) -> None:
+    def __init__(self, templates: list[Any], cache_size: int = 64, classes: dict[str, int] | None = None) -> None:
         self.templates = list(templates)
+        self.classes: dict[str, int] = dict(classes or {})
         self._compiled: list[_Compiled] = []
         RDLogger.DisableLog("rdApp.*")  # rdchiral warns about unmapped leaving groups
         try:
@@ -120,9 +141,17 @@ class NamedTemplateMatcher:
             match = NamedMatch(tpl.id, getattr(tpl, "name", tpl.id), getattr(tpl, "category", ""))
             self._compiled.append(_Compiled(match, pattern, reaction))
 
+    def reaction_class(self, template_id: str) -> int | None:
+        """The Schneider class measured for a named template on training products (``None``: not measured)."""
+        return self.classes.get(template_id)
+
     @classmethod
-    def load(cls) -> NamedTemplateMatcher | None:
-        """The matcher over ``chem.templates.load_named_templates()``, or ``None`` if unavailable."""
+    def load(cls, classes: bool = True) -> NamedTemplateMatcher | None:
+        """The matcher over ``chem.templates.load_named_templates()``, or ``None`` if unavailable.
+
+        ``classes``: also read the packaged per-template Schneider classes
+        (``scripts/build_named_template_classes.py``).
+        """
         try:
             from molx_agent.chem.templates import load_named_templates
         except ImportError:
@@ -133,7 +162,7 @@ class NamedTemplateMatcher:
         except Exception as exc:  # noqa: BLE001 - a broken named-template file must not disable retro
             log.warning("named templates could not be loaded: %s", exc)
             return None
-        return cls(templates)
+        return cls(templates, classes=_load_classes() if classes else None)
 
     def precursor_table(self, product: str) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
         """Canonical precursor set -> (the first named template (file order) that produces it, the atom-mapped
@@ -145,7 +174,7 @@ class NamedTemplateMatcher:
         table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
         RDLogger.DisableLog("rdApp.*")
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
                 target = rdchiralReactants(product)
                 for comp in self._compiled:
                     if not target.reactants_achiral.HasSubstructMatch(comp.pattern):
@@ -173,4 +202,4 @@ class NamedTemplateMatcher:
         return hit[0] if hit is not None else None
 
 
-__all__ = ["NamedMatch", "NamedTemplateMatcher", "UniqueOutcomes", "compile_template"]
+__all__ = ["NAMED_CLASSES_FILE", "NamedMatch", "NamedTemplateMatcher", "UniqueOutcomes", "compile_template"]

@@ -38,6 +38,7 @@ from rdchiral.main import rdchiralRun
 from rdkit import Chem, RDLogger
 
 from molx_agent.errors import ChemistryError
+from molx_agent.retro.fast_rdkit import fast_atom_iteration
 from molx_agent.retro.named_templates import NamedTemplateMatcher, compile_template
 from molx_agent.retro.ranker import (
     FEATURES,
@@ -144,10 +145,10 @@ def canonical_reactant_set(smiles: str) -> tuple[str, ...] | None:
 
 @contextlib.contextmanager
 def _quiet():
-    """Silence RDKit's C++ log and rdchiral's stray prints."""
+    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration (``retro.fast_rdkit``)."""
     RDLogger.DisableLog("rdApp.*")
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
             yield
     finally:
         RDLogger.EnableLog("rdApp.*")
@@ -304,12 +305,14 @@ class TemplateKNNModel:
                     cand.named = canon in named
                 if self.merge_named:
                     # the expert templates' own proposals join the candidates (ranked by the same model)
-                    for canon, (_match, mapped) in named.items():
+                    for canon, (match, mapped) in named.items():
                         if canon in found or canon == (product,) or product in canon:
                             continue
                         cand = found[canon] = new_candidate(canon, mapped)
                         cand.named = cand.named_only = True
-                        if mapped:
+                        # the template's class measured on training products, else inferred from this step
+                        cand.named_class = self._named.reaction_class(match.id)
+                        if cand.named_class is None and mapped:
                             cand.named_class = infer_reaction_class(f"{mapped}>>{mapped_product}")
         cands = list(found.values())
         n_heavy = mol.GetNumHeavyAtoms()
