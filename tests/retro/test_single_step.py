@@ -148,3 +148,21 @@ def test_named_expert_templates_join_the_candidates(model):
         assert canonical_reactant_set(mapped_r) == tuple(p.reactants)
         assert canonical_reactant_set(mapped_p) == (_canon(product),)
     assert abs(sum(p.score for p in merged) - 1.0) < 0.01  # one softmax over every candidate
+
+
+def test_named_template_classes_are_packaged_and_used_for_named_only_candidates():
+    from molx_agent.retro.named_templates import NAMED_CLASSES_FILE, NamedTemplateMatcher
+
+    data = json.loads((DATA_DIR / NAMED_CLASSES_FILE).read_text())
+    assert len(data["classes"]) >= 100 and set(data["classes"].values()) <= set(range(1, 11))
+    matcher = NamedTemplateMatcher.load()
+    assert matcher.reaction_class("G02_amide_retro") == 2  # amide coupling: acylation
+    assert matcher.reaction_class("G31_suzuki_retro") == 3  # C-C bond formation
+    assert NamedTemplateMatcher.load(classes=False).reaction_class("G02_amide_retro") is None
+    model = load_single_step_model()
+    product, _mapped, cands, _feats = model.candidates("Cc1ccc(-c2ccccc2)cc1")
+    table = model._named.precursor_table(product)
+    named_only = [c for c in cands if c.named_only]
+    assert named_only
+    for cand in named_only:
+        assert cand.named_class == matcher.reaction_class(table[cand.reactants][0].id)
