@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.retro.fast_rdkit import fast_atom_iteration
 from molx_agent.retro.search_types import (
     INF,
     MolNode,
@@ -316,6 +317,11 @@ class RetroStarSearch:
 
     # -- main loop -------------------------------------------------------------------------------------------
     def run(self) -> tuple[str, float]:
+        """Search until a stop condition; returns (what stopped it, seconds)."""
+        with fast_atom_iteration():  # model and validator iterate over atoms a lot (retro.fast_rdkit)
+            return self._run()
+
+    def _run(self) -> tuple[str, float]:
         cfg = self.config
         start = time.perf_counter()
         deadline = start + cfg.time_limit
