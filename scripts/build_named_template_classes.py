@@ -3,7 +3,8 @@
 
 The single-step model needs the reaction class of a candidate that only a named template proposes (a
 ranker feature).  Inferring it from each candidate's mapped reaction costs about a tenth of a
-prediction, and per template the answer hardly varies (99.9 % agreement), so it is looked up instead.
+prediction, and per template the answer hardly varies (the majority class equals the per-candidate
+inference for 99.6 % of named-only candidates on 300 validation products), so it is looked up instead.
 This script applies the named templates (``molx_agent.chem.templates``) to training products, infers
 the class of every outcome with ``molx_agent.retro.reaction_class.infer_reaction_class`` and keeps the
 majority class per template (ties: the smaller class number).  Templates never seen keep being inferred
@@ -14,7 +15,7 @@ multi-step exclusion list; never the validation or test files.  The output is by
 (first ``--limit`` rows after a seeded shuffle, sorted keys).
 
 Usage:
-    nice -n 10 uv run python scripts/build_named_template_classes.py [--limit 4000]
+    nice -n 10 uv run python scripts/build_named_template_classes.py [--limit 4000]   # about 4 minutes
 """
 
 from __future__ import annotations
