@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 
-class ErrorSeverity(str, Enum):
+class ErrorSeverity(str, Enum):  # noqa: UP042 - StrEnum would change str() of the members
     """How serious an error is."""
 
     LOW = "low"
