@@ -5,8 +5,9 @@ names and categories (e.g. ``G02_amide_retro``).  A learned USPTO-50K template o
 (inferred) reaction class, so when a named template applied to the same product gives the same
 precursor set, the prediction takes the named template's reaction name and category (and the ranker
 counts the agreement as evidence); a precursor set only a named template gives becomes a candidate of
-its own (``TemplateKNNModel(merge_named=True)``, with the template's atom-mapped precursors).  The named templates are compiled once with rdchiral and screened
-by a substructure pre-check, so matching costs a few milliseconds per product.  When the chemistry
+its own (``TemplateKNNModel(merge_named=True)``, with the template's atom-mapped precursors).  The
+named templates are compiled once with rdchiral and screened by a substructure pre-check, so matching
+costs a few milliseconds per product.  When the chemistry
 core's template module is not installed the matcher is absent and predictions keep their class names.
 """
 
@@ -17,8 +18,8 @@ import io
 import json
 import logging
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
@@ -26,16 +27,16 @@ from rdchiral.main import rdchiralRun
 from rdkit import Chem, RDLogger
 
 from molx_agent.retro.fast_rdkit import fast_atom_iteration
+from molx_agent.retro.templates_db import DATA_DIR
 
 log = logging.getLogger(__name__)
 
 
 NAMED_CLASSES_FILE = "named_template_classes.json"
-_DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 
 def _load_classes() -> dict[str, int]:
-    path = _DATA_DIR / NAMED_CLASSES_FILE
+    path = DATA_DIR / NAMED_CLASSES_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return {str(k): int(v) for k, v in data["classes"].items()}
@@ -44,6 +45,17 @@ def _load_classes() -> dict[str, int]:
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("named template classes unreadable (%s): classes are inferred per candidate", exc)
         return {}
+
+
+@contextlib.contextmanager
+def rdchiral_quiet() -> Iterator[None]:
+    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration (``retro.fast_rdkit``)."""
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
+            yield
+    finally:
+        RDLogger.EnableLog("rdApp.*")
 
 
 @dataclass(frozen=True)
@@ -172,9 +184,8 @@ class NamedTemplateMatcher:
             self._cache.move_to_end(product)
             return hit
         table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
-        RDLogger.DisableLog("rdApp.*")
         try:
-            with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
+            with rdchiral_quiet():
                 target = rdchiralReactants(product)
                 for comp in self._compiled:
                     if not target.reactants_achiral.HasSubstructMatch(comp.pattern):
@@ -190,8 +201,6 @@ class NamedTemplateMatcher:
                             table[canon] = (comp.match, mapped.get(smi, ("", ()))[0])
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)
-        finally:
-            RDLogger.EnableLog("rdApp.*")
         self._cache[product] = table
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
@@ -202,4 +211,11 @@ class NamedTemplateMatcher:
         return hit[0] if hit is not None else None
 
 
-__all__ = ["NAMED_CLASSES_FILE", "NamedMatch", "NamedTemplateMatcher", "UniqueOutcomes", "compile_template"]
+__all__ = [
+    "NAMED_CLASSES_FILE",
+    "NamedMatch",
+    "NamedTemplateMatcher",
+    "UniqueOutcomes",
+    "compile_template",
+    "rdchiral_quiet",
+]

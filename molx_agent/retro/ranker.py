@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from molx_agent.errors import DataError
+from molx_agent.retro.templates_db import DATA_DIR
 
 RANKER_FILE = "retro_ranker.json"
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 FEATURES: tuple[str, ...] = (
     "log_vote_s4",

@@ -24,8 +24,6 @@ when one reproduces the precursors, otherwise from the template's Schneider clas
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
 import threading
 from dataclasses import dataclass, field
@@ -35,11 +33,10 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdchiral.main import rdchiralRun
-from rdkit import Chem, RDLogger
+from rdkit import Chem
 
 from molx_agent.errors import ChemistryError
-from molx_agent.retro.fast_rdkit import fast_atom_iteration
-from molx_agent.retro.named_templates import NamedTemplateMatcher, compile_template
+from molx_agent.retro.named_templates import NamedTemplateMatcher, compile_template, rdchiral_quiet
 from molx_agent.retro.ranker import (
     FEATURES,
     CandidateEvidence,
@@ -124,7 +121,7 @@ def parse_product(smiles: str) -> Chem.Mol:
     if not isinstance(smiles, str) or not smiles.strip():
         raise ChemistryError("invalid_smiles", "Empty product SMILES", value=smiles,
                              hint="give the target as a SMILES string, e.g. CC(=O)Nc1ccc(O)cc1")
-    with _quiet():
+    with rdchiral_quiet():
         mol = Chem.MolFromSmiles(smiles.strip())
     if mol is None or mol.GetNumAtoms() == 0:
         raise ChemistryError("invalid_smiles", f"Invalid product SMILES: {smiles!r}", value=smiles,
@@ -141,17 +138,6 @@ def canonical_reactant_set(smiles: str) -> tuple[str, ...] | None:
             return None
         parts.append(Chem.MolToSmiles(_strip_maps(mol)))
     return tuple(sorted(parts))
-
-
-@contextlib.contextmanager
-def _quiet():
-    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration (``retro.fast_rdkit``)."""
-    RDLogger.DisableLog("rdApp.*")
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
-            yield
-    finally:
-        RDLogger.EnableLog("rdApp.*")
 
 
 class TemplateKNNModel:
@@ -282,7 +268,7 @@ class TemplateKNNModel:
                 nn_sim_x_rsim=float((sims * rsim).max()) if len(idx) else 0.0,
             )
 
-        with _quiet():
+        with rdchiral_quiet():
             target = rdchiralReactants(product)
             mapped_product = Chem.MolToSmiles(target.reactants)
             for rank, (j, sim) in enumerate(zip(idx.tolist(), sims.tolist(), strict=True)):
