@@ -71,6 +71,14 @@ def explore(session: Path, tool: str, params: dict, route: str = "route_1") -> d
     )
 
 
+def explore_error(session: Path, tool: str, params: dict, route: str = "route_1") -> str:
+    """A refused exploration call: exit 2 and a clear message."""
+    return cli_error(
+        "retro", "explore", "--session_dir", str(session), "--route", route, "--tool", tool, "--params",
+        json.dumps(params),
+    )
+
+
 def decide_error(session: Path, decision: dict, route: str = "route_1") -> str:
     """A rejected DecisionInstruction: exit 2, a clear message, and the route file untouched."""
     before = route_file(session, route)
@@ -114,18 +122,7 @@ def test_aspirin_every_decision_by_hand(tmp_path, aspirin):
         json.dumps({"smiles": aspirin}),
     )
     assert res["exploration_budget"] == 4
-    err = cli_error(
-        "retro",
-        "explore",
-        "--session-dir",
-        str(session),
-        "--route",
-        "route_1",
-        "--tool",
-        "validate_reaction",
-        "--params",
-        json.dumps({"reaction_smiles": "CCO>>CC=O"}),
-    )
+    err = explore_error(session, "validate_reaction", {"reaction_smiles": "CCO>>CC=O"})
     assert "not available at a strategy_selection" in err
     # an invalid instruction is rejected and changes nothing
     before = route_file(session)
@@ -175,18 +172,7 @@ def test_aspirin_every_decision_by_hand(tmp_path, aspirin):
     for i in range(5):
         res = run_retro_explore(str(session), "route_1", "analyze_molecule", {"smiles": "O=C(O)c1ccccc1O"})
         assert res["exploration_budget"] == 4 - i
-    err = cli_error(
-        "retro",
-        "explore",
-        "--session-dir",
-        str(session),
-        "--route",
-        "route_1",
-        "--tool",
-        "analyze_molecule",
-        "--params",
-        json.dumps({"smiles": aspirin}),
-    )
+    err = explore_error(session, "analyze_molecule", {"smiles": aspirin})
     assert "exploration budget exhausted" in err
     # a custom reaction that is not balanced (methane cannot supply an acetyl group)
     ctx = decide(
@@ -392,35 +378,13 @@ def test_paracetamol_every_decision_by_hand(tmp_path, paracetamol):
         ("recommend_protecting_groups", {"functional_groups": ["phenol", "amine"]}),
     ]
     # a call that fails on its input is a clear error and costs nothing
-    err = cli_error(
-        "retro",
-        "explore",
-        "--session_dir",
-        str(session),
-        "--route",
-        "route_1",
-        "--tool",
-        "analyze_molecule",
-        "--params",
-        '{"smiles": "C1CC"}',
-    )
+    err = explore_error(session, "analyze_molecule", {"smiles": "C1CC"})
     assert "Failed to parse SMILES" in err
     for i, (tool, params) in enumerate(calls):
         res = explore(session, tool, params)
         assert res["exploration_budget"] == 4 - i and res["log_line"].startswith(f"[{tool}] ")
     assert "is_valid=True" in explore_log(session, ctx["task_id"])[3]
-    err = cli_error(
-        "retro",
-        "explore",
-        "--session_dir",
-        str(session),
-        "--route",
-        "route_1",
-        "--tool",
-        "assess_feasibility",
-        "--params",
-        json.dumps({"reaction_smiles": acid_chloride}),
-    )
+    err = explore_error(session, "assess_feasibility", {"reaction_smiles": acid_chloride})
     assert "exploration budget exhausted: 5/5" in err and "use_default" in err
     status = cli("retro", "status", "--session_dir", str(session))
     assert status["routes"][0]["pending_decision"]["exploration_budget"] == 0
@@ -786,18 +750,7 @@ def test_bad_inputs_give_clear_errors(tmp_path, aspirin):
         str(tmp_path / "missing.smi"),
     )
     assert "stock file not found" in err and not (tmp_path / "nostock").exists()
-    err = cli_error(
-        "retro",
-        "explore",
-        "--session-dir",
-        str(session),
-        "--route",
-        "route_1",
-        "--tool",
-        "analyze_molecule",
-        "--params",
-        '{"smiles": "CCO"}',
-    )
+    err = explore_error(session, "analyze_molecule", {"smiles": "CCO"})
     assert "not paused" in err
     (session / "routes" / "route_2.json").write_text("{broken", encoding="utf-8")
     status = cli("retro", "status", "--session-dir", str(session))

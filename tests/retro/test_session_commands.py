@@ -123,7 +123,8 @@ def test_gate_failed_commit_leaves_tree(paracetamol_awaiting):
     assert state.graph.n_steps == 0 and state.audit.decision_history[-1].outcome == "gate_failed"
 
 
-def test_user_stock_queue_skip_and_finalize(tmp_path):
+def _benzyl_paracetamol_tried(tmp_path):
+    """A session on O-benzyl paracetamol (user stock: acetyl chloride) with the amide disconnection tried."""
     stock = tmp_path / "my_stock.smi"
     stock.write_text("CC(=O)Cl\n", encoding="utf-8")
     cmd = RetroCmd(tmp_path / "s.json")
@@ -131,6 +132,11 @@ def test_user_stock_queue_skip_and_finalize(tmp_path):
                          "terminal_cs_threshold": 0.5})
     cmd.execute("next")
     cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    return cmd
+
+
+def test_user_stock_queue_skip_and_finalize(tmp_path):
+    cmd = _benzyl_paracetamol_tried(tmp_path)
     res = cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
     assert res["new_terminal"] == ["CC(=O)Cl"] and res["new_pending"] == ["Nc1ccc(OCc2ccccc2)cc1"]
     assert res["tree_complete"] is False
@@ -322,13 +328,7 @@ def test_read_only_commands_never_rewrite_the_file(paracetamol_awaiting, tmp_pat
 
 
 def test_work_after_finalize_reopens_the_session(tmp_path):
-    stock = tmp_path / "stock.smi"
-    stock.write_text("CC(=O)Cl\n", encoding="utf-8")
-    cmd = RetroCmd(tmp_path / "s.json")
-    cmd.execute("init", {"target": "CC(=O)Nc1ccc(OCc2ccccc2)cc1", "stock": str(stock),
-                         "terminal_cs_threshold": 0.5})
-    cmd.execute("next")
-    cmd.execute("try_precursors", {"precursors": ["CC(=O)Cl", "Nc1ccc(OCc2ccccc2)cc1"]})
+    cmd = _benzyl_paracetamol_tried(tmp_path)
     cmd.execute("commit", {"idx": 0, "reasoning": "amide"})
     assert cmd.execute("finalize", {"summary": "stopped early"})["status"] == "incomplete"
     assert cmd.execute("next")["current"]["smiles"] == "Nc1ccc(OCc2ccccc2)cc1"
