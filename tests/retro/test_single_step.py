@@ -166,3 +166,19 @@ def test_named_template_classes_are_packaged_and_used_for_named_only_candidates(
     assert named_only
     for cand in named_only:
         assert cand.named_class == matcher.reaction_class(table[cand.reactants][0].id)
+
+
+@pytest.mark.parametrize(
+    ("product", "precursors", "template_id"),
+    [
+        # reactions the 38k-reaction USPTO-50K template library lacks; expert templates propose them
+        ("Clc1ncnc2ccccc12", ["O=P(Cl)(Cl)Cl", "O=c1[nH]cnc2ccccc12"], "G138_deoxychlorination_pocl3_retro"),
+        ("c1ccc(-n2cccc2)cc1", ["COC1CCC(OC)O1", "Nc1ccccc1"], "G148_clauson_kaas_pyrrole_retro"),
+        ("c1ccc(CCN2CCOCC2)cc1", ["C1COCCN1", "Cc1ccc(S(=O)(=O)OCCc2ccccc2)cc1"], "G131_n_alkylation_tosylate_retro"),
+    ],
+)
+def test_expert_templates_fill_gaps_of_the_learned_library(model, product, precursors, template_id):
+    preds = model.predict(product, top_k=50)
+    hit = next((p for p in preds if p.reactants == sorted(_canon(s) for s in precursors)), None)
+    assert hit is not None, [p.reactants for p in preds]
+    assert hit.named_template_id == template_id

@@ -1,0 +1,110 @@
+"""Single-step recall of the reference routes' steps: the ceiling of the multi-step route match.
+
+For every target of a RetroCast benchmark (default ``ref-lin-600``) listed in ``--ids-file``, every step
+of the reference route (product -> reactants) is given to the packaged single-step model; a step is
+*proposed* when the canonical reference reactant set is among the model's top ``--top-k`` (default 50,
+the search's expansion width) precursor sets.  Reported: steps proposed in the top 1/5/10/``top-k``,
+by source (learned USPTO-50K templates or named expert templates), and the routes whose every step is
+proposed (a route the search cannot rebuild otherwise).  ``--missing`` lists the steps not proposed.
+
+Used to choose the expert templates on development samples that share no target with the 100-target
+evaluation sample (``benchmarks/ref-lin-600_dev1_52.txt``, ``benchmarks/ref-lin-600_dev2_80.txt``).
+
+    uv run python benchmarks/reference_steps.py --ids-file benchmarks/ref-lin-600_dev1_52.txt [--missing] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.multistep import BENCH, load_targets  # noqa: E402
+
+
+def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str, list[str]]]:
+    """(depth, product SMILES, reactant SMILES) of every step of a RetroCast reference tree."""
+    step = node.get("synthesis_step")
+    if not step:
+        return []
+    kids = step.get("reactants") or []
+    out = [(depth, node["smiles"], [k["smiles"] for k in kids])]
+    for kid in kids:
+        out.extend(reference_steps(kid, depth + 1))
+    return out
+
+
+def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> dict[str, Any]:
+    from molx_agent.retro.single_step import load_single_step_model
+    from molx_agent.retro.stock import canonical_smiles
+
+    model = load_single_step_model()
+    records = []
+    t0 = time.perf_counter()
+    for tid in ids:
+        for depth, product, reactants in reference_steps(targets[tid]["ground_truth"]["target"]):
+            prod = canonical_smiles(product) or product
+            truth = tuple(sorted(canonical_smiles(s) or s for s in reactants))
+            preds = model.predict(prod, top_k=top_k)
+            rank, source = None, None
+            for i, p in enumerate(preds, 1):
+                if tuple(sorted(canonical_smiles(s) or s for s in p.reactants)) == truth:
+                    rank, source = i, p.source
+                    break
+            records.append({"id": tid, "depth": depth, "product": prod, "reactants": list(truth),
+                            "rank": rank, "source": source})
+    n = len(records)
+    per_route: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in records:
+        per_route[r["id"]].append(r)
+    summary = {
+        "n_targets": len(ids),
+        "n_steps": n,
+        "top_k": top_k,
+        **{f"steps_top{k}": sum(1 for r in records if r["rank"] and r["rank"] <= k) for k in (1, 5, 10)},
+        "steps_proposed": sum(1 for r in records if r["rank"]),
+        "proposed_by_source": dict(sorted(Counter(r["source"] for r in records if r["rank"]).items())),
+        "routes_all_steps_proposed": sum(all(r["rank"] for r in v) for v in per_route.values()),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    return {"summary": summary, "records": records}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--benchmark", type=Path, default=BENCH)
+    ap.add_argument("--ids-file", type=Path, required=True, help="target ids, one per line ('#' lines skipped)")
+    ap.add_argument("--top-k", type=int, default=50)
+    ap.add_argument("--missing", action="store_true", help="also print the steps that are not proposed")
+    ap.add_argument("--json", type=Path, default=None, help="write the per-step records and the summary here")
+    args = ap.parse_args(argv)
+    if not args.ids_file.is_file() or not args.benchmark.is_file():
+        print(f"error: missing file: {args.ids_file if not args.ids_file.is_file() else args.benchmark}",
+              file=sys.stderr)
+        return 2
+    targets = load_targets(args.benchmark)
+    ids = [x.strip() for x in args.ids_file.read_text().splitlines() if x.strip() and not x.startswith("#")]
+    unknown = [x for x in ids if x not in targets]
+    if unknown:
+        print(f"error: {len(unknown)} ids not in the benchmark, e.g. {unknown[0]}", file=sys.stderr)
+        return 2
+    result = evaluate(ids, targets, args.top_k)
+    print(json.dumps(result["summary"], indent=2))
+    if args.missing:
+        for r in result["records"]:
+            if not r["rank"]:
+                print(f"{r['id']}\t{r['product']} <= {'.'.join(r['reactants'])}")
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
