@@ -73,6 +73,11 @@ def reference_reactions(node: dict[str, Any], block: bool = False) -> frozenset[
     return frozenset(out)
 
 
+def read_ids(path: Path) -> list[str]:
+    """Target ids listed in ``path``, one per line; blank lines and ``#`` comment lines skipped."""
+    return [line.strip() for line in path.read_text().splitlines() if line.strip() and not line.startswith("#")]
+
+
 def _inchikey(smiles: str) -> str:
     from molx_agent.retro.stock import inchikey
 
@@ -229,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
 
     targets = load_targets(args.benchmark)
     if args.ids_file:
-        ids = [line.strip() for line in args.ids_file.read_text().splitlines() if line.strip() and not line.startswith("#")]
+        ids = read_ids(args.ids_file)
     else:
         ids = stratified_sample(targets, args.sample, args.seed)
     if args.write_sample:

@@ -26,7 +26,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.multistep import BENCH, load_targets  # noqa: E402
+from benchmarks.multistep import BENCH, load_targets, read_ids  # noqa: E402
 
 
 def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str, list[str]]]:
@@ -90,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     targets = load_targets(args.benchmark)
-    ids = [x.strip() for x in args.ids_file.read_text().splitlines() if x.strip() and not x.startswith("#")]
+    ids = read_ids(args.ids_file)
+    if not ids:
+        print(f"error: no target ids in {args.ids_file}", file=sys.stderr)
+        return 2
     unknown = [x for x in ids if x not in targets]
     if unknown:
         print(f"error: {len(unknown)} ids not in the benchmark, e.g. {unknown[0]}", file=sys.stderr)
@@ -102,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
             if not r["rank"]:
                 print(f"{r['id']}\t{r['product']} <= {'.'.join(r['reactants'])}")
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
+        from molx_agent.io_utils import atomic_write_json
+
+        atomic_write_json(args.json, result)
     return 0
 
 
