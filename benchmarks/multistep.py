@@ -124,7 +124,7 @@ def stratified_sample(targets: dict[str, dict[str, Any]], n: int | None, seed: i
 _STATE: dict[str, Any] = {}
 
 
-def _init(stock_path: str) -> None:
+def _init(stock_path: str, n_neighbours: int | None = None) -> None:
     import logging
 
     logging.disable(logging.WARNING)
@@ -133,11 +133,14 @@ def _init(stock_path: str) -> None:
 
     _STATE["stock"] = FileStock(stock_path)
     _STATE["model"] = load_single_step_model()
+    if n_neighbours:
+        _STATE["model"].n_neighbours = n_neighbours
     _STATE["model"].predict("CC(=O)Nc1ccc(O)cc1", top_k=5)  # warm-up: lazy library loading is not search time
 
 
 def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansions: int, n_routes: int,
-               max_depth: int, early_stop: bool = False, rank_by: str = "steps") -> dict[str, Any]:
+               max_depth: int, early_stop: bool = False, rank_by: str = "steps",
+               knobs: dict[str, Any] | None = None) -> dict[str, Any]:
     from molx_agent.retro.search import SearchConfig, search_routes
 
     ref = target["ground_truth"]["target"]
@@ -146,7 +149,7 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
     c0 = time.process_time()
     try:
         cfg = SearchConfig(time_limit=time_limit, max_expansions=max_expansions, max_depth=max_depth,
-                           n_routes=n_routes, stop_at_n_routes=early_stop, rank_by=rank_by)
+                           n_routes=n_routes, stop_at_n_routes=early_stop, rank_by=rank_by, **(knobs or {}))
         res = search_routes(target["smiles"], stock=_STATE["stock"], model=_STATE["model"], config=cfg)
     except Exception as exc:  # noqa: BLE001 - a failing target is a record, never dropped
         return {"id": tid, "route_length": target.get("route_length"), "solved": False,
@@ -163,10 +166,12 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
         "match_rank": match_rank,
         "match_rank_connectivity": block_rank,
         "n_expansions": res.n_expansions,
+        "n_model_calls": res.stats.get("n_model_calls"),
         "time_s": round(res.time_s, 3),
         "wall_s": round(time.perf_counter() - t0, 3),
         "cpu_s": round(time.process_time() - c0, 3),
         "stopped_by": res.stopped_by,
+        "first_solution_s": res.stats.get("first_solution_s"),
         "rejected": res.stats.get("rejected"),
     }
 
@@ -228,6 +233,12 @@ def main(argv: list[str] | None = None) -> int:
                          "target is searched to its time/expansion limit, as in the published comparisons")
     ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps",
                     help="route order: fewest steps then cost (the CLI default), or lowest total cost")
+    ap.add_argument("--leaf-cost", type=float, default=None, help="SearchConfig.leaf_cost (default: the CLI's)")
+    ap.add_argument("--step-penalty", type=float, default=None, help="SearchConfig.step_penalty (default: the CLI's)")
+    ap.add_argument("--expansion-top-k", type=int, default=None,
+                    help="SearchConfig.expansion_top_k (default: the CLI's)")
+    ap.add_argument("--n-neighbours", type=int, default=None,
+                    help="training neighbours whose templates the single-step model applies (default: the model's)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)
@@ -240,17 +251,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_sample:
         args.write_sample.write_text(
             f"# ref-lin-600 stratified sample: --sample {args.sample} --seed {args.seed}\n" + "\n".join(ids) + "\n")
+    knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
+                               ("expansion_top_k", args.expansion_top_k)) if v is not None}
     jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.early_stop,
-             args.rank_by) for tid in ids]
+             args.rank_by, knobs) for tid in ids]
     records: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(args.stock),)) as pool:
+        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(args.stock), args.n_neighbours)) as pool:
             for rec in pool.map(_run_packed, jobs):
                 records.append(rec)
                 print(json.dumps(rec), file=sys.stderr, flush=True)
     else:
-        _init(str(args.stock))
+        _init(str(args.stock), args.n_neighbours)
         for job in jobs:
             rec = run_target(*job)
             records.append(rec)
@@ -260,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": args.benchmark.name, "stock": args.stock.name, "sample": args.sample, "seed": args.seed,
         "ids_file": str(args.ids_file) if args.ids_file else None, "time_limit": args.time_limit,
         "max_expansions": args.max_expansions, "max_depth": args.max_depth, "n_routes": args.n_routes,
-        "early_stop": args.early_stop, "rank_by": args.rank_by,
+        "early_stop": args.early_stop, "rank_by": args.rank_by, "search_knobs": knobs, "n_neighbours": args.n_neighbours,
         "workers": args.workers})
     print(json.dumps(summary, indent=2))
     if args.out:

@@ -4,8 +4,10 @@ For every target of a RetroCast benchmark (default ``ref-lin-600``) listed in ``
 of the reference route (product -> reactants) is given to the packaged single-step model; a step is
 *proposed* when the canonical reference reactant set is among the model's top ``--top-k`` (default 50,
 the search's expansion width) precursor sets.  Reported: steps proposed in the top 1/5/10/``top-k``,
-by source (learned USPTO-50K templates or named expert templates), and the routes whose every step is
-proposed (a route the search cannot rebuild otherwise).  ``--missing`` lists the steps not proposed.
+by source (learned USPTO-50K templates or named expert templates), the routes whose every step is
+proposed (a route the search cannot rebuild otherwise), and the proposed steps the search's forward-validation
+hard gates would reject (called as the search calls them).  ``--missing`` lists the steps not proposed and
+the proposed ones that fail validation.
 
 Used to choose the expert templates on development samples that share no target with the 100-target
 evaluation sample (``benchmarks/ref-lin-600_dev1_52.txt``, ``benchmarks/ref-lin-600_dev2_80.txt``).
@@ -42,6 +44,7 @@ def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str
 
 
 def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> dict[str, Any]:
+    from molx_agent.chem import validate_forward
     from molx_agent.retro.single_step import load_single_step_model
     from molx_agent.retro.stock import canonical_smiles
 
@@ -53,13 +56,19 @@ def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> 
             prod = canonical_smiles(product) or product
             truth = tuple(sorted(canonical_smiles(s) or s for s in reactants))
             preds = model.predict(prod, top_k=top_k)
-            rank, source = None, None
+            rank, source, valid, hard = None, None, None, None
             for i, p in enumerate(preds, 1):
                 if tuple(sorted(canonical_smiles(s) or s for s in p.reactants)) == truth:
                     rank, source = i, p.source
+                    # the hard gates exactly as the search calls them (retro.search.RetroStarSearch._validate)
+                    check = validate_forward(list(truth), prod, reaction_type=p.category or None,
+                                             template_id=p.named_template_id or None,
+                                             mapped_reaction=p.mapped_reaction or None)
+                    hard = check.get("hard_fail_reasons")
+                    valid = not hard
                     break
             records.append({"id": tid, "depth": depth, "product": prod, "reactants": list(truth),
-                            "rank": rank, "source": source})
+                            "rank": rank, "source": source, "passes_validation": valid, "hard_fail_reasons": hard})
     n = len(records)
     per_route: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
@@ -72,6 +81,9 @@ def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> 
         "steps_proposed": sum(1 for r in records if r["rank"]),
         "proposed_by_source": dict(sorted(Counter(r["source"] for r in records if r["rank"]).items())),
         "routes_all_steps_proposed": sum(all(r["rank"] for r in v) for v in per_route.values()),
+        "proposed_steps_failing_validation": sum(1 for r in records if r["rank"] and not r["passes_validation"]),
+        "routes_all_steps_proposed_and_valid": sum(all(r["rank"] and r["passes_validation"] for r in v)
+                                                   for v in per_route.values()),
         "seconds": round(time.perf_counter() - t0, 1),
     }
     return {"summary": summary, "records": records}
@@ -104,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in result["records"]:
             if not r["rank"]:
                 print(f"{r['id']}\t{r['product']} <= {'.'.join(r['reactants'])}")
+            elif not r["passes_validation"]:
+                print(f"{r['id']}\t{r['product']} <= {'.'.join(r['reactants'])}\tproposed, fails {r['hard_fail_reasons']}")
     if args.json:
         from molx_agent.io_utils import atomic_write_json
 

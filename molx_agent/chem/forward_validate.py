@@ -61,6 +61,11 @@ def feasibility_band(score: float) -> str:
 
 #: Score of the template step when no named template reproduces the step (the library is not exhaustive).
 NO_TEMPLATE_FOUND_SCORE = 0.4
+#: Gates that read bond changes off the heuristic (environment) atom alignment.  When a curated named
+#: template regenerates exactly these precursors, the template's own mapping says which bonds change
+#: (ring syntheses, rearrangements, halogenations the heuristic pairs wrongly), so these gates are
+#: waived and reported in ``waived_gates``; atom balance and forbidden groups still apply.
+TEMPLATE_VOUCHED_GATES: tuple[str, ...] = ("scaffold_not_aligned", "bond_topology_violation")
 
 
 def _template_step(precursors: list[str], product: str, reaction_type: str | None, template_id: str | None,
@@ -141,14 +146,18 @@ def forward_validate_mols(
     prec_counts: Counter[str] | None = None,
     prod_counts: Counter[str] | None = None,
     search_templates: bool = False,
+    mapped_mols: tuple[Chem.Mol, Chem.Mol] | None = None,
 ) -> dict[str, Any]:
-    """:func:`validate_forward` on already-parsed molecules (used by ``validate_reaction``)."""
+    """:func:`validate_forward` on already-parsed molecules (used by ``validate_reaction``).
+
+    ``mapped_mols``: atom-mapped (precursors, product) of the same step; the alignment then uses their map.
+    """
     balance = balance_from_counts(
         prec_counts if prec_counts is not None else mol_formula_counter(prec_mol),
         prod_counts if prod_counts is not None else mol_formula_counter(prod_mol),
         reaction_category if reaction_category is not None else reaction_type,
     )
-    al = align_reaction(prec_mol, prod_mol)
+    al = align_reaction(*(mapped_mols or (prec_mol, prod_mol)))
     hard: list[str] = []
     if balance["severe_imbalance"]:
         hard.append("severe_imbalance")
@@ -164,6 +173,10 @@ def forward_validate_mols(
     if fg["forbidden_groups"]:
         hard.append("forbidden_fg")
     tpl = _template_step(precursors, product, reaction_type, template_id, search_templates)
+    waived: list[str] = []
+    if tpl.get("reproduced") and tpl.get("template_id"):
+        waived = [g for g in hard if g in TEMPLATE_VOUCHED_GATES]
+        hard = [g for g in hard if g not in TEMPLATE_VOUCHED_GATES]
 
     balance_dim = 0.0 if (balance["severe_imbalance"] or balance["skeleton_imbalance"]) else balance["balance_score"]
     steps = {
@@ -187,6 +200,9 @@ def forward_validate_mols(
         "feasibility_score": score,
         "feasibility": feasibility_band(score),
         "hard_fail_reasons": hard or None,
+        "waived_gates": waived,
+        "waived_because": (f"named template {tpl['template_id']} regenerates exactly these precursors"
+                           if waived else None),
         "steps": steps,
         "atom_balance": balance,
     }
@@ -199,17 +215,24 @@ def validate_forward(
     template_id: str | None = None,
     *,
     search_templates: bool = False,
+    mapped_reaction: str | None = None,
 ) -> dict[str, Any]:
     """Forward-validate ``precursors -> product``.
 
     Returns ``ok`` (= ``pass``: no hard gate fired), ``feasibility_score`` (0-1), ``feasibility``
-    (high/medium/low), ``hard_fail_reasons`` (None or a list of gate names), ``steps`` (per step:
+    (high/medium/low), ``hard_fail_reasons`` (None or a list of gate names), ``waived_gates`` (alignment
+    gates a named template that regenerates exactly these precursors overrides, see
+    ``TEMPLATE_VOUCHED_GATES``) and ``waived_because``, ``steps`` (per step:
     ``score``, ``weight`` and details) and ``atom_balance`` (the :func:`check_atom_balance` dict).
     ``reaction_type`` (a category such as ``suzuki`` or a template category) selects the tier-1 losses
     and the FG compatibility table; ``template_id`` checks that the named template regenerates the
     precursors from the product; without one, ``search_templates=True`` looks for a named template that
     does (a few milliseconds per call, so off by default: the search engine validates thousands of steps).
     Without either, the template step is neutral (score 0.5, ``checked=False``).
+    ``mapped_reaction``: the same step atom-mapped (``precursors>>product``, e.g. as the template that
+    proposed it wrote it); when its map covers every product atom and it is the same reaction, the
+    alignment and bond-topology steps read the bond changes off this map instead of the environment
+    heuristic (``steps["mcs_alignment"]["source"] == "atom_maps"``); otherwise it is ignored.
     """
     if isinstance(precursors, str):
         precursors = [p for p in precursors.split(".") if p]
@@ -222,13 +245,32 @@ def validate_forward(
     return forward_validate_mols(
         prec_mol, prod_mol, precursors=list(precursors), product=product,
         reaction_type=reaction_type, template_id=template_id, search_templates=search_templates,
+        mapped_mols=_mapped_mols(mapped_reaction, precursors, product) if mapped_reaction else None,
     )
+
+
+def _mapped_mols(mapped_reaction: str, precursors: list[str], product: str) -> tuple[Chem.Mol, Chem.Mol] | None:
+    """(mapped precursors, mapped product) when ``mapped_reaction`` is this very step, else ``None``."""
+    if not isinstance(mapped_reaction, str) or mapped_reaction.count(">") != 2:
+        return None
+    left, _, right = mapped_reaction.split(">")
+    try:
+        prec = [parse_mol(p) for p in left.split(".") if p]
+        prod = parse_mol(right)
+        same = (canonical(prod) == canonical(product)
+                and sorted(canonical(m) for m in prec) == sorted(canonical(p) for p in precursors))
+    except RetroError:
+        return None
+    if not same or not prec or any(not a.GetAtomMapNum() for a in prod.GetAtoms()):
+        return None
+    return combine_mols(prec), prod
 
 
 __all__ = [
     "HARD_GATES",
     "MIN_CONSERVED_BOND_FRACTION",
     "STEP_WEIGHTS",
+    "TEMPLATE_VOUCHED_GATES",
     "feasibility_band",
     "forward_validate_mols",
     "validate_forward",

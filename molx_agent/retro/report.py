@@ -166,6 +166,8 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
             "feasibility_score": _num(feas),
             "band": _band(feas),
             "hard_fail_reasons": list(hard),
+            "waived_gates": list(fv.get("waived_gates") or []),
+            "waived_because": fv.get("waived_because") or "",
             "checks": _fv_checks(fv),
             "atom_balance": fv.get("atom_balance") if isinstance(fv.get("atom_balance"), dict) else None,
         },
@@ -284,6 +286,8 @@ def forward_synthesis_text(graph: RetroGraph, *, name: str = "", language: str =
         if fv["validated"]:
             verdict = lb["pass"] if fv["pass"] else lb["fail"]
             hard = f"; {lb['hard_fails']}: {', '.join(fv['hard_fail_reasons'])}" if fv["hard_fail_reasons"] else ""
+            if fv["waived_gates"]:
+                hard += f"; {lb['waived']}: {', '.join(fv['waived_gates'])} ({fv['waived_because']})"
             lines.append(f"    {lb['forward_validation']}: {verdict}, {lb['feasibility']} "
                          f"{fv['feasibility_score']}{hard}")
         if st["decision"]["reasoning"]:

@@ -75,6 +75,7 @@ class RetroStarSearch:
         self.validator = _forward_validator() if config.validate else None
         self._next_id = 0
         self.n_expansions = 0
+        self.first_solution_s: float | None = None  # seconds until the target was first solved
         self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0}
         self.rejection_examples: dict[str, list[str]] = {}
         self.model_errors: dict[str, str] = {}
@@ -112,9 +113,12 @@ class RetroStarSearch:
             try:
                 # reaction_type: the step's category; template_id: only an expert (named) template id, which
                 # the validator can re-apply (USPTO template ids are not in its table).
+                # mapped_reaction: the proposing template's atom map, so the bond-change gates read the
+                # template's own mapping rather than the environment heuristic
                 res = self.validator(list(reactants), product,
                                      reaction_type=getattr(pred, "category", None) or None,
-                                     template_id=getattr(pred, "named_template_id", None) or None)
+                                     template_id=getattr(pred, "named_template_id", None) or None,
+                                     mapped_reaction=getattr(pred, "mapped_reaction", None) or None)
             except Exception as exc:  # noqa: BLE001 - a validator crash rejects the step (conservative), recorded
                 logger.debug("forward validation crashed on %s>>%s: %s", ".".join(reactants), product, exc)
                 res = {"ok": False, "pass": False, "validator_error": f"{type(exc).__name__}: {exc}",
@@ -348,6 +352,8 @@ class RetroStarSearch:
                 stopped_by = "time_limit"
                 break
             self.expand(node, deadline)
+            if self.first_solution_s is None and self.root.solved:
+                self.first_solution_s = time.perf_counter() - start
             if not cached:
                 recent.append(time.perf_counter() - now)
                 del recent[:-10]
@@ -444,6 +450,7 @@ def search_routes(
         "rejection_examples": dict(search.rejection_examples),
         "model_errors": dict(search.model_errors),
         "target_in_stock": search.target_source,
+        "first_solution_s": None if search.first_solution_s is None else round(search.first_solution_s, 3),
         "config": {"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions, "max_depth": cfg.max_depth,
                    "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate},
     }

@@ -27,7 +27,7 @@ class ToyPrediction:
 
 @dataclass
 class DictSingleStepModel:
-    """``product -> [(reactants, score, reaction_name[, category]), ...]``."""
+    """``product -> [(reactants, score, reaction_name[, category[, mapped_reaction]]), ...]``."""
 
     table: Mapping[str, Iterable[tuple]]
     n_calls: int = 0
@@ -42,7 +42,7 @@ class DictSingleStepModel:
                 preds.append(ToyPrediction(
                     reactants=list(reactants), score=float(score), template_id=f"toy_{len(self._rows)}_{i}",
                     reaction_name=name, category=rest[0] if rest else "",
-                    mapped_reaction="",
+                    mapped_reaction=rest[1] if len(rest) > 1 else "",
                 ))
             self._rows[key] = sorted(preds, key=lambda p: -p.score)
 

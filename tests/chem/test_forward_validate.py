@@ -70,6 +70,57 @@ def test_forbidden_group_for_grignard():
     assert "carboxylic_acid" in res["steps"]["fg_compatibility"]["forbidden_groups"]
 
 
+@pytest.mark.parametrize(("precursors", "product", "template_id"), [
+    (["C=CCOc1ccccc1"], "C=CCc1ccccc1O", "G196_aromatic_claisen_retro"),  # a rearrangement
+    (["C=C1CC(=O)O1", "Nc1ccccc1"], "CC(=O)CC(=O)Nc1ccccc1", "G215_diketene_acetoacetylation_retro"),
+    (["CC1(C)OB(c2ccccc2)OC1(C)C", "OO"], "Oc1ccccc1", "G190_boronate_oxidation_retro"),
+])
+def test_a_named_template_that_regenerates_the_step_overrides_the_alignment_gates(precursors, product, template_id):
+    # the environment alignment pairs these atoms wrongly and sees impossible bond changes ...
+    plain = validate_forward(precursors, product)
+    assert plain["hard_fail_reasons"] == ["bond_topology_violation"] and plain["waived_gates"] == []
+    # ... the curated template that regenerates exactly these precursors says which bonds change
+    res = validate_forward(precursors, product, template_id=template_id)
+    assert res["ok"] is True and res["hard_fail_reasons"] is None
+    assert res["waived_gates"] == ["bond_topology_violation"] and template_id in res["waived_because"]
+    assert res["steps"]["bond_topology"]["violations"]  # still reported, not hidden
+    # a template that does not regenerate the step waives nothing; balance gates are never waived
+    other = validate_forward(precursors, product, template_id="G02_amide_retro")
+    assert other["hard_fail_reasons"] == ["bond_topology_violation"] and other["waived_gates"] == []
+    extra_c = validate_forward(["CC(=O)O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(OC)cc1", template_id="G02_amide_retro")
+    assert "skeleton_imbalance" in extra_c["hard_fail_reasons"]
+
+
+# Intramolecular N-alkylation closing a piperazinone (a USPTO-50K template's proposal): the environment
+# alignment misreads it; the template's own atom map (new bond C4-N5, Cl leaves) passes every gate.
+CYCLISATION = (["CN(CCCl)C(=O)CNC1CNC1"], "CN1CCN(C2CNC2)CC1=O")
+CYCLISATION_MAPPED = ("[CH3:1][N:2]([CH2:3][CH2:4][Cl:13])[C:11](=[O:12])[CH2:10][NH:5][CH:6]1[CH2:7][NH:8][CH2:9]1"
+                      ">>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH:6]2[CH2:7][NH:8][CH2:9]2)[CH2:10][C:11]1=[O:12]")
+
+
+def test_the_proposing_templates_atom_map_drives_the_bond_change_gates():
+    plain = validate_forward(*CYCLISATION)
+    assert plain["steps"]["mcs_alignment"]["source"] == "environment"
+    assert "bond_topology_violation" in plain["hard_fail_reasons"]
+    res = validate_forward(*CYCLISATION, mapped_reaction=CYCLISATION_MAPPED)
+    assert res["steps"]["mcs_alignment"]["source"] == "atom_maps"
+    assert res["ok"] is True and res["hard_fail_reasons"] is None
+    assert res["steps"]["bond_topology"]["n_formed"] == 1
+    # the map of a different reaction (or an incomplete one) is ignored, never trusted
+    for bad in ("[CH3:1][OH:2]>>[CH3:1][OH:2]", CYCLISATION_MAPPED.replace("[CH3:1][N:2]1", "C[N:2]1"),
+                "not a reaction"):
+        ignored = validate_forward(*CYCLISATION, mapped_reaction=bad)
+        assert ignored["steps"]["mcs_alignment"]["source"] == "environment"
+        assert ignored["hard_fail_reasons"] == plain["hard_fail_reasons"]
+    # a true map still catches an impossible step: a methyl carbon from a Boc group put on the ring
+    boc = validate_forward(["CC(C)(C)OC(=O)NCc1ccccc1"], "NCc1ccc(C)cc1",
+                           mapped_reaction="[CH3:9][C:10]([CH3:11])([CH3:12])[O:13][C:14](=[O:15])[NH:1][CH2:2]"
+                                           "[c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>[NH2:1][CH2:2][c:3]1[cH:4][cH:5]"
+                                           "[c:6]([CH3:9])[cH:7][cH:8]1")
+    assert boc["steps"]["mcs_alignment"]["source"] == "atom_maps"
+    assert "bond_topology_violation" in boc["hard_fail_reasons"]
+
+
 def test_bad_input():
     with pytest.raises(ValidationError):
         validate_forward([], "CCO")

@@ -145,3 +145,20 @@ def test_small_model_scores_are_not_shown_as_zero(tmp_path):
     paths = render_route_report(g, tmp_path, formats=("html", "json"))
     html = open(paths["html"], encoding="utf-8").read()
     assert "4.8e-05" in html
+
+
+def test_gates_a_named_template_overrode_are_shown(tmp_path):
+    """A step whose alignment gate a curated template overrode says so in every format, in both languages."""
+    g = paracetamol_route()
+    g.reaction_nodes[0].forward_validation.update(
+        waived_gates=["bond_topology_violation"],
+        waived_because="named template G08_anhydride_acetylation_retro regenerates exactly these precursors")
+    paths = render_route_report(g, tmp_path / "en", formats=("html", "md"))
+    for fmt in ("html", "md"):
+        text = open(paths[fmt], encoding="utf-8").read()
+        assert "Gates overridden by the template" in text and "bond_topology_violation" in text, fmt
+        assert "regenerates exactly these precursors" in text, fmt
+    assert "Gates overridden by the template: bond_topology_violation" in forward_synthesis_text(g)
+    zh = open(render_route_report(g, tmp_path / "zh", formats=("html",), extra={"language": "zh"})["html"],
+              encoding="utf-8").read()
+    assert "由模板豁免的门槛" in zh

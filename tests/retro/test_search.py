@@ -116,7 +116,7 @@ def test_unknown_chemistry_is_unsolved_not_an_error(phenol_stock, no_validation)
 def test_forward_validation_hard_gates_reject_steps(monkeypatch, paracetamol_model, phenol_stock):
     calls = []
 
-    def fake_validate(precursors, product, reaction_type=None, template_id=None):
+    def fake_validate(precursors, product, reaction_type=None, template_id=None, mapped_reaction=None):
         calls.append((tuple(precursors), product))
         if AC2O in precursors:
             return {"ok": True, "pass": False, "feasibility_score": 0.1, "hard_fail_reasons": ["atom balance"]}
@@ -220,7 +220,7 @@ def test_result_to_dict_is_json_ready(paracetamol_model, phenol_stock, no_valida
 def test_validation_is_lazy_only_steps_relied_upon_are_validated(monkeypatch, tmp_path):
     calls = []
 
-    def counting_validate(precursors, product, reaction_type=None, template_id=None):
+    def counting_validate(precursors, product, reaction_type=None, template_id=None, mapped_reaction=None):
         calls.append(tuple(precursors))
         return {"ok": True, "pass": True, "feasibility_score": 0.9, "hard_fail_reasons": None}
 
@@ -233,6 +233,24 @@ def test_validation_is_lazy_only_steps_relied_upon_are_validated(monkeypatch, tm
     assert res.solved and len(res.routes) == 1
     assert calls == [tuple(sorted([AC2O, AMINOPHENOL]))]
     assert res.routes[0].reaction_nodes[0].forward_validation["pass"] is True
+
+
+def test_steps_are_validated_with_the_proposing_templates_atom_map(tmp_path):
+    # an intramolecular N-alkylation (piperazinone ring closure) that the environment alignment misreads
+    precursor, product = "CN(CCCl)C(=O)CNC1CNC1", "CN1CCN(C2CNC2)CC1=O"
+    mapped = ("[CH3:1][N:2]([CH2:3][CH2:4][Cl:13])[C:11](=[O:12])[CH2:10][NH:5][CH:6]1[CH2:7][NH:8][CH2:9]1"
+              ">>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH:6]2[CH2:7][NH:8][CH2:9]2)[CH2:10][C:11]1=[O:12]")
+    stock = tmp_path / "s.smi"
+    stock.write_text(precursor + "\n")
+    cfg = SearchConfig(n_routes=1, time_limit=30)
+    with_map = DictSingleStepModel({product: [([precursor], 0.5, "N-alkylation", "alkylation", mapped)]})
+    res = search_routes(product, stock=FileStock(stock), model=with_map, config=cfg)
+    assert res.solved
+    check = res.routes[0].reaction_nodes[0].forward_validation
+    assert check["pass"] is True and check["steps"]["mcs_alignment"]["source"] == "atom_maps"
+    without_map = DictSingleStepModel({product: [([precursor], 0.5, "N-alkylation", "alkylation")]})
+    res = search_routes(product, stock=FileStock(stock), model=without_map, config=cfg)
+    assert not res.solved and res.stats["rejected"]["validation"] == 1
 
 
 class _FailingModel:

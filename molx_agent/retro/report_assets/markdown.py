@@ -19,6 +19,8 @@ def _verdict(fv: dict[str, Any], lb: dict[str, str]) -> str:
     text = f"{verdict}, {lb['feasibility']} {_cell(fv['feasibility_score'])}{band}"
     if fv["hard_fail_reasons"]:
         text += f"; {lb['hard_fails']}: {', '.join(fv['hard_fail_reasons'])}"
+    if fv.get("waived_gates"):
+        text += f"; {lb['waived']}: {', '.join(fv['waived_gates'])} ({fv.get('waived_because', '')})"
     return text
 
 
