@@ -99,6 +99,25 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
     return text
 
 
+def _mapped_form(mapped: str, rxn: str) -> str:
+    """``mapped`` when it is the atom-mapped form of the step ``rxn`` (same molecules, every product atom
+    mapped), else ``""`` (a stale or partial map is never trusted)."""
+    from molx_agent.chem.utils import canonical, parse_mol
+
+    if not mapped or mapped.count(">") != 2 or rxn.count(">") != 2:
+        return ""
+    try:
+        m_left, _, m_right = mapped.split(">")
+        r_left, _, r_right = rxn.split(">")
+        same = (canonical(m_right) == canonical(r_right)
+                and sorted(canonical(x) for x in m_left.split(".") if x) == sorted(
+                    canonical(x) for x in r_left.split(".") if x))
+        complete = all(a.GetAtomMapNum() for a in parse_mol(m_right).GetAtoms())
+    except RetroError:
+        return ""
+    return mapped if same and complete else ""
+
+
 class ValidationAgent(BaseAgent):
     """Worker ``validation``: reaction validation and per-step route validation."""
 
@@ -155,7 +174,11 @@ class ValidationAgent(BaseAgent):
             rclass = node.get("reaction_type") or (node.get("template_evidence") or {}).get("category") or None
             row: dict[str, Any] = {"step_id": node.get("step_id"), "reaction_smiles": rxn, "reaction_type": rclass}
             try:
-                res = validate_reaction(rxn, rclass)
+                # as the route search judged the step: with the proposing template's atom map when the step
+                # has one, and a named template that regenerates the step overrides the alignment gates
+                mapped = _mapped_form(node.get("mapped_reaction") or "", rxn)
+                res = validate_reaction(mapped or rxn, rclass, search_templates=True)
+                row["atom_map_source"] = "template" if mapped else "alignment"
                 row.update({
                     "is_valid": res["is_valid"], "verdict": res["verdict"], "issues": res["issues"],
                     "byproducts": res["byproducts"], "balance_score": res["atom_balance"]["balance_score"],

@@ -12,7 +12,9 @@ nodes are solved when all their precursors are.  Costs follow Retro* (Chen et al
   target (``V_t`` never decreases going down, so the descent stops at the first frontier molecule).
 
 Every step the search relies on must pass the chemistry core's forward-validation hard gates
-(:func:`molx_agent.chem.validate_forward`, cached per step).  Validation is lazy: a step is validated
+(:func:`molx_agent.chem.validate_forward`, cached per step), called with the prediction's atom-mapped reaction
+(the bond-change gates read the proposing template's own mapping, not a heuristic alignment) and its named
+template id (a curated template that regenerates the step overrides the alignment gates).  Validation is lazy: a step is validated
 when the best-first descent first passes through it and, for returned routes, before they are counted
 or returned; a failing step gets infinite cost and the values above it are updated.  Steps whose precursors repeat an
 ancestor (cycles, the target as its own precursor) are dropped.  Model predictions, canonical SMILES and

@@ -56,6 +56,29 @@ def test_route_dependency_validates_each_step():
     assert "1 of 1" in res["summary"]
 
 
+def test_route_steps_are_judged_with_the_templates_atom_map_as_the_search_judged_them():
+    # a piperazinone ring closure (intramolecular N-alkylation): the unmapped alignment misreads it
+    precursor, product = "CN(CCCl)C(=O)CNC1CNC1", "CN1CCN(C2CNC2)CC1=O"
+    mapped = ("[CH3:1][N:2]([CH2:3][CH2:4][Cl:13])[C:11](=[O:12])[CH2:10][NH:5][CH:6]1[CH2:7][NH:8][CH2:9]1"
+              ">>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH:6]2[CH2:7][NH:8][CH2:9]2)[CH2:10][C:11]1=[O:12]")
+
+    def run(mapped_reaction):
+        graph = RetroGraph.new(product)
+        graph.add_reaction(graph.target_id, [precursor], reaction_type="alkylation", mapped_reaction=mapped_reaction)
+        out = ValidationAgent().run(_state({}, results={"t1": {"route_graph": graph.to_dict()}}, depends_on=["t1"]))
+        return out["results"]["t2"]["steps"][0]
+
+    with_map = run(mapped)
+    assert with_map["is_valid"] and with_map["atom_map_source"] == "template"
+    assert with_map["reaction_smiles"] == f"{precursor}>>{product}"
+    without = run("")
+    assert not without["is_valid"] and without["atom_map_source"] == "alignment"
+    assert "bond_topology_violation" in without["hard_fail_reasons"]
+    # a map of another reaction is ignored
+    stale = run("[CH3:1][OH:2]>>[CH3:1][OH:2]")
+    assert not stale["is_valid"] and stale["atom_map_source"] == "alignment"
+
+
 def test_nothing_to_validate_fails_clearly():
     out = ValidationAgent().run(_state({"query": "hello"}))
     assert out["tasks"]["t2"]["status"] == "failed" and out["errors"][-1]["code"] == "no_reaction"
