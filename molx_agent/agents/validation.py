@@ -100,22 +100,17 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
 
 
 def _mapped_form(mapped: str, rxn: str) -> str:
-    """``mapped`` when it is the atom-mapped form of the step ``rxn`` (same molecules, every product atom
-    mapped), else ``""`` (a stale or partial map is never trusted)."""
-    from molx_agent.chem.utils import canonical, parse_mol
+    """``mapped`` when it is the atom-mapped form of the step ``rxn``, else ``""`` (see ``mapped_step_mols``)."""
+    from molx_agent.chem.forward_validate import mapped_step_mols
 
-    if not mapped or mapped.count(">") != 2 or rxn.count(">") != 2:
+    if not mapped or rxn.count(">") != 2:
         return ""
+    left, _, right = rxn.split(">")
     try:
-        m_left, _, m_right = mapped.split(">")
-        r_left, _, r_right = rxn.split(">")
-        same = (canonical(m_right) == canonical(r_right)
-                and sorted(canonical(x) for x in m_left.split(".") if x) == sorted(
-                    canonical(x) for x in r_left.split(".") if x))
-        complete = all(a.GetAtomMapNum() for a in parse_mol(m_right).GetAtoms())
+        ok = mapped_step_mols(mapped, [x for x in left.split(".") if x], right) is not None
     except RetroError:
         return ""
-    return mapped if same and complete else ""
+    return mapped if ok else ""
 
 
 class ValidationAgent(BaseAgent):

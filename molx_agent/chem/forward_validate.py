@@ -245,12 +245,14 @@ def validate_forward(
     return forward_validate_mols(
         prec_mol, prod_mol, precursors=list(precursors), product=product,
         reaction_type=reaction_type, template_id=template_id, search_templates=search_templates,
-        mapped_mols=_mapped_mols(mapped_reaction, precursors, product) if mapped_reaction else None,
+        mapped_mols=mapped_step_mols(mapped_reaction, precursors, product) if mapped_reaction else None,
     )
 
 
-def _mapped_mols(mapped_reaction: str, precursors: list[str], product: str) -> tuple[Chem.Mol, Chem.Mol] | None:
-    """(mapped precursors, mapped product) when ``mapped_reaction`` is this very step, else ``None``."""
+def mapped_step_mols(mapped_reaction: str, precursors: list[str], product: str) -> tuple[Chem.Mol, Chem.Mol] | None:
+    """(mapped precursors, mapped product) when ``mapped_reaction`` is the atom-mapped form of the step
+    ``precursors -> product`` (same molecules, every product atom mapped), else ``None``: a stale or partial
+    map is never trusted."""
     if not isinstance(mapped_reaction, str) or mapped_reaction.count(">") != 2:
         return None
     left, _, right = mapped_reaction.split(">")
@@ -273,5 +275,6 @@ __all__ = [
     "TEMPLATE_VOUCHED_GATES",
     "feasibility_band",
     "forward_validate_mols",
+    "mapped_step_mols",
     "validate_forward",
 ]
