@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from rdkit import Chem
@@ -25,7 +26,7 @@ from molx_agent.chem.alignment import ReactionAlignment, align_reaction
 from molx_agent.chem.atom_balance import balance_from_counts
 from molx_agent.chem.fg_detect import detect_functional_groups
 from molx_agent.chem.fg_warnings import FORBIDDEN_GROUPS, REACTION_INCOMPATIBILITIES, normalize_reaction_type
-from molx_agent.chem.utils import canonical, combine_mols, mol_formula_counter, parse_mol
+from molx_agent.chem.utils import MolLike, canonical, combine_mols, mol_formula_counter, parse_mol
 from molx_agent.errors import RetroError, ValidationError
 
 logger = logging.getLogger(__name__)
@@ -240,19 +241,20 @@ def validate_forward(
         raise ValidationError("empty_input", "no precursors given", value=precursors)
     if not isinstance(product, str) or not product.strip():
         raise ValidationError("empty_input", "no product given", value=product)
-    prec_mol = combine_mols([parse_mol(p) for p in precursors])
+    prec_mols = [parse_mol(p) for p in precursors]
     prod_mol = parse_mol(product)
     return forward_validate_mols(
-        prec_mol, prod_mol, precursors=list(precursors), product=product,
+        combine_mols(prec_mols), prod_mol, precursors=list(precursors), product=product,
         reaction_type=reaction_type, template_id=template_id, search_templates=search_templates,
-        mapped_mols=mapped_step_mols(mapped_reaction, precursors, product) if mapped_reaction else None,
+        mapped_mols=mapped_step_mols(mapped_reaction, prec_mols, prod_mol) if mapped_reaction else None,
     )
 
 
-def mapped_step_mols(mapped_reaction: str, precursors: list[str], product: str) -> tuple[Chem.Mol, Chem.Mol] | None:
+def mapped_step_mols(mapped_reaction: str, precursors: Sequence[MolLike],
+                     product: MolLike) -> tuple[Chem.Mol, Chem.Mol] | None:
     """(mapped precursors, mapped product) when ``mapped_reaction`` is the atom-mapped form of the step
-    ``precursors -> product`` (same molecules, every product atom mapped), else ``None``: a stale or partial
-    map is never trusted."""
+    ``precursors -> product`` (SMILES or already-parsed molecules; same molecules, every product atom mapped),
+    else ``None``: a stale or partial map is never trusted."""
     if not isinstance(mapped_reaction, str) or mapped_reaction.count(">") != 2:
         return None
     left, _, right = mapped_reaction.split(">")
