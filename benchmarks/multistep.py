@@ -35,6 +35,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,32 @@ def _run_packed(args: tuple) -> dict[str, Any]:
     return run_target(*args)
 
 
+def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--step-penalty``, ``--expansion-top-k``)."""
+    return {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
+                              ("expansion_top_k", args.expansion_top_k)) if v is not None}
+
+
+def run_jobs(packed: Callable[[tuple], dict[str, Any]], jobs: list[tuple], stock: Path, workers: int,
+             n_neighbours: int | None = None) -> list[dict[str, Any]]:
+    """``packed(job)`` for every job, in order (a process pool when ``workers`` > 1; each process loads the model
+    and ``stock`` once), each record printed to stderr as it arrives."""
+    records: list[dict[str, Any]] = []
+
+    def collect(results: Iterable[dict[str, Any]]) -> None:
+        for rec in results:
+            records.append(rec)
+            print(json.dumps(rec), file=sys.stderr, flush=True)
+
+    if workers > 1:
+        with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(stock), n_neighbours)) as pool:
+            collect(pool.map(packed, jobs))
+    else:
+        _init(str(stock), n_neighbours)
+        collect(map(packed, jobs))
+    return records
+
+
 # -- summary -------------------------------------------------------------------------------------------------------
 def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     n = len(records)
@@ -251,23 +278,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_sample:
         args.write_sample.write_text(
             f"# ref-lin-600 stratified sample: --sample {args.sample} --seed {args.seed}\n" + "\n".join(ids) + "\n")
-    knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
-                               ("expansion_top_k", args.expansion_top_k)) if v is not None}
+    knobs = search_knobs(args)
     jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.early_stop,
              args.rank_by, knobs) for tid in ids]
-    records: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(args.stock), args.n_neighbours)) as pool:
-            for rec in pool.map(_run_packed, jobs):
-                records.append(rec)
-                print(json.dumps(rec), file=sys.stderr, flush=True)
-    else:
-        _init(str(args.stock), args.n_neighbours)
-        for job in jobs:
-            rec = run_target(*job)
-            records.append(rec)
-            print(json.dumps(rec), file=sys.stderr, flush=True)
+    records = run_jobs(_run_packed, jobs, args.stock, args.workers, args.n_neighbours)
     summary = summarize(records)
     summary.update(wall_s=round(time.perf_counter() - t0, 1), config={
         "benchmark": args.benchmark.name, "stock": args.stock.name, "sample": args.sample, "seed": args.seed,

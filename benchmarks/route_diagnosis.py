@@ -29,7 +29,6 @@ import json
 import sys
 import time
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +40,13 @@ from benchmarks.multistep import (  # noqa: E402
     BENCH,
     STOCK,
     _inchikey,
-    _init,
     load_targets,
     read_ids,
     reference_reactions,
+    run_jobs,
+    search_knobs,
 )
+from benchmarks.reference_steps import reference_steps  # noqa: E402
 
 CATEGORIES = ("matched", "ranked_out", "not_solved_in_tree", "not_in_tree", "not_proposed")
 Step = tuple[str, tuple[str, ...]]
@@ -70,22 +71,13 @@ class _Keys:
 def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Keys) -> dict[Step, bool]:
     """Every step of a RetroCast reference tree -> is it among the model's top ``top_k`` proposals?"""
     out: dict[Step, bool] = {}
-
-    def walk(node: dict[str, Any]) -> None:
-        step = node.get("synthesis_step")
-        if not step:
-            return
-        kids = step.get("reactants") or []
-        want = keys.step(node["smiles"], [k["smiles"] for k in kids])
+    for _depth, product, reactants in reference_steps(reference):
+        want = keys.step(product, reactants)
         try:
-            preds = model.predict(node["smiles"], top_k=top_k)
+            preds = model.predict(product, top_k=top_k)
         except Exception:  # noqa: BLE001 - a product the model rejects proposes nothing
             preds = []
-        out[want] = any(keys.step(node["smiles"], list(p.reactants)) == want for p in preds)
-        for kid in kids:
-            walk(kid)
-
-    walk(reference)
+        out[want] = any(keys.step(product, list(p.reactants)) == want for p in preds)
     return out
 
 
@@ -220,23 +212,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {'no target ids in ' + str(args.ids_file) if not ids else f'{len(unknown)} ids not in the benchmark, e.g. {unknown[0]}'}",
               file=sys.stderr)
         return 2
-    knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
-                               ("expansion_top_k", args.expansion_top_k)) if v is not None}
+    knobs = search_knobs(args)
     jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.rank_by,
              knobs, args.max_rank) for tid in ids]
-    records: list[dict[str, Any]] = []
     t0 = time.perf_counter()
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(args.stock),)) as pool:
-            for rec in pool.map(_run_packed, jobs):
-                records.append(rec)
-                print(json.dumps(rec), file=sys.stderr, flush=True)
-    else:
-        _init(str(args.stock))
-        for job in jobs:
-            rec = diagnose_target(*job)
-            records.append(rec)
-            print(json.dumps(rec), file=sys.stderr, flush=True)
+    records = run_jobs(_run_packed, jobs, args.stock, args.workers)
     summary = summarize(records)
     summary.update(wall_s=round(time.perf_counter() - t0, 1), config={
         "benchmark": args.benchmark.name, "stock": args.stock.name, "ids_file": str(args.ids_file),

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -35,6 +38,20 @@ def aspirin() -> str:
 @pytest.fixture
 def paracetamol() -> str:
     return "CC(=O)Nc1ccc(O)cc1"
+
+
+@pytest.fixture(scope="session")
+def repo_script() -> Callable[[str], ModuleType]:
+    """Loads a repository script (``benchmarks/*.py``, ``scripts/*.py``) as a module, by path from the repo root."""
+
+    def load(relative: str) -> ModuleType:
+        path = REPO_ROOT / relative
+        spec = importlib.util.spec_from_file_location(f"repo_script_{path.parent.name}_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture

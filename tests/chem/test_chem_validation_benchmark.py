@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
+import pytest
 
 
-def _bench():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "chem_validation.py"
-    spec = importlib.util.spec_from_file_location("chem_validation_bench", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+@pytest.fixture(scope="module")
+def bench(repo_script):
+    return repo_script("benchmarks/chem_validation.py")
 
 
-def test_true_reactions_pass_and_corruptions_fail(shared_data):
-    res = _bench().run_benchmark(shared_data, limit=150, n_molecules=20, repeats=1)
+def test_true_reactions_pass_and_corruptions_fail(shared_data, bench):
+    res = bench.run_benchmark(shared_data, limit=150, n_molecules=20, repeats=1)
     assert res["true_reactions"]["pass_rate"] >= 0.95
     for kind, stats in res["corruptions"].items():
         assert stats["n"] > 50, kind

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import gzip
-import importlib.util
 import json
 from pathlib import Path
 
@@ -14,16 +13,12 @@ from rdkit import Chem
 
 from molx_agent.retro.templates_db import INDEX_FILE, TEMPLATES_FILE, read_template_library
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_templates.py"
 N_SUBSET = 200
 
 
 @pytest.fixture(scope="module")
-def build_module():
-    spec = importlib.util.spec_from_file_location("build_templates", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def build_module(repo_script):
+    return repo_script("scripts/build_templates.py")
 
 
 @pytest.fixture

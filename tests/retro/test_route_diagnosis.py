@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from molx_agent.retro.search import RetroStarSearch, SearchConfig
 from molx_agent.retro.stock import FileStock
 from molx_agent.retro.toy_model import DictSingleStepModel
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "route_diagnosis.py"
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 AMINOPHENOL = "Nc1ccc(O)cc1"
@@ -21,11 +16,8 @@ ANISIDINE = "COc1ccc(N)cc1"
 
 
 @pytest.fixture(scope="module")
-def diag():
-    spec = importlib.util.spec_from_file_location("route_diagnosis_bench", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def diag(repo_script):
+    return repo_script("benchmarks/route_diagnosis.py")
 
 
 @pytest.fixture

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 
 import pytest
 
 from molx_agent.retro.route import RetroGraph
 
-REPO_BENCH = __import__("pathlib").Path(__file__).resolve().parents[2] / "benchmarks" / "multistep.py"
-
 
 @pytest.fixture
-def multistep(shared_data):
-    spec = importlib.util.spec_from_file_location("multistep_bench", REPO_BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def multistep(shared_data, repo_script):
+    return repo_script("benchmarks/multistep.py")
 
 
 @pytest.fixture

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,15 +18,10 @@ from molx_agent.retro.ranker import (
     read_ranker,
 )
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "train_single_step_ranker.py"
-
 
 @pytest.fixture(scope="module")
-def trainer():
-    spec = importlib.util.spec_from_file_location("train_single_step_ranker", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def trainer(repo_script):
+    return repo_script("scripts/train_single_step_ranker.py")
 
 
 def _amide_candidate(named: bool) -> CandidateEvidence:
