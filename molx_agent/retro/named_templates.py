@@ -117,41 +117,232 @@ def compile_template(retro_smarts: str) -> rdchiralReaction:
     return rxn
 
 
+#: First atom-map number rdchiral gives the template's unmapped (leaving-group and reagent) atoms.
+_LEAVING_MAP_START = 900
+
+
 @dataclass(frozen=True)
-class _Compiled:
+class _Member:
+    """One named template of a family: what replaces the family's marker atoms, and its reagents.
+
+    ``groups``: (marker isotope, leaving-group molecule, index of its atom bonded to the mapped atom, the
+    rdchiral map number of each of its atoms); ``reagents``: whole reagent molecules of the template (e.g.
+    SOCl2) with their rdchiral map numbers.
+    """
+
+    order: int
     match: NamedMatch
+    groups: tuple[tuple[int, Chem.Mol, int, tuple[int, ...]], ...] = ()
+    reagents: tuple[tuple[Chem.Mol, tuple[int, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Family:
+    """Named templates with the same product side and the same precursor core, applied once.
+
+    Expert templates come in families that differ only in a leaving group or a reagent (Suzuki with a
+    bromide, iodide, chloride or triflate; N-alkylation with a bromide, chloride, iodide, mesylate or
+    tosylate).  Their reaction sites are the same, so the family's core template -- each leaving group
+    replaced by an isotope-labelled dummy atom, reagents dropped -- is applied once, and each member's
+    precursors are built by putting its leaving groups where the dummies are and adding its reagents.
+    A template whose unmapped atoms are not single-bonded leaving groups or whole reagent molecules is a
+    family of its own and runs as written (``shared`` false).
+    """
+
     pattern: Chem.Mol
     reaction: rdchiralReaction
+    members: tuple[_Member, ...]
+    shared: bool
+
+
+def _component(query: Chem.Mol, start: int, mapped: set[int]) -> list[int]:
+    seen, stack = {start}, [start]
+    while stack:
+        atom = query.GetAtomWithIdx(stack.pop())
+        for nbr in atom.GetNeighbors():
+            idx = nbr.GetIdx()
+            if idx not in seen and idx not in mapped:
+                seen.add(idx)
+                stack.append(idx)
+    return sorted(seen)
+
+
+_PLAIN_BONDS = (Chem.BondType.SINGLE, Chem.BondType.DOUBLE, Chem.BondType.TRIPLE, Chem.BondType.AROMATIC)
+
+
+def _fragment_mol(query: Chem.Mol, atoms: list[int]) -> tuple[Chem.Mol, dict[int, int]] | None:
+    """The query atoms ``atoms`` as a real molecule (element, charge, bond order), or ``None``."""
+    rw = Chem.RWMol()
+    index: dict[int, int] = {}
+    for idx in atoms:
+        qa = query.GetAtomWithIdx(idx)
+        if qa.GetAtomicNum() == 0:
+            return None
+        atom = Chem.Atom(qa.GetAtomicNum())
+        atom.SetFormalCharge(qa.GetFormalCharge())
+        atom.SetIsAromatic(qa.GetIsAromatic())
+        index[idx] = rw.AddAtom(atom)
+    for bond in query.GetBonds():
+        a, b = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        if a in index and b in index:
+            if bond.GetBondType() not in _PLAIN_BONDS:
+                return None
+            rw.AddBond(index[a], index[b], bond.GetBondType())
+            if bond.GetBondType() == Chem.BondType.AROMATIC:
+                rw.GetBondBetweenAtoms(index[a], index[b]).SetIsAromatic(True)
+    mol = rw.GetMol()
+    try:
+        Chem.SanitizeMol(mol)
+    except Exception:  # noqa: BLE001 - not a plain molecule: the template runs as written
+        return None
+    return mol, index
+
+
+def _split_template(retro_smarts: str) -> tuple[str, _Member, str] | None:
+    """(product side, the template's leaving groups and reagents, core precursor SMARTS), or ``None`` when
+    its unmapped atoms are not all single-bonded leaving groups or whole reagent molecules."""
+    product_side, precursor_side = retro_smarts.split(">>")
+    query = Chem.MolFromSmarts(precursor_side)
+    if query is None:
+        return None
+    mapped = {a.GetIdx() for a in query.GetAtoms() if a.GetAtomMapNum()}
+    unmapped = [a.GetIdx() for a in query.GetAtoms() if not a.GetAtomMapNum()]
+    rd_map = {idx: _LEAVING_MAP_START + k for k, idx in enumerate(unmapped)}  # rdchiral's numbering
+    groups: list[tuple[int, int, list[int]]] = []  # (map number of the mapped atom, bonded atom, atoms)
+    reagents: list[list[int]] = []
+    done: set[int] = set()
+    for idx in unmapped:
+        if idx in done:
+            continue
+        atoms = _component(query, idx, mapped)
+        done.update(atoms)
+        links = [(a, nbr.GetIdx()) for a in atoms for nbr in query.GetAtomWithIdx(a).GetNeighbors()
+                 if nbr.GetIdx() in mapped]
+        if not links:
+            reagents.append(atoms)
+            continue
+        if len(links) != 1:
+            return None
+        inner, outer = links[0]
+        if query.GetBondBetweenAtoms(inner, outer).GetBondType() != Chem.BondType.SINGLE:
+            return None
+        groups.append((query.GetAtomWithIdx(outer).GetAtomMapNum(), inner, atoms))
+    if not groups and not reagents:
+        return None
+    if len({g[0] for g in groups}) != len(groups):  # two leaving groups on one atom: keep it simple
+        return None
+    groups.sort(key=lambda g: g[0])
+    core = Chem.RWMol(query)
+    member_groups = []
+    for isotope, (_, inner, atoms) in enumerate(groups, start=1):
+        frag = _fragment_mol(query, atoms)
+        if frag is None:
+            return None
+        mol, index = frag
+        member_groups.append((isotope, mol, index[inner], tuple(rd_map[a] for a in atoms)))
+        core.ReplaceAtom(inner, Chem.AtomFromSmarts(f"[{isotope}*]"))
+    member_reagents = []
+    for atoms in reagents:
+        frag = _fragment_mol(query, atoms)
+        if frag is None:
+            return None
+        member_reagents.append((frag[0], tuple(rd_map[a] for a in atoms)))
+    drop = {a for _, inner, atoms in groups for a in atoms if a != inner} | {a for r in reagents for a in r}
+    for idx in sorted(drop, reverse=True):
+        core.RemoveAtom(idx)
+    member = _Member(-1, NamedMatch("", "", ""), tuple(member_groups), tuple(member_reagents))
+    return product_side, member, Chem.MolToSmarts(core.GetMol())
+
+
+def _with_maps(mol: Chem.Mol, maps: tuple[int, ...]) -> Chem.Mol:
+    mol = Chem.Mol(mol)
+    for atom, num in zip(mol.GetAtoms(), maps, strict=True):
+        atom.SetAtomMapNum(num)
+    return mol
+
+
+def _place_groups(core: Chem.Mol, member: _Member, mapped: bool) -> Chem.Mol | None:
+    """``core`` (precursors with marker dummies) with the member's leaving groups in place and its reagents.
+
+    Each marker atom is replaced in place by the leaving group's bonded atom, so the bond to the mapped
+    atom keeps its index and direction and the stereo tags of its neighbours keep their meaning.
+    """
+    rw = Chem.RWMol(core)
+    for isotope, group, attach, maps in member.groups:
+        marker = next((a for a in rw.GetAtoms() if a.GetAtomicNum() == 0 and a.GetIsotope() == isotope), None)
+        if marker is None or marker.GetDegree() != 1:
+            return None
+        placed = _with_maps(group, maps) if mapped else group
+        index = {attach: marker.GetIdx()}
+        rw.ReplaceAtom(marker.GetIdx(), Chem.Atom(placed.GetAtomWithIdx(attach)))
+        for atom in placed.GetAtoms():
+            if atom.GetIdx() != attach:
+                index[atom.GetIdx()] = rw.AddAtom(Chem.Atom(atom))
+        for bond in placed.GetBonds():
+            rw.AddBond(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()], bond.GetBondType())
+            if bond.GetIsAromatic():
+                rw.GetBondBetweenAtoms(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()]).SetIsAromatic(True)
+    for reagent, maps in member.reagents:
+        rw.InsertMol(_with_maps(reagent, maps) if mapped else reagent)
+    mol = rw.GetMol()
+    try:
+        Chem.SanitizeMol(mol)
+    except Exception:  # noqa: BLE001 - the leaving group does not fit here: no outcome, as rdchiral would give
+        return None
+    return mol
 
 
 class NamedTemplateMatcher:
     """Applies every named template to a product (cached per product) and looks precursor sets up."""
 
-    def __init__(self, templates: list[Any], cache_size: int = 64, classes: dict[str, int] | None = None) -> None:
+    def __init__(self, templates: list[Any], cache_size: int = 64, classes: dict[str, int] | None = None,
+                 share: bool = True) -> None:
         self.templates = list(templates)
         self.classes: dict[str, int] = dict(classes or {})
-        self._compiled: list[_Compiled] = []
+        self._families: list[_Family] = []
         RDLogger.DisableLog("rdApp.*")  # rdchiral warns about unmapped leaving groups
         try:
-            self._compile_all()
+            self._compile_all(share)
         finally:
             RDLogger.EnableLog("rdApp.*")
         self._cache: OrderedDict[str, dict[tuple[str, ...], tuple[NamedMatch, str]]] = OrderedDict()
         self._cache_size = cache_size
 
-    def _compile_all(self) -> None:
-        for tpl in self.templates:
-            try:
-                pattern = Chem.MolFromSmarts(tpl.retro_smarts.split(">>")[0])
-                reaction = compile_template(tpl.retro_smarts)
-            except Exception:  # noqa: BLE001 - a named template rdchiral cannot compile is skipped
-                log.warning("named template %s does not compile", getattr(tpl, "id", tpl))
-                continue
-            if pattern is None:
-                continue
-            pattern.UpdatePropertyCache(strict=False)
+    def _compile_all(self, share: bool) -> None:
+        grouped: dict[tuple[str, str], list[_Member]] = {}
+        for order, tpl in enumerate(self.templates):
             match = NamedMatch(tpl.id, getattr(tpl, "name", tpl.id), getattr(tpl, "category", ""))
-            self._compiled.append(_Compiled(match, pattern, reaction))
+            split = _split_template(tpl.retro_smarts) if share else None
+            if split is None:
+                self._add(tpl.retro_smarts, (_Member(order, match),), shared=False)
+                continue
+            product_side, member, core = split
+            grouped.setdefault((product_side, core), []).append(_Member(order, match, member.groups, member.reagents))
+        for (product_side, core), members in grouped.items():
+            if len(members) > 1 and self._add(f"{product_side}>>{core}", tuple(members), shared=True):
+                continue
+            for member in members:  # a lone template (or a core rdchiral cannot compile) runs as written
+                self._add(self.templates[member.order].retro_smarts, (_Member(member.order, member.match),),
+                          shared=False)
+        self._families.sort(key=lambda f: f.members[0].order)
+
+    def _add(self, retro_smarts: str, members: tuple[_Member, ...], shared: bool) -> bool:
+        try:
+            pattern = Chem.MolFromSmarts(retro_smarts.split(">>")[0])
+            reaction = compile_template(retro_smarts)
+        except Exception:  # noqa: BLE001 - a named template rdchiral cannot compile is skipped
+            log.warning("named template %s does not compile", members[0].match.id)
+            return False
+        if pattern is None:
+            return False
+        pattern.UpdatePropertyCache(strict=False)
+        self._families.append(_Family(pattern, reaction, members, shared))
+        return True
+
+    @property
+    def n_applications(self) -> int:
+        """Template applications per product at most: one per family (shared or single)."""
+        return len(self._families)
 
     def reaction_class(self, template_id: str) -> int | None:
         """The Schneider class measured for a named template on training products (``None``: not measured)."""
@@ -183,24 +374,44 @@ class NamedTemplateMatcher:
         if hit is not None:
             self._cache.move_to_end(product)
             return hit
-        table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
+        found: list[tuple[int, tuple[str, ...], NamedMatch, str]] = []
         try:
             with rdchiral_quiet():
                 target = rdchiralReactants(product)
-                for comp in self._compiled:
-                    if not target.reactants_achiral.HasSubstructMatch(comp.pattern):
+                for family in self._families:
+                    if not target.reactants_achiral.HasSubstructMatch(family.pattern):
                         continue
                     try:
-                        outcomes, mapped = rdchiralRun(comp.reaction, target, combine_enantiomers=False,
+                        outcomes, mapped = rdchiralRun(family.reaction, target, combine_enantiomers=False,
                                                        return_mapped=True)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue
-                    for smi in outcomes:  # canonical, map-free, components sorted (rdchiral)
-                        canon = tuple(smi.split("."))
-                        if canon not in table:
-                            table[canon] = (comp.match, mapped.get(smi, ("", ()))[0])
+                    if not family.shared:
+                        member = family.members[0]
+                        for smi in outcomes:  # canonical, map-free, components sorted (rdchiral)
+                            found.append((member.order, tuple(smi.split(".")), member.match,
+                                          mapped.get(smi, ("", ()))[0]))
+                        continue
+                    for smi in outcomes:
+                        core = Chem.MolFromSmiles(mapped.get(smi, ("", ()))[0] or smi)
+                        if core is None:
+                            continue
+                        for member in family.members:
+                            mol = _place_groups(core, member, mapped=True)
+                            if mol is None:
+                                continue
+                            mapped_smiles = Chem.MolToSmiles(mol)
+                            for atom in mol.GetAtoms():
+                                atom.SetAtomMapNum(0)
+                            found.append((member.order, tuple(sorted(Chem.MolToSmiles(mol).split("."))), member.match,
+                                          mapped_smiles))
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)
+        table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
+        found.sort(key=lambda item: item[0])  # stable: the first template in file order names a precursor set
+        for _, canon, match, mapped_smiles in found:
+            if canon not in table:
+                table[canon] = (match, mapped_smiles)
         self._cache[product] = table
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)

@@ -1,7 +1,9 @@
 """Purchasability: which molecules count as starting materials.
 
 A stock answers two questions about a molecule: is it in stock (``smiles in stock``) and which
-stock said so (``stock.source_of(smiles)``).  Implementations:
+stock said so (``stock.source_of(smiles)``).  An ion counts as in stock when its neutral parent or its
+full reagent form is (:func:`salt_forms`: ``[C-]#N`` -> ``C#N``, ``C[Mg+]`` -> ``C[Mg]Br``), since
+reaction data strip the counter-ions that stocks keep.  Implementations:
 
 - :class:`ZincStock` -- the ZINC20 in-stock Bloom filter shipped inside the ``molbloom`` wheel
   (``catalog="zinc-instock-mini"``, 9.2 M molecules, false-positive rate about 7 %).  molbloom's
@@ -89,6 +91,45 @@ def inchikey(smiles: str) -> str | None:
     return key or None
 
 
+#: Organometallic cations as USPTO writes them once the halide is stripped (``C[Mg+]``), and the halides that
+#: complete them as a stock lists the reagent (``C[Mg]Br``).
+_METAL_CATIONS = ("[Mg+]", "[Zn+]")
+_METAL_HALIDES = ("Br", "Cl", "I")
+
+
+@lru_cache(maxsize=50_000)
+def salt_forms(smiles: str) -> tuple[str, ...]:
+    """Other ways a stock may list the reagent an ionic ``smiles`` stands for (empty for neutral molecules).
+
+    Reaction data strip counter-ions, so a template can ask for cyanide as ``[C-]#N``, methoxide as
+    ``C[O-]`` or a Grignard reagent as ``C[Mg+]``, while a stock lists the neutral parent (``C#N``, ``CO``)
+    or the full reagent (``C[Mg]Br``).  Returned: the neutral parent (RDKit ``Uncharger``; boron anions
+    such as cyanoborohydride are left alone) and, for an organomagnesium or organozinc cation, the
+    bromide, chloride and iodide.  Canonical SMILES, without ``smiles`` itself.
+    """
+    if "+" not in smiles and "-]" not in smiles:
+        return ()
+    mol = _quiet_mol(smiles)
+    if mol is None:
+        return ()
+    from rdkit import Chem
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    own = Chem.MolToSmiles(mol)
+    forms: list[str] = []
+    if not any(a.GetSymbol() == "B" and a.GetFormalCharge() < 0 for a in mol.GetAtoms()):
+        neutral = Chem.MolToSmiles(rdMolStandardize.Uncharger(canonicalOrder=True).uncharge(mol))
+        if neutral != own:
+            forms.append(neutral)
+    for cation in _METAL_CATIONS:
+        if cation in smiles and smiles.count("+") == 1 and "-]" not in smiles:
+            for halide in _METAL_HALIDES:
+                full = _quiet_mol(smiles.replace(cation, f"{cation[:3]}]({halide})", 1))
+                if full is not None:
+                    forms.append(Chem.MolToSmiles(full))
+    return tuple(dict.fromkeys(f for f in forms if f != own))
+
+
 def _is_inchikey(token: str) -> bool:
     return (
         len(token) == 27
@@ -129,7 +170,7 @@ class BaseStock:
             return False
         hit = self._cache.get(smiles)
         if hit is None:
-            hit = self._lookup(smiles)
+            hit = self._lookup(smiles) or any(self._lookup(form) for form in salt_forms(smiles))
             self._cache[smiles] = hit
         return hit
 
@@ -484,6 +525,7 @@ __all__ = [
     "check_availability",
     "canonical_smiles",
     "inchikey",
+    "salt_forms",
     "sa_score",
     "sa_class",
     "ZINC_CATALOG",

@@ -15,6 +15,7 @@ from molx_agent.retro.stock import (
     ZincStock,
     check_availability,
     load_stock,
+    salt_forms,
 )
 
 ACETIC_ANHYDRIDE = "CC(=O)OC(C)=O"
@@ -193,3 +194,26 @@ def test_sa_class_thresholds():
     assert stock_mod.sa_class(2.2) == "easily_synthesizable"
     assert stock_mod.sa_class(3.5) == "complex"
     assert stock_mod.sa_class(None) is None
+
+
+def test_salt_forms_neutral_parent_and_full_organometallic_reagent():
+    assert salt_forms("[C-]#N") == ("C#N",)
+    assert salt_forms("C[O-]") == ("CO",)
+    assert salt_forms("O=S([O-])c1ccccc1") == ("O=S(O)c1ccccc1",)
+    assert set(salt_forms("[CH3][Mg+]")) == {"[CH3][Mg][Br]", "[CH3][Mg][Cl]", "[CH3][Mg][I]"}
+    # neutral molecules, zwitterions that stay as drawn (nitro, azide) and boron anions have no other form
+    for smiles in ("CCO", "O=[N+]([O-])c1ccccc1", "[N-]=[N+]=[N-]", "[BH3-]C#N"):
+        assert salt_forms(smiles) == ()
+
+
+def test_an_ion_is_in_stock_when_its_neutral_parent_or_full_reagent_is(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("C#N\nCO\n[CH3][Mg][Br]\nNc1ccccc1\n")
+    stock = FileStock(path)
+    assert "[C-]#N" in stock and "C[O-]" in stock and "C[Mg+]" in stock
+    assert stock.source_of("[C-]#N") == stock.name
+    assert "[NH3+]c1ccccc1" in stock  # the anilinium salt of a listed aniline
+    assert "CC[O-]" not in stock  # ethanol is not listed
+    assert "C[CH2][Mg+]" not in stock  # nor is any ethylmagnesium halide
+    composite = CompositeStock([FileStock(tmp_path / "stock.smi", name="file")])
+    assert composite.source_of("[C-]#N") == "file"

@@ -1,0 +1,75 @@
+"""Named templates that differ only in a leaving group or reagent are applied once per family.
+
+The shared application must give exactly what applying every template as written gives: the same
+precursor sets, named by the same (first in file order) template, with the same atom-mapped precursors,
+stereocentres and double-bond geometry included.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from molx_agent.chem.templates import load_named_templates
+from molx_agent.retro.named_templates import NamedTemplateMatcher, _split_template
+
+#: Products that exercise the big families (biaryls, alkenyl couplings with E/Z geometry, ethers, amines,
+#: amides, azoles, protecting groups) and stereocentres next to a leaving group.
+PRODUCTS = [
+    "Cc1ccc(-c2ccccc2)cc1",
+    "COC(=O)/C=C/c1cccc(Br)c1",
+    "Nc1ccc(/C=C/C(=O)OCc2ccccc2)cn1",
+    "O=C1Nc2ccccc2/C1=C\\c1ccc2[nH]nnc2c1",
+    "CCC[C@](CC=O)(CCc1ccccc1)OCOc1ccc(-c2ccccc2)cc1",
+    "O=C(c1cccc2ccccc12)N1CC[C@H](NCc2ccnc3ccccc23)C[C@H]1Cc1ccccc1",
+    "CN(C)Cc1ccc(OC2CCCC2)cc1",
+    "CC(=O)Nc1ccc(OCc2ccccc2)cc1",
+    "Cn1ccnc1-c1ccc(N2CCOCC2)nc1",
+    "O=C(NC1CCN(Cc2ccccc2)CC1)c1ccc(F)cc1",
+    "c1ccc(-n2ccc3ccccc32)cc1",
+    "NC(=O)c1cccc(C#Cc2ccccn2)c1",
+    "N#Cc1ccc(OC2CCCCC2)cn1",
+    "O=C(O)c1ccc(Cl)cc1",
+    "NCc1ccc(-c2cn[nH]c2)cc1",
+    "OCC(O)c1ccccc1",
+    "C[C@H](N)C(=O)OCc1ccccc1",
+    "CC(C)(C)OC(=O)N1CCC(Oc2ccc(Cl)nn2)CC1",
+    "O=C(Cl)c1ccc(C#Cc2cccc(F)c2)cc1",
+    "COc1ccc(B2OC(C)(C)C(C)(C)O2)cc1CCN(C)C",
+]
+
+
+@pytest.fixture(scope="module")
+def matchers():
+    templates = load_named_templates()
+    return NamedTemplateMatcher(templates, share=True), NamedTemplateMatcher(templates, share=False)
+
+
+def test_families_cut_the_number_of_template_applications(matchers):
+    shared, single = matchers
+    assert single.n_applications == len(single.templates)
+    assert shared.n_applications < 0.85 * single.n_applications
+
+
+@pytest.mark.parametrize("product", PRODUCTS)
+def test_shared_application_gives_exactly_the_individual_results(matchers, product):
+    shared, single = matchers
+    a, b = shared.precursor_table(product), single.precursor_table(product)
+    assert a, f"no named template applies to {product}"
+    assert set(a) == set(b)
+    for key in a:
+        assert a[key][0] == b[key][0], key  # the same template names the precursor set
+        assert a[key][1] == b[key][1], key  # and the same atom-mapped precursors
+
+
+def test_split_template_finds_leaving_groups_and_reagents():
+    product_side, member, core = _split_template("[c:1]-;!@[c:2]>>[c:1]-Br.[c:2]-B(O)O")
+    assert product_side == "[c:1]-;!@[c:2]"
+    assert [g[0] for g in member.groups] == [1, 2] and "[1*]" in core and "[2*]" in core
+    _, member, core = _split_template("[#6:1]-[C:2](=[O:3])-[Cl;X1]>>[#6:1]-[C:2](=[O:3])-[OH].O=S(Cl)Cl")
+    assert len(member.reagents) == 1 and "S" not in core
+    # templates whose unmapped atoms are not single-bonded leaving groups run as written: a double-bonded
+    # oxygen (ring synthesis from a carbonyl), an atom bridging two mapped atoms, two groups on one atom
+    assert _split_template("[c:1]1:[n:2]:[c:3]:[c:4]:[nH:5]:1>>[C:1](=O)-[N:2].[C:3]-[C:4]-[N:5]") is None
+    assert _split_template("[C:1]-[C:2]>>[C:1]-O-[C:2]") is None
+    assert _split_template("[C:1]=[C:2]>>[C:1](Br)Br.[C:2]") is None
+    assert _split_template("[#6:1]-[C:2]#[N:3]>>[#6:1]-[C:2](=O)-[N:3]") is None  # no leaving group at all
