@@ -125,15 +125,15 @@ _LEAVING_MAP_START = 900
 class _Member:
     """One named template of a family: what replaces the family's marker atoms, and its reagents.
 
-    ``groups``: (marker isotope, leaving-group molecule, index of its atom bonded to the mapped atom, the
-    rdchiral map number of each of its atoms); ``reagents``: whole reagent molecules of the template (e.g.
-    SOCl2) with their rdchiral map numbers.
+    ``groups``: (marker isotope, leaving-group molecule, index of its atom bonded to the mapped atom);
+    ``reagents``: whole reagent molecules of the template (e.g. SOCl2).  Their atoms carry the map numbers
+    rdchiral would give them (900 and up, in template order).
     """
 
     order: int
     match: NamedMatch
-    groups: tuple[tuple[int, Chem.Mol, int, tuple[int, ...]], ...] = ()
-    reagents: tuple[tuple[Chem.Mol, tuple[int, ...]], ...] = ()
+    groups: tuple[tuple[int, Chem.Mol, int], ...] = ()
+    reagents: tuple[Chem.Mol, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,8 +170,9 @@ def _component(query: Chem.Mol, start: int, mapped: set[int]) -> list[int]:
 _PLAIN_BONDS = (Chem.BondType.SINGLE, Chem.BondType.DOUBLE, Chem.BondType.TRIPLE, Chem.BondType.AROMATIC)
 
 
-def _fragment_mol(query: Chem.Mol, atoms: list[int]) -> tuple[Chem.Mol, dict[int, int]] | None:
-    """The query atoms ``atoms`` as a real molecule (element, charge, bond order), or ``None``."""
+def _fragment_mol(query: Chem.Mol, atoms: list[int], maps: dict[int, int]) -> tuple[Chem.Mol, dict[int, int]] | None:
+    """The query atoms ``atoms`` as a real molecule (element, charge, bond order; atom-map numbers from
+    ``maps``) and the query-to-molecule atom index, or ``None``."""
     rw = Chem.RWMol()
     index: dict[int, int] = {}
     for idx in atoms:
@@ -181,6 +182,7 @@ def _fragment_mol(query: Chem.Mol, atoms: list[int]) -> tuple[Chem.Mol, dict[int
         atom = Chem.Atom(qa.GetAtomicNum())
         atom.SetFormalCharge(qa.GetFormalCharge())
         atom.SetIsAromatic(qa.GetIsAromatic())
+        atom.SetAtomMapNum(maps[idx])
         index[idx] = rw.AddAtom(atom)
     for bond in query.GetBonds():
         a, b = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
@@ -198,9 +200,12 @@ def _fragment_mol(query: Chem.Mol, atoms: list[int]) -> tuple[Chem.Mol, dict[int
     return mol, index
 
 
-def _split_template(retro_smarts: str) -> tuple[str, _Member, str] | None:
-    """(product side, the template's leaving groups and reagents, core precursor SMARTS), or ``None`` when
-    its unmapped atoms are not all single-bonded leaving groups or whole reagent molecules."""
+_Split = tuple[str, str, tuple[tuple[int, Chem.Mol, int], ...], tuple[Chem.Mol, ...]]
+
+
+def _split_template(retro_smarts: str) -> _Split | None:
+    """(product side, core precursor SMARTS, leaving groups, reagents) of a template, or ``None`` when its
+    unmapped atoms are not all single-bonded leaving groups or whole reagent molecules."""
     product_side, precursor_side = retro_smarts.split(">>")
     query = Chem.MolFromSmarts(precursor_side)
     if query is None:
@@ -209,7 +214,7 @@ def _split_template(retro_smarts: str) -> tuple[str, _Member, str] | None:
     unmapped = [a.GetIdx() for a in query.GetAtoms() if not a.GetAtomMapNum()]
     rd_map = {idx: _LEAVING_MAP_START + k for k, idx in enumerate(unmapped)}  # rdchiral's numbering
     groups: list[tuple[int, int, list[int]]] = []  # (map number of the mapped atom, bonded atom, atoms)
-    reagents: list[list[int]] = []
+    reagent_atoms: list[list[int]] = []
     done: set[int] = set()
     for idx in unmapped:
         if idx in done:
@@ -219,7 +224,7 @@ def _split_template(retro_smarts: str) -> tuple[str, _Member, str] | None:
         links = [(a, nbr.GetIdx()) for a in atoms for nbr in query.GetAtomWithIdx(a).GetNeighbors()
                  if nbr.GetIdx() in mapped]
         if not links:
-            reagents.append(atoms)
+            reagent_atoms.append(atoms)
             continue
         if len(links) != 1:
             return None
@@ -227,63 +232,64 @@ def _split_template(retro_smarts: str) -> tuple[str, _Member, str] | None:
         if query.GetBondBetweenAtoms(inner, outer).GetBondType() != Chem.BondType.SINGLE:
             return None
         groups.append((query.GetAtomWithIdx(outer).GetAtomMapNum(), inner, atoms))
-    if not groups and not reagents:
+    if not groups and not reagent_atoms:
         return None
     if len({g[0] for g in groups}) != len(groups):  # two leaving groups on one atom: keep it simple
         return None
     groups.sort(key=lambda g: g[0])
     core = Chem.RWMol(query)
-    member_groups = []
+    leaving = []
     for isotope, (_, inner, atoms) in enumerate(groups, start=1):
-        frag = _fragment_mol(query, atoms)
+        frag = _fragment_mol(query, atoms, rd_map)
         if frag is None:
             return None
         mol, index = frag
-        member_groups.append((isotope, mol, index[inner], tuple(rd_map[a] for a in atoms)))
+        leaving.append((isotope, mol, index[inner]))
         core.ReplaceAtom(inner, Chem.AtomFromSmarts(f"[{isotope}*]"))
-    member_reagents = []
-    for atoms in reagents:
-        frag = _fragment_mol(query, atoms)
+    reagents = []
+    for atoms in reagent_atoms:
+        frag = _fragment_mol(query, atoms, rd_map)
         if frag is None:
             return None
-        member_reagents.append((frag[0], tuple(rd_map[a] for a in atoms)))
-    drop = {a for _, inner, atoms in groups for a in atoms if a != inner} | {a for r in reagents for a in r}
+        reagents.append(frag[0])
+    drop = {a for _, inner, atoms in groups for a in atoms if a != inner} | {a for r in reagent_atoms for a in r}
     for idx in sorted(drop, reverse=True):
         core.RemoveAtom(idx)
-    member = _Member(-1, NamedMatch("", "", ""), tuple(member_groups), tuple(member_reagents))
-    return product_side, member, Chem.MolToSmarts(core.GetMol())
+    return product_side, Chem.MolToSmarts(core.GetMol()), tuple(leaving), tuple(reagents)
 
 
-def _with_maps(mol: Chem.Mol, maps: tuple[int, ...]) -> Chem.Mol:
-    mol = Chem.Mol(mol)
-    for atom, num in zip(mol.GetAtoms(), maps, strict=True):
-        atom.SetAtomMapNum(num)
-    return mol
+def _markers(core: Chem.Mol) -> dict[int, int] | None:
+    """Marker isotope -> atom index in a family's outcome, or ``None`` if a marker is not a terminal atom."""
+    found = {a.GetIsotope(): a.GetIdx() for a in core.GetAtoms() if a.GetAtomicNum() == 0 and a.GetIsotope()}
+    if any(core.GetAtomWithIdx(idx).GetDegree() != 1 for idx in found.values()):
+        return None
+    return found
 
 
-def _place_groups(core: Chem.Mol, member: _Member, mapped: bool) -> Chem.Mol | None:
-    """``core`` (precursors with marker dummies) with the member's leaving groups in place and its reagents.
+def _place_groups(core: Chem.Mol, markers: dict[int, int], member: _Member) -> Chem.Mol | None:
+    """``core`` (atom-mapped precursors with marker dummies at ``markers``) with the member's leaving groups in
+    place and its reagents added.
 
     Each marker atom is replaced in place by the leaving group's bonded atom, so the bond to the mapped
-    atom keeps its index and direction and the stereo tags of its neighbours keep their meaning.
+    atom keeps its index and direction and the stereo tags of its neighbours keep their meaning (and the
+    other markers keep their indices).
     """
     rw = Chem.RWMol(core)
-    for isotope, group, attach, maps in member.groups:
-        marker = next((a for a in rw.GetAtoms() if a.GetAtomicNum() == 0 and a.GetIsotope() == isotope), None)
-        if marker is None or marker.GetDegree() != 1:
+    for isotope, group, attach in member.groups:
+        marker = markers.get(isotope)
+        if marker is None:
             return None
-        placed = _with_maps(group, maps) if mapped else group
-        index = {attach: marker.GetIdx()}
-        rw.ReplaceAtom(marker.GetIdx(), Chem.Atom(placed.GetAtomWithIdx(attach)))
-        for atom in placed.GetAtoms():
+        index = {attach: marker}
+        rw.ReplaceAtom(marker, Chem.Atom(group.GetAtomWithIdx(attach)))
+        for atom in group.GetAtoms():
             if atom.GetIdx() != attach:
                 index[atom.GetIdx()] = rw.AddAtom(Chem.Atom(atom))
-        for bond in placed.GetBonds():
+        for bond in group.GetBonds():
             rw.AddBond(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()], bond.GetBondType())
             if bond.GetIsAromatic():
                 rw.GetBondBetweenAtoms(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()]).SetIsAromatic(True)
-    for reagent, maps in member.reagents:
-        rw.InsertMol(_with_maps(reagent, maps) if mapped else reagent)
+    for reagent in member.reagents:
+        rw.InsertMol(reagent)
     mol = rw.GetMol()
     try:
         Chem.SanitizeMol(mol)
@@ -316,14 +322,13 @@ class NamedTemplateMatcher:
             if split is None:
                 self._add(tpl.retro_smarts, (_Member(order, match),), shared=False)
                 continue
-            product_side, member, core = split
-            grouped.setdefault((product_side, core), []).append(_Member(order, match, member.groups, member.reagents))
+            product_side, core, groups, reagents = split
+            grouped.setdefault((product_side, core), []).append(_Member(order, match, groups, reagents))
         for (product_side, core), members in grouped.items():
             if len(members) > 1 and self._add(f"{product_side}>>{core}", tuple(members), shared=True):
                 continue
             for member in members:  # a lone template (or a core rdchiral cannot compile) runs as written
-                self._add(self.templates[member.order].retro_smarts, (_Member(member.order, member.match),),
-                          shared=False)
+                self._add(self.templates[member.order].retro_smarts, (member,), shared=False)
         self._families.sort(key=lambda f: f.members[0].order)
 
     def _add(self, retro_smarts: str, members: tuple[_Member, ...], shared: bool) -> bool:
@@ -394,10 +399,11 @@ class NamedTemplateMatcher:
                         continue
                     for smi in outcomes:
                         core = Chem.MolFromSmiles(mapped.get(smi, ("", ()))[0] or smi)
-                        if core is None:
+                        markers = _markers(core) if core is not None else None
+                        if markers is None:
                             continue
                         for member in family.members:
-                            mol = _place_groups(core, member, mapped=True)
+                            mol = _place_groups(core, markers, member)
                             if mol is None:
                                 continue
                             mapped_smiles = Chem.MolToSmiles(mol)

@@ -72,11 +72,11 @@ def test_shared_application_gives_exactly_the_individual_results(matchers, produ
 
 
 def test_split_template_finds_leaving_groups_and_reagents():
-    product_side, member, core = _split_template("[c:1]-;!@[c:2]>>[c:1]-Br.[c:2]-B(O)O")
+    product_side, core, groups, _ = _split_template("[c:1]-;!@[c:2]>>[c:1]-Br.[c:2]-B(O)O")
     assert product_side == "[c:1]-;!@[c:2]"
-    assert [g[0] for g in member.groups] == [1, 2] and "[1*]" in core and "[2*]" in core
-    _, member, core = _split_template("[#6:1]-[C:2](=[O:3])-[Cl;X1]>>[#6:1]-[C:2](=[O:3])-[OH].O=S(Cl)Cl")
-    assert len(member.reagents) == 1 and "S" not in core
+    assert [g[0] for g in groups] == [1, 2] and "[1*]" in core and "[2*]" in core
+    _, core, _, reagents = _split_template("[#6:1]-[C:2](=[O:3])-[Cl;X1]>>[#6:1]-[C:2](=[O:3])-[OH].O=S(Cl)Cl")
+    assert len(reagents) == 1 and "S" not in core
     # templates whose unmapped atoms are not single-bonded leaving groups run as written: a double-bonded
     # oxygen (ring synthesis from a carbonyl), an atom bridging two mapped atoms, two groups on one atom
     assert _split_template("[c:1]1:[n:2]:[c:3]:[c:4]:[nH:5]:1>>[C:1](=O)-[N:2].[C:3]-[C:4]-[N:5]") is None
