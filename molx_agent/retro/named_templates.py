@@ -391,6 +391,7 @@ class NamedTemplateMatcher:
                                                        return_mapped=True)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue
+                    outcomes = sorted(outcomes)  # rdchiral lists a set: one order in every process
                     if not family.shared:
                         member = family.members[0]
                         for smi in outcomes:  # canonical, map-free, components sorted (rdchiral)

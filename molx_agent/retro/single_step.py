@@ -215,8 +215,9 @@ class TemplateKNNModel:
             outcomes, mapped = rdchiralRun(rxn, target, combine_enantiomers=False, return_mapped=True)
         except Exception:  # noqa: BLE001 - rdchiral raises on odd stereo cases; the template just fails
             return []
-        # rdchiral's outcomes are already canonical SMILES without atom maps, components sorted
-        return [(tuple(smi.split(".")), mapped.get(smi, ("", ()))[0]) for smi in outcomes]
+        # rdchiral's outcomes are already canonical SMILES without atom maps, components sorted; rdchiral lists
+        # them from a set (order varies with PYTHONHASHSEED), so sort them: candidates keep one order everywhere
+        return [(tuple(smi.split(".")), mapped.get(smi, ("", ()))[0]) for smi in sorted(outcomes)]
 
     # -- prediction ----------------------------------------------------------------------------
     def neighbours(

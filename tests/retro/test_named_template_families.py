@@ -95,3 +95,15 @@ def test_every_template_example_gives_the_same_table_shared_or_not(matchers):
         a, b = shared.precursor_table(product), single.precursor_table(product)
         assert set(a) == set(b), template_id
         assert all(_same_entry(a[k], b[k]) for k in a), template_id
+
+
+def test_table_order_does_not_depend_on_the_hash_seed():
+    """rdchiral returns its outcomes from a set; the matcher sorts them, so every process lists the same order."""
+    import subprocess
+    import sys
+
+    code = ("from molx_agent.retro.named_templates import NamedTemplateMatcher as M;"
+            "print(list(M.load().precursor_table('Cc1ccc(-c2ccc(OCc3ccccc3)cc2)cc1')))")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert runs[0] and runs[0] == runs[1]
