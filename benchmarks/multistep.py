@@ -243,6 +243,15 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def emit(summary: dict[str, Any], records: list[dict[str, Any]], out: Path | None) -> None:
+    """Print the summary and, with ``out``, write it with every per-target record (atomically)."""
+    print(json.dumps(summary, indent=2))
+    if out:
+        from molx_agent.io_utils import atomic_write_json
+
+        atomic_write_json(out, {"summary": summary, "records": records})
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="RetroCast ref-lin-600 multi-step benchmark")
     ap.add_argument("--benchmark", type=Path, default=BENCH)
@@ -290,11 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         "max_expansions": args.max_expansions, "max_depth": args.max_depth, "n_routes": args.n_routes,
         "early_stop": args.early_stop, "rank_by": args.rank_by, "search_knobs": knobs, "n_neighbours": args.n_neighbours,
         "workers": args.workers})
-    print(json.dumps(summary, indent=2))
-    if args.out:
-        from molx_agent.io_utils import atomic_write_json
-
-        atomic_write_json(args.out, {"summary": summary, "records": records})
+    emit(summary, records, args.out)
     return 0
 
 

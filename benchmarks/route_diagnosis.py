@@ -25,7 +25,6 @@ the same search.  The search stops at a time limit, so two runs can differ by a 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter, defaultdict
@@ -40,6 +39,7 @@ from benchmarks.multistep import (  # noqa: E402
     BENCH,
     STOCK,
     _inchikey,
+    emit,
     load_targets,
     read_ids,
     reference_reactions,
@@ -223,11 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "time_limit": args.time_limit, "max_expansions": args.max_expansions, "max_depth": args.max_depth,
         "n_routes": args.n_routes, "rank_by": args.rank_by, "max_rank": args.max_rank, "search_knobs": knobs,
         "workers": args.workers})
-    print(json.dumps(summary, indent=2))
-    if args.out:
-        from molx_agent.io_utils import atomic_write_json
-
-        atomic_write_json(args.out, {"summary": summary, "records": records})
+    emit(summary, records, args.out)
     return 0
 
 
