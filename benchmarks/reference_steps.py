@@ -3,7 +3,8 @@
 For every target of a RetroCast benchmark (default ``ref-lin-600``) listed in ``--ids-file``, every step
 of the reference route (product -> reactants) is given to the packaged single-step model; a step is
 *proposed* when the canonical reference reactant set is among the model's top ``--top-k`` (default 50,
-the search's expansion width) precursor sets.  Reported: steps proposed in the top 1/5/10/``top-k``,
+the search's expansion width) precursor sets, each precursor written as the search writes a leaf (in the form
+``--stock`` lists it: ``C#N`` for a template's ``[C-]#N``).  Reported: steps proposed in the top 1/5/10/``top-k``,
 by source (learned USPTO-50K templates or named expert templates), the routes whose every step is
 proposed (a route the search cannot rebuild otherwise), and the proposed steps the search's forward-validation
 hard gates would reject (called as the search calls them).  ``--missing`` lists the steps not proposed and
@@ -28,7 +29,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.multistep import BENCH, load_targets, read_ids  # noqa: E402
+from benchmarks.multistep import BENCH, STOCK, load_targets, read_ids  # noqa: E402
 
 
 def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str, list[str]]]:
@@ -43,12 +44,19 @@ def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str
     return out
 
 
-def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> dict[str, Any]:
+def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int, stock_path: Path = STOCK) -> dict[str, Any]:
     from molx_agent.chem import validate_forward
     from molx_agent.retro.single_step import load_single_step_model
-    from molx_agent.retro.stock import canonical_smiles
+    from molx_agent.retro.stock import FileStock, canonical_smiles, listed_form
 
     model = load_single_step_model()
+    stock = FileStock(stock_path)
+
+    def as_written(smiles: str) -> str:
+        # the search writes a leaf as the stock lists it ([C-]#N -> C#N in this stock), so compare that form
+        can = canonical_smiles(smiles) or smiles
+        return listed_form(stock, can) or can
+
     records = []
     t0 = time.perf_counter()
     for tid in ids:
@@ -58,10 +66,12 @@ def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int) -> 
             preds = model.predict(prod, top_k=top_k)
             rank, source, valid, hard = None, None, None, None
             for i, p in enumerate(preds, 1):
-                if tuple(sorted(canonical_smiles(s) or s for s in p.reactants)) == truth:
+                if tuple(sorted(as_written(s) for s in p.reactants)) == truth:
                     rank, source = i, p.source
-                    # the hard gates exactly as the search calls them (retro.search.RetroStarSearch._validate)
-                    check = validate_forward(list(truth), prod, reaction_type=p.category or None,
+                    # the hard gates exactly as the search calls them (retro.search.RetroStarSearch._validate),
+                    # with the precursors as the template wrote them
+                    reacting = sorted(canonical_smiles(s) or s for s in p.reactants)
+                    check = validate_forward(reacting, prod, reaction_type=p.category or None,
                                              template_id=p.named_template_id or None,
                                              mapped_reaction=p.mapped_reaction or None)
                     hard = check.get("hard_fail_reasons")
@@ -94,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--benchmark", type=Path, default=BENCH)
     ap.add_argument("--ids-file", type=Path, required=True, help="target ids, one per line ('#' lines skipped)")
     ap.add_argument("--top-k", type=int, default=50)
+    ap.add_argument("--stock", type=Path, default=STOCK, help="leaves are compared in the form this stock lists them")
     ap.add_argument("--missing", action="store_true", help="also print the steps that are not proposed")
     ap.add_argument("--json", type=Path, default=None, help="write the per-step records and the summary here")
     args = ap.parse_args(argv)
@@ -110,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"error: {len(unknown)} ids not in the benchmark, e.g. {unknown[0]}", file=sys.stderr)
         return 2
-    result = evaluate(ids, targets, args.top_k)
+    result = evaluate(ids, targets, args.top_k, args.stock)
     print(json.dumps(result["summary"], indent=2))
     if args.missing:
         for r in result["records"]:

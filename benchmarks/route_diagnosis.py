@@ -68,8 +68,17 @@ class _Keys:
         return self(product), tuple(sorted(self(r) for r in reactants))
 
 
-def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Keys) -> dict[Step, bool]:
-    """Every step of a RetroCast reference tree -> is it among the model's top ``top_k`` proposals?"""
+def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Keys, stock: Any = None) -> dict[Step, bool]:
+    """Every step of a RetroCast reference tree -> is it among the model's top ``top_k`` proposals?  With a
+    ``stock``, each proposed precursor is compared in the form the stock lists it (as the search writes leaves)."""
+    from molx_agent.retro.stock import canonical_smiles, listed_form
+
+    def written(smiles: str) -> str:
+        if stock is None:
+            return smiles
+        can = canonical_smiles(smiles) or smiles
+        return listed_form(stock, can) or can
+
     out: dict[Step, bool] = {}
     for _depth, product, reactants in reference_steps(reference):
         want = keys.step(product, reactants)
@@ -77,7 +86,7 @@ def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Key
             preds = model.predict(product, top_k=top_k)
         except Exception:  # noqa: BLE001 - a product the model rejects proposes nothing
             preds = []
-        out[want] = any(keys.step(product, list(p.reactants)) == want for p in preds)
+        out[want] = any(keys.step(product, [written(r) for r in p.reactants]) == want for p in preds)
     return out
 
 
@@ -149,7 +158,7 @@ def diagnose_target(tid: str, target: dict[str, Any], time_limit: float, max_exp
     t0 = time.perf_counter()
     block = rdBase.BlockLogs()
     try:
-        proposed = proposed_steps(_STATE["model"], reference, cfg.expansion_top_k, keys)
+        proposed = proposed_steps(_STATE["model"], reference, cfg.expansion_top_k, keys, _STATE["stock"])
         search = RetroStarSearch(canonical_smiles(target["smiles"]) or target["smiles"], _STATE["model"],
                                  _STATE["stock"], cfg)
         stopped_by, elapsed = search.run()

@@ -56,7 +56,9 @@ def leaf_status(graph: RetroGraph, node: MoleculeNode, labels: dict[str, str] | 
         return ("target", labels["legend_target"]) if node.role == "target" else (
             "intermediate", labels["legend_intermediate"])
     if avail.get("available") and source and source != "sa_estimate":
-        return "in_stock", f"{labels['legend_in_stock']}: {source}"
+        reacts_as = avail.get("reacts_as")  # the stock lists another form (neutral parent, full reagent)
+        note = f" ({labels['reacts_as']} {reacts_as})" if reacts_as else ""
+        return "in_stock", f"{labels['legend_in_stock']}: {source}{note}"
     if node.role == "terminal":
         reason = str(node.llm_analysis.get("terminal_reason") or "") if node.llm_analysis else ""
         if source == "sa_estimate":
@@ -197,6 +199,7 @@ def starting_materials(graph: RetroGraph, language: str = "en") -> list[dict[str
             "label": label,
             "available": bool(avail.get("available")) if avail else None,
             "source": avail.get("source"),
+            "reacts_as": avail.get("reacts_as"),
             "cs_score": _num(cx.get("cs_score")),
             "classification": cx.get("classification"),
             **_mol_facts(node.smiles),

@@ -48,7 +48,7 @@ from molx_agent.retro.search_types import (
     SearchConfig,
     SearchResult,
 )
-from molx_agent.retro.stock import Stock, canonical_smiles, load_stock
+from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_stock
 
 logger = logging.getLogger(__name__)
 
@@ -95,6 +95,13 @@ class RetroStarSearch:
             cache[smiles] = self.stock.source_of(smiles)
         return cache[smiles]
 
+    def _listed(self, smiles: str) -> str:
+        """The form the stock lists ``smiles`` in (``C#N`` for ``[C-]#N``), or ``smiles`` (also when not in stock)."""
+        cache = self.caches.listed
+        if smiles not in cache:
+            cache[smiles] = (listed_form(self.stock, smiles) if self._stock_source(smiles) else None) or smiles
+        return cache[smiles]
+
     def _predictions(self, smiles: str) -> list[Any]:
         cache = self.caches.predictions
         if smiles not in cache:
@@ -129,9 +136,11 @@ class RetroStarSearch:
         return cache[key]
 
     # -- tree construction -----------------------------------------------------------------------------
-    def _new_mol(self, smiles: str, depth: int, parent: ReactionEdge | None, ancestors: frozenset[str]) -> MolNode:
+    def _new_mol(self, smiles: str, depth: int, parent: ReactionEdge | None, ancestors: frozenset[str],
+                 reacting: str | None = None) -> MolNode:
         source = self._stock_source(smiles)
-        node = MolNode(self._next_id, smiles, depth, parent, ancestors | {smiles}, source is not None, source)
+        node = MolNode(self._next_id, smiles, depth, parent, ancestors | {smiles}, source is not None, source,
+                       reacting=reacting)
         self._next_id += 1
         if node.in_stock:
             node.value, node.solved = 0.0, True
@@ -170,18 +179,21 @@ class RetroStarSearch:
             if not reactants or any(r is None for r in reactants):
                 self._reject("invalid", f"{'.'.join(raw)}>>{mol.smiles}")
                 continue
-            key = tuple(sorted(reactants))  # type: ignore[arg-type]
+            # a leaf is written as the stock lists it (what is bought); the step keeps the reacting form
+            listed = [self._listed(r) for r in reactants]  # type: ignore[arg-type]
+            key = tuple(sorted(listed))
             if key in seen:
                 self._reject("duplicate", f"{'.'.join(key)}>>{mol.smiles}")
                 continue
             seen.add(key)
-            if any(r in mol.ancestors for r in key):
+            if any(r in mol.ancestors for r in key) or any(r in mol.ancestors for r in reactants):
                 self._reject("cycle", f"{'.'.join(key)}>>{mol.smiles}")
                 continue
             rxn = ReactionEdge(self._next_id, mol, pred, self.step_cost(getattr(pred, "score", 0.0)), {})
             rxn.validated = self.validator is None
             self._next_id += 1
-            rxn.children = [self._new_mol(s, mol.depth + 1, rxn, mol.ancestors) for s in reactants]  # type: ignore[arg-type]
+            rxn.children = [self._new_mol(name, mol.depth + 1, rxn, mol.ancestors, None if name == r else r)
+                            for r, name in zip(reactants, listed, strict=True)]
             self._update_reaction(rxn)
             mol.reactions.append(rxn)
         if not mol.reactions and not mol.note:
@@ -202,7 +214,7 @@ class RetroStarSearch:
             return True
         rxn.validated = True
         product = rxn.parent.smiles
-        key = tuple(sorted(c.smiles for c in rxn.children))
+        key = tuple(sorted(c.reacting or c.smiles for c in rxn.children))  # validated as the template wrote it
         rxn.validation = self._validate(key, product, rxn.prediction)
         if not rxn.validation.get("hard_fail_reasons"):
             return True

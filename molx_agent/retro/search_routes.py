@@ -62,6 +62,8 @@ def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_s
 
 def _availability(node: MolNode, stock_name: str, reason: str = "") -> dict[str, Any]:
     data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name}
+    if node.reacting:
+        data["reacts_as"] = node.reacting  # the stock lists the molecule in another form (e.g. neutral parent)
     if reason:
         data["reason"] = reason
     return data

@@ -46,6 +46,7 @@ class MolNode:
     expanded: bool = False
     reactions: list[ReactionEdge] = field(default_factory=list)
     note: str = ""  # why the molecule could not be expanded (for unsolved reports)
+    reacting: str | None = None  # the form the step's template wrote, when the stock lists another (``[C-]#N``)
 
 
 @dataclass
@@ -106,6 +107,7 @@ class SearchCaches:
     predictions: dict[str, list[Any]] = field(default_factory=dict)
     validations: dict[tuple[tuple[str, ...], str], dict[str, Any]] = field(default_factory=dict)
     stock: dict[str, str | None] = field(default_factory=dict)
+    listed: dict[str, str] = field(default_factory=dict)  # SMILES -> the form the stock lists it in
 
 
 __all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]

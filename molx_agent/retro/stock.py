@@ -10,7 +10,8 @@ reaction data strip the counter-ions that stocks keep.  Implementations:
   default catalogue downloads a file, so it is never used.  Only building blocks (<= 25 heavy atoms)
   count by default: ZINC vendors also sell drugs and their metabolites (``"zinc-all"`` lifts the cap).
 - :class:`FileStock` -- a user file with one SMILES or InChIKey per line (``.smi``, ``.txt``, ``.csv``,
-  optionally gzipped).  Entries are kept as canonical SMILES / InChIKeys in Python sets.
+  optionally gzipped).  Entries are kept as canonical SMILES / InChIKeys in Python sets; an entry that is one
+  compound with counter-ions (``[C-]#N.[Na+]``, ``CCN.Cl``, see ``COUNTER_IONS``) also offers the compound.
 - :class:`CommonReagentsStock` -- the packaged ``data/common_reagents.smi``: reactants used in at
   least five USPTO-50K training reactions and never produced by one (``scripts/build_stock.py``).
 - :class:`CompositeStock` -- several stocks; the first that has a molecule is its source.
@@ -97,6 +98,26 @@ _METAL_CATIONS = ("[Mg+]", "[Zn+]")
 _METAL_HALIDES = ("Br", "Cl", "I")
 
 
+#: Counter-ions and solvates a catalogue writes beside the compound it sells (canonical SMILES): an entry made of
+#: one compound and some of these also offers the compound (``[C-]#N.[Na+]`` offers cyanide, ``CCN.Cl`` ethylamine).
+COUNTER_IONS = frozenset({
+    "[Li+]", "[Na+]", "[K+]", "[Cs+]", "[Mg+2]", "[Ca+2]", "[Zn+2]", "[Cu+]", "[Ag+]", "[NH4+]", "[H+]",
+    "Cl", "[Cl-]", "Br", "[Br-]", "I", "[I-]", "F", "[F-]", "O", "[OH-]",
+    "O=S(=O)(O)O", "O=S(=O)([O-])O", "O=S(=O)([O-])[O-]", "CS(=O)(=O)O", "CS(=O)(=O)[O-]",
+    "Cc1ccc(S(=O)(=O)O)cc1", "Cc1ccc(S(=O)(=O)[O-])cc1", "O=P(O)(O)O", "O=[N+]([O-])O",
+    "CC(=O)O", "CC(=O)[O-]", "O=C(O)C(F)(F)F", "O=C([O-])C(F)(F)F", "O=C(O)C(=O)O",
+    "O=C(O)/C=C/C(=O)O", "O=C(O)/C=C\\C(=O)O", "F[P-](F)(F)(F)(F)F", "F[B-](F)(F)F",
+})
+
+
+def _salt_parent(entry: str) -> str | None:
+    """The one compound of a catalogue entry that is that compound plus counter-ions (string split, no parsing)."""
+    if "." not in entry:
+        return None
+    rest = {part for part in entry.split(".") if part not in COUNTER_IONS}
+    return rest.pop() if len(rest) == 1 else None
+
+
 @lru_cache(maxsize=50_000)
 def salt_forms(smiles: str) -> tuple[str, ...]:
     """Other ways a stock may list the reagent an ionic ``smiles`` stands for (empty for neutral molecules).
@@ -128,6 +149,18 @@ def salt_forms(smiles: str) -> tuple[str, ...]:
                 if full is not None:
                     forms.append(Chem.MolToSmiles(full))
     return tuple(dict.fromkeys(f for f in forms if f != own))
+
+
+def listed_form(stock: Stock, smiles: str) -> str | None:
+    """The entry ``stock`` sells ``smiles`` as: ``smiles`` itself, its neutral parent or full reagent when the stock
+    holds that instead (:func:`salt_forms`), or a salt entry of it (``[C-]#N.[Na+]``, see ``COUNTER_IONS``);
+    ``None`` when not in stock.  A route ends in what is
+    bought, so the search writes this form as the leaf (the reacting ion stays in the step's mapped reaction).
+    Works with any :class:`Stock` (one without ``listed_form`` lists molecules as given)."""
+    method = getattr(stock, "listed_form", None)
+    if callable(method):
+        return method(smiles)
+    return smiles if smiles in stock else None
 
 
 def _is_inchikey(token: str) -> bool:
@@ -176,6 +209,21 @@ class BaseStock:
 
     def source_of(self, smiles: str) -> str | None:
         return self.name if smiles in self else None
+
+    def listed_form(self, smiles: str) -> str | None:
+        """How this stock lists ``smiles``: ``smiles`` itself, or the other form (:func:`salt_forms`) or salt entry
+        it holds instead (``C#N`` or ``[C-]#N.[Na+]`` for ``[C-]#N``); ``None`` when not in stock."""
+        if smiles not in self:
+            return None
+        for form in (smiles, *salt_forms(smiles)):
+            entry = self._entry(form)
+            if entry is not None:
+                return entry
+        return smiles
+
+    def _entry(self, smiles: str) -> str | None:
+        """The stock entry that answers ``smiles`` (``smiles`` itself here; a file stock may name a salt)."""
+        return smiles if self._lookup(smiles) else None
 
     def info(self) -> dict[str, Any]:
         return {"name": self.name, "type": type(self).__name__}
@@ -288,6 +336,7 @@ class FileStock(BaseStock):
         self.name = name or self.path.name
         self.smiles: set[str] = set()
         self.inchikeys: set[str] = set()
+        self.salts: dict[str, str] = {}  # compound -> the entry that sells it with counter-ions (first listed)
         self.n_invalid = 0
         self.canonicalized = False
         self._load(canonicalize)
@@ -317,17 +366,23 @@ class FileStock(BaseStock):
             if canonicalize:
                 self.canonicalized = True
                 logger.info("canonicalising %d SMILES of stock %s", len(smiles_tokens), self.path)
+                entries = []
                 for tok in smiles_tokens:
                     can = canonical_smiles(tok)
                     if can is None:
                         self.n_invalid += 1
                     else:
-                        self.smiles.add(can)
+                        entries.append(can)
                 if self.n_invalid:
                     logger.warning("stock %s: %d lines are not valid SMILES and were not loaded",
                                    self.path, self.n_invalid)
-            else:
-                self.smiles = set(smiles_tokens)
+                smiles_tokens = entries
+            self.smiles = set(smiles_tokens)
+            for entry in smiles_tokens:
+                if "." in entry:
+                    parent = _salt_parent(entry)
+                    if parent is not None and parent not in self.smiles:
+                        self.salts.setdefault(parent, entry)
         if not self.smiles and not self.inchikeys:
             raise DataError("empty_stock", f"stock file has no usable SMILES or InChIKey: {self.path}",
                             value=str(self.path), hint="one SMILES or InChIKey per line")
@@ -335,22 +390,30 @@ class FileStock(BaseStock):
     def __len__(self) -> int:
         return len(self.smiles) + len(self.inchikeys)
 
-    def _lookup(self, smiles: str) -> bool:
+    def _entry(self, smiles: str) -> str | None:
+        """The entry that sells ``smiles``: itself, or a salt of it (``CCN.Cl`` for ``CCN``, see ``COUNTER_IONS``)."""
         if smiles in self.smiles:
-            return True
+            return smiles
+        if smiles in self.salts:
+            return self.salts[smiles]
         can = canonical_smiles(smiles)
         if can is None:
-            return False
+            return None
         if can in self.smiles:
-            return True
+            return can
+        if can in self.salts:
+            return self.salts[can]
         if self.inchikeys:
             key = inchikey(can)
-            return key is not None and key in self.inchikeys
-        return False
+            return can if key is not None and key in self.inchikeys else None
+        return None
+
+    def _lookup(self, smiles: str) -> bool:
+        return self._entry(smiles) is not None
 
     def info(self) -> dict[str, Any]:
         return {**super().info(), "path": str(self.path), "n_smiles": len(self.smiles),
-                "n_inchikeys": len(self.inchikeys), "n_invalid": self.n_invalid}
+                "n_inchikeys": len(self.inchikeys), "n_salts": len(self.salts), "n_invalid": self.n_invalid}
 
 
 class CommonReagentsStock(FileStock):
@@ -380,6 +443,14 @@ class CompositeStock(BaseStock):
 
     def _lookup(self, smiles: str) -> bool:
         return self.source_of(smiles) is not None
+
+    def listed_form(self, smiles: str) -> str | None:
+        """The form the first stock that has ``smiles`` lists it in (see :meth:`BaseStock.listed_form`)."""
+        source = self.source_of(smiles)
+        if source is None:
+            return None
+        first = next(s for s in self.stocks if s.name == source and smiles in s)
+        return listed_form(first, smiles)
 
     def info(self) -> dict[str, Any]:
         return {**super().info(), "stocks": [s.info() if hasattr(s, "info") else {"name": s.name} for s in self.stocks]}
@@ -489,6 +560,9 @@ def check_one(smiles: str, stock: Stock, fallback: bool = True) -> dict[str, Any
     )
     if source is not None:
         record.update(available=True, source=source, estimated=False)
+        listed = listed_form(stock, can)
+        if listed and listed != can:
+            record["listed_as"] = listed  # the stock sells it in this form (a salt, the neutral parent)
     elif fallback:
         record.update(available=sa is not None and sa < SA_PURCHASABLE, source="sa_estimate", estimated=True)
     else:
@@ -500,7 +574,8 @@ def check_availability(
     smiles_list: Sequence[str] | str, stock: Stock | str | None = None, *, fallback: bool = True
 ) -> list[dict[str, Any]]:
     """Per molecule: ``smiles``, ``canonical_smiles``, ``available``, ``source``, ``in_stock``,
-    ``estimated``, ``sa_score``, ``sa_class``, ``cs_score``.
+    ``estimated``, ``sa_score``, ``sa_class``, ``cs_score``, and ``listed_as`` when the stock sells the molecule
+    in another form (``[C-]#N.[Na+]`` for ``[C-]#N``).
 
     ``source`` is the name of the stock that has the molecule; when no stock has it and ``fallback``
     is on, the SA-score estimate decides (``source="sa_estimate"``, ``estimated=True``, available when
@@ -526,6 +601,8 @@ __all__ = [
     "canonical_smiles",
     "inchikey",
     "salt_forms",
+    "listed_form",
+    "COUNTER_IONS",
     "sa_score",
     "sa_class",
     "ZINC_CATALOG",

@@ -67,7 +67,7 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G53_friedel_crafts_acylation_retro', 'CC(=O)c1ccc(C)cc1', ['CC(=O)Cl', 'Cc1ccccc1']),
     ('G54_friedel_crafts_alkylation_retro', 'CC(C)(C)c1ccccc1', ['CC(C)(C)Cl', 'c1ccccc1']),
     ('G55_nitration_retro', 'Cc1ccc([N+](=O)[O-])cc1', ['Cc1ccccc1', 'O=[N+]([O-])O']),
-    ('G56_aromatic_bromination_retro', 'Cc1ccc(Br)cc1', ['Cc1ccccc1', 'O=C1CCC(=O)N1Br']),
+    ('G56_aromatic_bromination_retro', 'COc1ccc(Br)cc1', ['COc1ccccc1', 'O=C1CCC(=O)N1Br']),
     ('G57_swern_oxidation_retro', 'O=Cc1ccccc1', ['OCc1ccccc1']),
     ('G58_dmp_oxidation_retro', 'CC(=O)c1ccccc1', ['CC(O)c1ccccc1']),
     ('G59_jones_oxidation_retro', 'O=C(O)CCc1ccccc1', ['OCCCc1ccccc1']),
@@ -293,6 +293,7 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G282_oxazolidinone_hydrolysis_retro', 'NC(Cc1ccccc1)C(O)c1ccccc1', ['O=C1NC(Cc2ccccc2)C(c2ccccc2)O1']),
     ('G283_n_benzhydryl_deprotection_retro', 'OC1CNC1', ['OC1CN(C(c2ccccc2)c2ccccc2)C1']),
     ('G284_cyclic_urea_triphosgene_retro', 'CC1NC(=O)N(c2ccccc2)C1=O', ['CC(N)C(=O)Nc1ccccc1', 'O=C(OC(Cl)(Cl)Cl)OC(Cl)(Cl)Cl']),
+    ('G285_directed_ortho_iodination_retro', 'Clc1ncccc1I', ['Clc1ccccn1', 'II']),
 ]
 
 
@@ -308,3 +309,37 @@ def test_every_template_has_an_example():
 def test_template_regenerates_expected_precursors(template_id, product, expected):
     outcomes = apply_named_template(template_id, product)
     assert sorted(_canon(s) for s in expected) in outcomes, outcomes
+
+
+#: electrophilic aromatic halogenations (NBS, NIS, NCS, Br2, I2): not at positions an electron-withdrawing group
+#: or a pyridine-type nitrogen deactivates (ortho/para), unless a donor activates them
+SEAR_HALOGENATIONS = ("G56_aromatic_bromination_retro", "G141_aromatic_iodination_retro",
+                      "G142_aromatic_chlorination_retro", "G199_aromatic_bromination_br2_retro",
+                      "G258_aromatic_iodination_i2_retro")
+
+
+@pytest.mark.parametrize("template_id", SEAR_HALOGENATIONS)
+@pytest.mark.parametrize(("product", "allowed"), [
+    ("Oc1ccc({X})cc1", True),  # para to OH
+    ("Nc1ccccc1{X}", True),  # ortho to NH2
+    ("CC(=O)Nc1ccc({X})cc1", True),  # para to an anilide
+    ("O=[N+]([O-])c1cc({X})c2c(c1)CCN2", True),  # ortho to the indoline N (a ring donor)
+    ("Nc1ccc([N+](=O)[O-])cc1{X}", True),  # ortho to NH2 wins over meta to NO2
+    ("Nc1ncc({X})cn1", True),  # C5 of 2-aminopyrimidine
+    ("{X}c1c[nH]c2ccccc12", True),  # indole C3
+    ("O=c1[nH]cc({X})cc1", True),  # pyridone C5
+    ("Cc1ccc({X})cc1", True),  # para to an alkyl group
+    ("O=C(O)c1cc({X})cc([N+](=O)[O-])c1", True),  # meta to two withdrawing groups (forcing conditions)
+    ("{X}c1cccnc1", True),  # pyridine C3
+    ("Oc1cccc({X})c1", False),  # meta to OH, no other director
+    ("CC(=O)NNC(=O)c1ccccc1{X}", False),  # ortho to a carbonyl
+    ("O=[N+]([O-])c1ccc({X})cc1", False),  # para to NO2
+    ("CC(=O)c1ccc({X})cc1", False),
+    ("FC(F)(F)Oc1ccc({X})cc1", False),  # OCF3 does not activate
+    ("{X}c1ccccn1", False),  # pyridine C2
+    ("{X}c1ccncc1", False),  # pyridine C4
+])
+def test_aromatic_halogenation_respects_directing_groups(template_id, product, allowed):
+    halogen = {"G56": "Br", "G141": "I", "G142": "Cl", "G199": "Br", "G258": "I"}[template_id.split("_")[0]]
+    outcomes = apply_named_template(template_id, product.format(X=halogen))
+    assert bool(outcomes) is allowed, outcomes

@@ -90,6 +90,16 @@ def test_sa_estimate_is_never_called_in_stock(tmp_path):
     assert sm["mol_3"]["status"] == "terminal" and "SA/CS estimate" in sm["mol_3"]["label"]
 
 
+def test_a_leaf_the_stock_lists_in_another_form_says_how_it_reacts(tmp_path):
+    g = paracetamol_route()
+    g.molecule_nodes["mol_3"].availability = {"available": True, "source": "n5", "reacts_as": "[O-]c1ccccc1"}
+    sm = {s["node_id"]: s for s in starting_materials(g)}
+    assert sm["mol_3"]["status"] == "in_stock" and sm["mol_3"]["label"] == "in stock: n5 (reacts as [O-]c1ccccc1)"
+    assert sm["mol_3"]["reacts_as"] == "[O-]c1ccccc1"
+    paths = render_route_report(g, tmp_path, formats=("html",))
+    assert "reacts as [O-]c1ccccc1" in open(paths["html"], encoding="utf-8").read()
+
+
 def test_chinese_labels(tmp_path):
     paths = render_route_report(paracetamol_route(), tmp_path, extra={"language": "zh"}, formats=("html", "md"))
     assert "合成路线报告" in open(paths["html"], encoding="utf-8").read()

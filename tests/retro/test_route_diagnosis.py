@@ -101,6 +101,19 @@ def test_proposed_steps_reads_a_retrocast_tree(diag):
     assert diag.proposed_steps(model, tree, 1, keys)[keys.step(PARACETAMOL, [METHACETIN])] is False  # top-1 only
 
 
+def test_proposed_steps_compare_leaves_as_the_stock_lists_them(diag, tmp_path):
+    # the reference writes cyanide as HCN (as the stock does); the template asks for the anion
+    keys = diag._Keys()
+    product, chloride = "N#CCc1ccccc1", "ClCc1ccccc1"
+    tree = {"smiles": product, "synthesis_step": {"reactants": [{"smiles": "C#N"}, {"smiles": chloride}]}}
+    model = DictSingleStepModel({product: [(["[C-]#N", chloride], 0.8, "cyanation")]})
+    path = tmp_path / "stock.smi"
+    path.write_text(f"C#N\n{chloride}\n")
+    want = keys.step(product, ["C#N", chloride])
+    assert diag.proposed_steps(model, tree, 50, keys)[want] is False
+    assert diag.proposed_steps(model, tree, 50, keys, FileStock(path))[want] is True
+
+
 def test_summary_counts_every_target(diag):
     recs = [{"route_length": 2, "category": "matched", "solved": True},
             {"route_length": 2, "category": "ranked_out", "solved": True},

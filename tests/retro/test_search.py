@@ -278,3 +278,25 @@ def test_search_can_continue_past_n_routes_and_rank_by_cost(paracetamol_model, p
     assert costs == sorted(costs)
     with pytest.raises(ValidationError):
         search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=SearchConfig(rank_by="x"))
+
+
+def test_a_leaf_is_written_as_the_stock_lists_it(tmp_path):
+    # the template asks for cyanide as the bare anion; the stock sells it as HCN: the route buys C#N, and the
+    # step is validated (and keeps its mapped reaction) as the template wrote it
+    product = "N#CCc1ccccc1"
+    mapped = ("[CH2:3]([c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1)[Br:10].[N:1]#[C-:2]"
+              ">>[N:1]#[C:2][CH2:3][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1")
+    model = DictSingleStepModel({product: [(["[C-]#N", "BrCc1ccccc1"], 0.8, "cyanation", "c_c_coupling", mapped),
+                                           (["C#N", "BrCc1ccccc1"], 0.1, "cyanation (HCN)")]})
+    stock = tmp_path / "s.smi"
+    stock.write_text("C#N\nBrCc1ccccc1\n")
+    res = search_routes(product, stock=FileStock(stock), model=model, config=SearchConfig(n_routes=5, time_limit=30))
+    assert res.solved and len(res.routes) == 1  # the HCN proposal is the same route, not a second one
+    graph = res.routes[0]
+    leaves = {n.smiles: n for n in graph.molecule_nodes.values() if n.role == "terminal"}
+    assert set(leaves) == {"C#N", "BrCc1ccccc1"}
+    assert leaves["C#N"].availability["reacts_as"] == "[C-]#N"
+    assert "reacts_as" not in leaves["BrCc1ccccc1"].availability
+    step = graph.reaction_nodes[0]
+    assert step.forward_validation["pass"] is True and step.forward_validation["steps"]["mcs_alignment"]["source"] == "atom_maps"
+    assert "[C-:2]" in step.mapped_reaction

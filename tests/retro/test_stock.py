@@ -14,6 +14,7 @@ from molx_agent.retro.stock import (
     FileStock,
     ZincStock,
     check_availability,
+    listed_form,
     load_stock,
     salt_forms,
 )
@@ -217,3 +218,52 @@ def test_an_ion_is_in_stock_when_its_neutral_parent_or_full_reagent_is(tmp_path)
     assert "C[CH2][Mg+]" not in stock  # nor is any ethylmagnesium halide
     composite = CompositeStock([FileStock(tmp_path / "stock.smi", name="file")])
     assert composite.source_of("[C-]#N") == "file"
+
+
+def test_listed_form_is_what_the_stock_holds(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("C#N\nCO\n[CH3][Mg][Br]\nClCc1ccccc1\n")
+    stock = FileStock(path, name="file")
+    assert listed_form(stock, "[C-]#N") == "C#N"
+    assert listed_form(stock, "C[O-]") == "CO"
+    assert listed_form(stock, "C[Mg+]") == "[CH3][Mg][Br]"
+    assert listed_form(stock, "ClCc1ccccc1") == "ClCc1ccccc1"  # listed as given
+    assert listed_form(stock, "CC[O-]") is None  # not in stock
+    # a composite asks the stock that has the molecule
+    other = tmp_path / "other.smi"
+    other.write_text("[C-]#N\n")
+    assert listed_form(CompositeStock([FileStock(other, name="ions"), stock]), "[C-]#N") == "[C-]#N"
+    assert listed_form(CompositeStock([FileStock(other, name="ions"), stock]), "C[O-]") == "CO"
+
+    class _Plain:  # any object with the Stock protocol, without listed_form
+        name = "plain"
+
+        def __contains__(self, smiles):
+            return smiles == "CCO"
+
+        def source_of(self, smiles):
+            return self.name if smiles in self else None
+
+    assert listed_form(_Plain(), "CCO") == "CCO" and listed_form(_Plain(), "CC") is None
+
+
+def test_a_salt_entry_offers_its_compound_and_is_what_the_route_buys(tmp_path):
+    path = tmp_path / "catalogue.smi"
+    path.write_text("[Na+].[C-]#N\nCCN.Cl\n[N-]=[N+]=[N-].[Na+]\nCCO.CCN\nc1ccccc1\n")  # not RDKit-canonical order
+    stock = FileStock(path, name="cat")
+    assert "[C-]#N" in stock and listed_form(stock, "[C-]#N") == "[C-]#N.[Na+]"
+    assert "NCC" in stock and listed_form(stock, "NCC") == "CCN.Cl"  # any spelling of ethylamine
+    assert listed_form(stock, "[N-]=[N+]=[N-]") == "[N-]=[N+]=[N-].[Na+]"
+    assert "CCO" not in stock  # a mixture of two compounds is not a salt
+    assert "C#N" not in stock  # the neutral acid is not what the salt sells
+    assert listed_form(stock, "c1ccccc1") == "c1ccccc1"
+    assert stock.info()["n_salts"] == 3
+    records = check_availability(["[C-]#N", "c1ccccc1"], stock)
+    assert records[0]["available"] and records[0]["listed_as"] == "[C-]#N.[Na+]"
+    assert "listed_as" not in records[1]
+
+
+def test_packaged_reagents_list_salts_and_prefer_a_direct_entry():
+    stock = CommonReagentsStock()
+    assert listed_form(stock, "[AlH4-]") == "[AlH4-].[Li+]"  # bought as lithium aluminium hydride
+    assert listed_form(stock, "[N-]=[N+]=[N-]") == "[N-]=[N+]=[N-]"  # listed itself (and as sodium azide)
