@@ -243,6 +243,15 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def as_leaf(stock: Any, smiles: str) -> str:
+    """``smiles`` as the search writes a leaf: canonical, in the form ``stock`` lists it when the stock has it
+    (``C#N`` for a template's ``[C-]#N`` with the n5 stock; ``retro.stock.listed_form``)."""
+    from molx_agent.retro.stock import canonical_smiles, listed_form
+
+    can = canonical_smiles(smiles) or smiles
+    return listed_form(stock, can) or can
+
+
 def emit(summary: dict[str, Any], records: list[dict[str, Any]], out: Path | None) -> None:
     """Print the summary and, with ``out``, write it with every per-target record (atomically)."""
     print(json.dumps(summary, indent=2))

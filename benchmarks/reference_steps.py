@@ -29,7 +29,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.multistep import BENCH, STOCK, load_targets, read_ids  # noqa: E402
+from benchmarks.multistep import BENCH, STOCK, as_leaf, load_targets, read_ids  # noqa: E402
 
 
 def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str, list[str]]]:
@@ -47,16 +47,10 @@ def reference_steps(node: dict[str, Any], depth: int = 0) -> list[tuple[int, str
 def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int, stock_path: Path = STOCK) -> dict[str, Any]:
     from molx_agent.chem import validate_forward
     from molx_agent.retro.single_step import load_single_step_model
-    from molx_agent.retro.stock import FileStock, canonical_smiles, listed_form
+    from molx_agent.retro.stock import FileStock, canonical_smiles
 
     model = load_single_step_model()
-    stock = FileStock(stock_path)
-
-    def as_written(smiles: str) -> str:
-        # the search writes a leaf as the stock lists it ([C-]#N -> C#N in this stock), so compare that form
-        can = canonical_smiles(smiles) or smiles
-        return listed_form(stock, can) or can
-
+    stock = FileStock(stock_path)  # proposals are compared as the search writes leaves (as_leaf)
     records = []
     t0 = time.perf_counter()
     for tid in ids:
@@ -66,7 +60,7 @@ def evaluate(ids: list[str], targets: dict[str, dict[str, Any]], top_k: int, sto
             preds = model.predict(prod, top_k=top_k)
             rank, source, valid, hard = None, None, None, None
             for i, p in enumerate(preds, 1):
-                if tuple(sorted(as_written(s) for s in p.reactants)) == truth:
+                if tuple(sorted(as_leaf(stock, s) for s in p.reactants)) == truth:
                     rank, source = i, p.source
                     # the hard gates exactly as the search calls them (retro.search.RetroStarSearch._validate),
                     # with the precursors as the template wrote them

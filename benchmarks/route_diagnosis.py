@@ -39,6 +39,7 @@ from benchmarks.multistep import (  # noqa: E402
     BENCH,
     STOCK,
     _inchikey,
+    as_leaf,
     emit,
     load_targets,
     read_ids,
@@ -71,14 +72,6 @@ class _Keys:
 def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Keys, stock: Any = None) -> dict[Step, bool]:
     """Every step of a RetroCast reference tree -> is it among the model's top ``top_k`` proposals?  With a
     ``stock``, each proposed precursor is compared in the form the stock lists it (as the search writes leaves)."""
-    from molx_agent.retro.stock import canonical_smiles, listed_form
-
-    def written(smiles: str) -> str:
-        if stock is None:
-            return smiles
-        can = canonical_smiles(smiles) or smiles
-        return listed_form(stock, can) or can
-
     out: dict[Step, bool] = {}
     for _depth, product, reactants in reference_steps(reference):
         want = keys.step(product, reactants)
@@ -86,7 +79,8 @@ def proposed_steps(model: Any, reference: dict[str, Any], top_k: int, keys: _Key
             preds = model.predict(product, top_k=top_k)
         except Exception:  # noqa: BLE001 - a product the model rejects proposes nothing
             preds = []
-        out[want] = any(keys.step(product, [written(r) for r in p.reactants]) == want for p in preds)
+        out[want] = any(keys.step(product, [as_leaf(stock, r) if stock is not None else r for r in p.reactants]) == want
+                        for p in preds)
     return out
 
 
