@@ -250,18 +250,20 @@ class TemplateKNNModel:
         idx, sims = self.neighbours(mol, exclude=exclude)
         found: dict[tuple[str, ...], CandidateEvidence] = {}
         applied: dict[int, list[tuple[tuple[str, ...], str]]] = {}
-        reac_fp: dict[tuple[str, ...], tuple[np.ndarray, int]] = {}
+        # per candidate: Tanimoto of its precursors to each neighbour's recorded reactants (neighbour rank order)
+        reac_sim: dict[tuple[str, ...], list[float]] = {}
+        nb_fps, nb_counts = lib.reactant_fps[idx], lib.reactant_counts[idx]
 
         def new_candidate(canon: tuple[str, ...], mapped: str) -> CandidateEvidence:
             whole = Chem.MolFromSmiles(".".join(canon))
             rmols = Chem.GetMolFrags(whole, asMols=True, sanitizeFrags=False)
             bits = pack_bits(fingerprint_bits_of_mol(whole))
             count = int(np.bitwise_count(bits).sum())
-            reac_fp[canon] = (bits, count)
             # RetroSim's score over every neighbour, whatever template it used
-            common = np.bitwise_count(lib.reactant_fps[idx] & bits).sum(axis=1)
-            denom = count + lib.reactant_counts[idx] - common
+            common = np.bitwise_count(nb_fps & bits).sum(axis=1)
+            denom = count + nb_counts - common
             rsim = np.divide(common, denom, out=np.zeros(len(idx)), where=denom > 0)
+            reac_sim[canon] = rsim.tolist()
             return CandidateEvidence(
                 canon, mapped,
                 reactant_heavy_atoms=tuple(m.GetNumHeavyAtoms() for m in rmols),
@@ -282,10 +284,7 @@ class TemplateKNNModel:
                     cand = found.get(canon)
                     if cand is None:
                         cand = found[canon] = new_candidate(canon, mapped)
-                    bits, count = reac_fp[canon]
-                    common = int(np.bitwise_count(bits & lib.reactant_fps[j]).sum())
-                    denom = count + int(lib.reactant_counts[j]) - common
-                    cand.supports.append(Support(sim, common / denom if denom else 0.0, t, rank))
+                    cand.supports.append(Support(sim, reac_sim[canon][rank], t, rank))
             if self._named is not None:
                 named = self._named.precursor_table(product)
                 for canon, cand in found.items():

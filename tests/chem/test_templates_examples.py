@@ -294,6 +294,9 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G283_n_benzhydryl_deprotection_retro', 'OC1CNC1', ['OC1CN(C(c2ccccc2)c2ccccc2)C1']),
     ('G284_cyclic_urea_triphosgene_retro', 'CC1NC(=O)N(c2ccccc2)C1=O', ['CC(N)C(=O)Nc1ccccc1', 'O=C(OC(Cl)(Cl)Cl)OC(Cl)(Cl)Cl']),
     ('G285_directed_ortho_iodination_retro', 'Clc1ncccc1I', ['Clc1ccccn1', 'II']),
+    ('G286_oxadiazolone_cdi_retro', 'Cc1ccc(-c2ccccc2-c2noc(=O)[nH]2)cc1',
+     ['Cc1ccc(-c2ccccc2C(N)=NO)cc1', 'O=C(n1ccnc1)n1ccnc1']),
+    ('G287_oxadiazolone_chloroformate_retro', 'O=c1[nH]c(-c2ccccc2)no1', ['NC(=NO)c1ccccc1', 'CCOC(=O)Cl']),
 ]
 
 
