@@ -11,7 +11,10 @@ reaction data strip the counter-ions that stocks keep.  Implementations:
   count by default: ZINC vendors also sell drugs and their metabolites (``"zinc-all"`` lifts the cap).
 - :class:`FileStock` -- a user file with one SMILES or InChIKey per line (``.smi``, ``.txt``, ``.csv``,
   optionally gzipped).  Entries are kept as canonical SMILES / InChIKeys in Python sets; an entry that is one
-  compound with counter-ions (``[C-]#N.[Na+]``, ``CCN.Cl``, see ``COUNTER_IONS``) also offers the compound.
+  compound with counter-ions (``[C-]#N.[Na+]``, ``CCN.Cl``, see ``COUNTER_IONS``) also offers the compound, and
+  (stocks up to ``ALIAS_INDEX_MAX`` entries) an entry offers its other tautomers (same standard InChIKey: a
+  4-quinolone for a listed 4-hydroxyquinoline) and serves a molecule written without stereo as any of its
+  stereoisomers (:meth:`FileStock.alias_of`); the route then buys the entry as listed.
 - :class:`CommonReagentsStock` -- the packaged ``data/common_reagents.smi``: reactants used in at
   least five USPTO-50K training reactions and never produced by one (``scripts/build_stock.py``).
 - :class:`CompositeStock` -- several stocks; the first that has a molecule is its source.
@@ -28,6 +31,8 @@ import gzip
 import io
 import logging
 import os
+import re
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -52,6 +57,12 @@ SA_EASY = 3.5
 _SMILES_HEADERS = {"smiles", "canonical_smiles", "smi", "structure"}
 _INCHIKEY_HEADERS = {"inchikey", "inchi_key", "standard_inchikey"}
 _CANON_SAMPLE = 200
+#: A file stock with at most this many SMILES entries also answers for other tautomers and, for a molecule written
+#: without stereo, for stereoisomers of its entries (:meth:`FileStock.alias_of`); the index is built at the first
+#: miss.  Larger stocks answer by exact canonical SMILES only (indexing a million entries would take minutes).
+ALIAS_INDEX_MAX = 250_000
+_ATOM_TOKEN = re.compile(r"\[[0-9]*([A-Z][a-z]?|[a-z][a-z]?)|(Br|Cl|[BCNOPSFIbcnops])")
+_NO_STEREO_BLOCK = "UHFFFAOYSA"
 
 
 # -- molecule keys ---------------------------------------------------------------------------------
@@ -90,6 +101,20 @@ def inchikey(smiles: str) -> str | None:
     finally:
         lg.setLevel(RDLogger.WARNING)
     return key or None
+
+
+@lru_cache(maxsize=200_000)
+def heavy_atom_signature(smiles: str) -> str:
+    """Element counts of the heavy atoms written in ``smiles`` (``C7N1O1``), read from the text without parsing.
+
+    Tautomers and stereoisomers of a molecule share it, so it is a cheap pre-filter before InChIKeys are compared.
+    """
+    counts: dict[str, int] = {}
+    for bracket, plain in _ATOM_TOKEN.findall(smiles):
+        element = (bracket or plain).capitalize()
+        if element != "H":
+            counts[element] = counts.get(element, 0) + 1
+    return "".join(f"{e}{n}" for e, n in sorted(counts.items()))
 
 
 #: Organometallic cations as USPTO writes them once the halide is stripped (``C[Mg+]``), and the halides that
@@ -161,6 +186,11 @@ def listed_form(stock: Stock, smiles: str) -> str | None:
     if callable(method):
         return method(smiles)
     return smiles if smiles in stock else None
+
+
+def _has_isotopes(smiles: str) -> bool:
+    mol = _quiet_mol(smiles)
+    return mol is None or any(a.GetIsotope() for a in mol.GetAtoms())
 
 
 def _is_inchikey(token: str) -> bool:
@@ -323,7 +353,8 @@ def _read_tokens(path: Path) -> list[str]:
 class FileStock(BaseStock):
     """Molecules listed in a file: one SMILES or InChIKey per line (.smi/.txt/.csv, gzip allowed).
 
-    SMILES are compared as RDKit canonical SMILES.  ``canonicalize="auto"`` checks a sample of the
+    SMILES are compared as RDKit canonical SMILES, then as other tautomers or stereoisomers of an entry
+    (:meth:`alias_of`).  ``canonicalize="auto"`` checks a sample of the
     file: when every sampled SMILES is already RDKit-canonical the entries are stored as they are
     (one million lines load in a few seconds), otherwise every entry is canonicalised (slower; lines
     RDKit cannot parse are counted in ``n_invalid`` and logged).  InChIKey lines are matched against
@@ -337,6 +368,7 @@ class FileStock(BaseStock):
         self.smiles: set[str] = set()
         self.inchikeys: set[str] = set()
         self.salts: dict[str, str] = {}  # compound -> the entry that sells it with counter-ions (first listed)
+        self._signatures: dict[str, list[str]] | None = None  # heavy-atom signature -> entries (alias_of)
         self.n_invalid = 0
         self.canonicalized = False
         self._load(canonicalize)
@@ -405,7 +437,45 @@ class FileStock(BaseStock):
             return self.salts[can]
         if self.inchikeys:
             key = inchikey(can)
-            return can if key is not None and key in self.inchikeys else None
+            if key is not None and key in self.inchikeys:
+                return can
+        return self.alias_of(can)
+
+    def alias_of(self, can: str) -> str | None:
+        """The entry that is ``can`` written as another tautomer, or any stereoisomer of ``can`` when ``can`` gives
+        no stereo (a buyer who needs the compound with unspecified configuration can use any form); ``None``
+        otherwise.
+
+        Compared by standard InChIKey: same key (InChI's mobile-H layer makes 2-pyridone and 2-hydroxypyridine,
+        or a 4-quinolone and its 4-hydroxyquinoline, one compound), or, for a query whose key has no stereo
+        layer, the same skeleton block and protonation flag with an entry that carries no isotopes.  A query that
+        specifies stereo never matches another stereoisomer or a racemate.  Only stocks of at most
+        ``ALIAS_INDEX_MAX`` SMILES entries (the index is built at the first miss).
+        """
+        if self._signatures is None:
+            if len(self.smiles) > ALIAS_INDEX_MAX:
+                self._signatures = {}
+            else:
+                index: dict[str, list[str]] = defaultdict(list)
+                for entry in sorted(self.smiles):
+                    if "." not in entry:
+                        index[heavy_atom_signature(entry)].append(entry)
+                self._signatures = dict(index)
+        candidates = self._signatures.get(heavy_atom_signature(can)) if self._signatures else None
+        if not candidates:
+            return None
+        key = inchikey(can)
+        if key is None:
+            return None
+        flat = key[15:25] == _NO_STEREO_BLOCK
+        for entry in candidates:
+            other = inchikey(entry)
+            if other is None:
+                continue
+            if other == key:
+                return entry
+            if flat and other[:14] == key[:14] and other[-1] == key[-1] and not _has_isotopes(entry):
+                return entry
         return None
 
     def _lookup(self, smiles: str) -> bool:

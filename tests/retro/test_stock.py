@@ -267,3 +267,46 @@ def test_packaged_reagents_list_salts_and_prefer_a_direct_entry():
     stock = CommonReagentsStock()
     assert listed_form(stock, "[AlH4-]") == "[AlH4-].[Li+]"  # bought as lithium aluminium hydride
     assert listed_form(stock, "[N-]=[N+]=[N-]") == "[N-]=[N+]=[N-]"  # listed itself (and as sodium azide)
+
+
+def test_a_tautomer_of_an_entry_is_in_stock_and_bought_as_listed(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("Oc1ccnc2cc(Br)ccc12\nCc1cccc(O)n1\nCC(O)=S\nCC(=O)CC(C)=O\n")
+    stock = FileStock(path, name="file")
+    # InChI's mobile-H layer: 4-quinolone / 4-hydroxyquinoline, 2-pyridone / 2-hydroxypyridine, thioacetic acid
+    assert listed_form(stock, "O=c1cc[nH]c2cc(Br)ccc12") == "Oc1ccnc2cc(Br)ccc12"
+    assert listed_form(stock, "Cc1cccc(=O)[nH]1") == "Cc1cccc(O)n1"
+    assert listed_form(stock, "CC(=O)S") == "CC(O)=S"
+    # keto-enol tautomers are distinct compounds in standard InChI: not matched
+    assert "CC(=O)C=C(C)O" not in stock
+    # an isomer with the same heavy atoms is not a tautomer
+    assert "Oc1ccnc2ccc(Br)cc12" not in stock and "Cc1ccc(O)nc1" not in stock
+
+
+def test_a_molecule_without_stereo_is_bought_as_any_stereoisomer_but_not_the_reverse(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("COC(=O)[C@H](C)O\nCC(Cl)CO\n[2H]C([2H])([2H])C(N)CC\nC/C=C/C(=O)O\n")
+    stock = FileStock(path, name="file")
+    assert listed_form(stock, "COC(=O)C(C)O") == "COC(=O)[C@H](C)O"  # methyl lactate: the (S) entry serves
+    assert listed_form(stock, "CC=CC(=O)O") == "C/C=C/C(=O)O"  # unspecified double bond: the E entry serves
+    assert "COC(=O)[C@@H](C)O" not in stock  # the enantiomer is another compound
+    assert "C[C@@H](Cl)CO" not in stock  # a racemate does not give one enantiomer
+    assert "CCC(C)N" not in stock  # the deuterated entry is another compound
+    assert "CC/C=C/C(=O)O" not in stock
+
+
+def test_alias_matching_is_skipped_for_large_stocks(tmp_path, monkeypatch):
+    path = tmp_path / "stock.smi"
+    path.write_text("Cc1cccc(O)n1\nCCO\nCCN\n")
+    monkeypatch.setattr(stock_mod, "ALIAS_INDEX_MAX", 2)
+    stock = FileStock(path, name="file")
+    assert "Cc1cccc(O)n1" in stock and "Cc1cccc(=O)[nH]1" not in stock
+
+
+def test_heavy_atom_signature_ignores_hydrogens_charges_and_stereo():
+    sig = stock_mod.heavy_atom_signature
+    assert sig("O=c1cc[nH]c2cc(Br)ccc12") == sig("Oc1ccnc2cc(Br)ccc12") == "Br1C9N1O1"
+    assert sig("C[C@@H](Cl)CO") == sig("CC(Cl)CO") == "C3Cl1O1"
+    assert sig("[2H]C([2H])Cl") == "C1Cl1"
+    assert sig("c1cc[se]c1") == "C4Se1"
+    assert sig("CC(=O)[O-].[Na+]") == "C2Na1O2"
