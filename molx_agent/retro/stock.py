@@ -467,16 +467,12 @@ class FileStock(BaseStock):
         key = inchikey(can)
         if key is None:
             return None
-        flat = key[15:25] == _NO_STEREO_BLOCK
-        for entry in candidates:
-            other = inchikey(entry)
-            if other is None:
-                continue
-            if other == key:
-                return entry
-            if flat and other[:14] == key[:14] and other[-1] == key[-1] and not _has_isotopes(entry):
-                return entry
-        return None
+        keys = [(entry, inchikey(entry)) for entry in candidates]
+        same = next((entry for entry, other in keys if other == key), None)  # the same compound first
+        if same is not None or key[15:25] != _NO_STEREO_BLOCK:
+            return same
+        return next((entry for entry, other in keys if other is not None and other[:14] == key[:14]
+                     and other[-1] == key[-1] and not _has_isotopes(entry)), None)
 
     def _lookup(self, smiles: str) -> bool:
         return self._entry(smiles) is not None

@@ -310,3 +310,10 @@ def test_heavy_atom_signature_ignores_hydrogens_charges_and_stereo():
     assert sig("[2H]C([2H])Cl") == "C1Cl1"
     assert sig("c1cc[se]c1") == "C4Se1"
     assert sig("CC(=O)[O-].[Na+]") == "C2Na1O2"
+
+
+def test_a_listed_tautomer_is_preferred_to_a_stereoisomer(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("CC(O)c1cccc(O)n1\nC[C@@H](O)c1cccc(O)n1\n")  # the chiral entry sorts first
+    stock = FileStock(path, name="file")
+    assert listed_form(stock, "CC(O)c1cccc(=O)[nH]1") == "CC(O)c1cccc(O)n1"
