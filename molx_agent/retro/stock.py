@@ -458,8 +458,8 @@ class FileStock(BaseStock):
             else:
                 index: dict[str, list[str]] = defaultdict(list)
                 for entry in sorted(self.smiles):
-                    if "." not in entry:
-                        index[heavy_atom_signature(entry)].append(entry)
+                    if "." not in entry:  # uncached: each entry is signed once; the cache is for queries
+                        index[heavy_atom_signature.__wrapped__(entry)].append(entry)
                 self._signatures = dict(index)
         candidates = self._signatures.get(heavy_atom_signature(can)) if self._signatures else None
         if not candidates:
