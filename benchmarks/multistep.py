@@ -168,6 +168,7 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
         "match_rank_connectivity": block_rank,
         "n_expansions": res.n_expansions,
         "n_model_calls": res.stats.get("n_model_calls"),
+        "n_replicated": res.stats.get("n_replicated"),
         "time_s": round(res.time_s, 3),
         "wall_s": round(time.perf_counter() - t0, 3),
         "cpu_s": round(time.process_time() - c0, 3),
@@ -182,9 +183,15 @@ def _run_packed(args: tuple) -> dict[str, Any]:
 
 
 def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--step-penalty``, ``--expansion-top-k``)."""
-    return {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
-                              ("expansion_top_k", args.expansion_top_k)) if v is not None}
+    """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--step-penalty``, ``--expansion-top-k``,
+    ``--no-reuse-solved``, ``--no-twin-values``)."""
+    knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
+                               ("expansion_top_k", args.expansion_top_k)) if v is not None}
+    if getattr(args, "no_reuse_solved", False):
+        knobs["reuse_solved"] = False
+    if getattr(args, "no_twin_values", False):
+        knobs["twin_values"] = False
+    return knobs
 
 
 def run_jobs(packed: Callable[[tuple], dict[str, Any]], jobs: list[tuple], stock: Path, workers: int,
@@ -284,6 +291,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="SearchConfig.expansion_top_k (default: the CLI's)")
     ap.add_argument("--n-neighbours", type=int, default=None,
                     help="training neighbours whose templates the single-step model applies (default: the model's)")
+    ap.add_argument("--no-reuse-solved", action="store_true",
+                    help="SearchConfig.reuse_solved=False: a molecule solved in one branch is searched again elsewhere")
+    ap.add_argument("--no-twin-values", action="store_true",
+                    help="SearchConfig.twin_values=False: every new leaf starts from leaf_cost")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)

@@ -18,8 +18,20 @@ template id (a curated template that regenerates the step overrides the alignmen
 when the best-first descent first passes through it and, for returned routes, before they are counted
 or returned; a failing step gets infinite cost and the values above it are updated.  Steps whose precursors repeat an
 ancestor (cycles, the target as its own precursor) are dropped.  Model predictions, canonical SMILES and
-stock answers are cached per molecule.  Node ids and tie-breaks follow creation order, so the search is
-deterministic for the same inputs and expansion limits.
+stock answers are cached per molecule.
+
+The tree holds one node per occurrence of a molecule, so a molecule met in several branches is shared by
+value, not by node (``SearchConfig.reuse_solved`` and ``twin_values``):
+
+- once a molecule is solved in one branch, an occurrence elsewhere is expanded along that solved route
+  from the cached proposals (no model call, no selection per level), when it is selected, or at once when
+  every open precursor of a new step is solved elsewhere; cycles and ``max_depth`` apply in its own branch;
+- a new leaf whose molecule was expanded elsewhere starts from that node's value (its cost if solved, at
+  least ``leaf_cost`` otherwise) instead of the constant ``leaf_cost``.
+
+``n_expansions`` counts the molecules selected for expansion; the occurrences expanded along a twin's
+route are counted apart (``stats["n_replicated"]``).  Node ids and tie-breaks follow creation order, so the
+search is deterministic for the same inputs and expansion limits.
 
 The search stops at ``time_limit`` (checked before each expansion; a model call that would end past the
 limit if it took as long as the slowest of the last five is not started), at
@@ -77,7 +89,13 @@ class RetroStarSearch:
         self.validator = _forward_validator() if config.validate else None
         self._next_id = 0
         self.n_expansions = 0
+        self.n_replicated = 0  # expansions that copied a solved twin's route (no model call)
+        # a solved node per molecule: another occurrence of the molecule is expanded along its route
+        self.solved_twins: dict[str, MolNode] = {}
+        self.expanded_twins: dict[str, MolNode] = {}  # the first expanded node per molecule
         self.first_solution_s: float | None = None  # seconds until the target was first solved
+        self.confirm_deadline: float | None = None  # no step is validated for the final routes after this
+        self.validation_cut = False  # the final routes were limited to steps validated before the deadline
         self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0}
         self.rejection_examples: dict[str, list[str]] = {}
         self.model_errors: dict[str, str] = {}
@@ -148,6 +166,10 @@ class RetroStarSearch:
             node.value, node.note = INF, f"max_depth {self.config.max_depth} reached"
         else:
             node.value = self.config.leaf_cost
+            twin = self.expanded_twins.get(smiles) if self.config.twin_values else None
+            if twin is not None and twin.value < INF:
+                # expanded elsewhere: its value there is a better estimate than the constant leaf cost
+                node.value = twin.value if twin.solved else max(twin.value, self.config.leaf_cost)
         return node
 
     def step_cost(self, score: Any) -> float:
@@ -164,8 +186,11 @@ class RetroStarSearch:
         if len(examples) < 5:
             examples.append(text)
 
-    def expand(self, mol: MolNode, deadline: float) -> None:
+    def expand(self, mol: MolNode, deadline: float, replicate: bool = True) -> None:
+        """Add ``mol``'s proposals as reactions; with ``replicate``, a new reaction whose open precursors are
+        all solved elsewhere in the tree gets their routes copied at once (see :meth:`replicate`)."""
         mol.expanded = True
+        self.expanded_twins.setdefault(mol.smiles, mol)
         self.n_expansions += 1
         seen: set[tuple[str, ...]] = set()
         n_preds = 0
@@ -196,6 +221,13 @@ class RetroStarSearch:
                             for r, name in zip(reactants, listed, strict=True)]
             self._update_reaction(rxn)
             mol.reactions.append(rxn)
+        if replicate and self.config.reuse_solved:
+            for rxn in mol.reactions:
+                open_kids = [c for c in rxn.children if not c.in_stock]
+                twins = [self.twin_of(c) for c in open_kids]
+                if open_kids and all(t is not None for t in twins):
+                    for child, twin in zip(open_kids, twins, strict=True):
+                        self.replicate(child, twin, deadline)  # type: ignore[arg-type]
         if not mol.reactions and not mol.note:
             if mol.smiles in self.model_errors:
                 mol.note = f"the single-step model failed: {self.model_errors[mol.smiles]}"
@@ -204,6 +236,44 @@ class RetroStarSearch:
             else:
                 mol.note = f"all {n_preds} proposals were rejected (cycles or invalid precursors)"
         self._propagate(mol)
+
+    # -- transpositions ------------------------------------------------------------------------------------
+    def twin_of(self, mol: MolNode) -> MolNode | None:
+        """A solved node of the same molecule elsewhere in the tree (not ``mol`` itself), or ``None``."""
+        twin = self.solved_twins.get(mol.smiles) if self.config.reuse_solved else None
+        if twin is None or twin is mol or not twin.solved:
+            return None
+        return twin
+
+    def replicate(self, mol: MolNode, twin: MolNode, deadline: float) -> None:
+        """Expand ``mol`` and, along ``twin``'s cheapest solved route, the molecules under it.
+
+        The search is a tree, so a molecule met in several branches is one node per branch; once one of
+        them is solved, the others are expanded again from the cached proposals (no model call) and the
+        twin's route is followed down, so the solution is found at once wherever the molecule recurs.
+        Each step is still a reaction of this branch: cycles with this branch's ancestors are rejected and
+        ``max_depth`` applies, so a route that does not fit here is simply not completed.
+        """
+        stack = [(mol, twin)]
+        while stack:
+            node, other = stack.pop()
+            if node.expanded or node.in_stock or node.value == INF or not other.solved:
+                continue
+            if time.perf_counter() > deadline:
+                return
+            self.expand(node, deadline, replicate=False)
+            self.n_expansions -= 1  # counted apart: no model call, no selection
+            self.n_replicated += 1
+            best = min((r for r in other.reactions if r.solved), key=lambda r: (r.value, r.id), default=None)
+            if best is None:
+                continue
+            twin_kids = {c.smiles: c for c in best.children}
+            key = sorted(twin_kids)
+            for rxn in node.reactions:
+                if not rxn.dead and sorted(c.smiles for c in rxn.children) == key:
+                    stack.extend((c, twin_kids[c.smiles]) for c in reversed(rxn.children)
+                                 if not c.in_stock and not c.expanded)
+                    break
 
     # -- lazy forward validation -------------------------------------------------------------------------
     def ensure_valid(self, rxn: ReactionEdge) -> bool:
@@ -232,20 +302,29 @@ class RetroStarSearch:
         """The ``k`` best solved routes (k-best entries), after forward-validating every step they use.
 
         A failing step becomes dead and the routes are recomputed, so only the steps of candidate routes
-        are validated (not the whole solved tree).
+        are validated (not the whole solved tree).  Past ``confirm_deadline`` (set by :meth:`run`: the time
+        limit plus 5 %) no more step is validated: the best routes made of already validated steps are
+        returned (``validation_cut`` is set), so a large solved tree cannot overrun the time limit.
         """
         from molx_agent.retro.search_routes import kbest_routes, route_reactions
 
         while True:
             if not self.root.solved:
                 return []
+            if self.validation_cut:
+                return kbest_routes(self, k, self.config.rank_by, validated_only=True)
             entries = kbest_routes(self, k, self.config.rank_by)
             clean = True
             for entry in entries:
                 for rxn in route_reactions(entry):
-                    if not rxn.validated and not self.ensure_valid(rxn):
+                    if rxn.validated:
+                        continue
+                    if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
+                        self.validation_cut = True
+                        break
+                    if not self.ensure_valid(rxn):
                         clean = False
-            if clean:
+            if clean and not self.validation_cut:
                 return entries
 
     # -- values ------------------------------------------------------------------------------------------
@@ -265,6 +344,10 @@ class RetroStarSearch:
         else:
             mol.value = min((r.value for r in mol.reactions), default=INF)
             mol.solved = any(r.solved for r in mol.reactions)
+            if mol.solved:
+                twin = self.solved_twins.get(mol.smiles)
+                if twin is None or not twin.solved:
+                    self.solved_twins[mol.smiles] = mol
 
     def _propagate(self, mol: MolNode) -> None:
         node: MolNode | None = mol
@@ -343,6 +426,7 @@ class RetroStarSearch:
         cfg = self.config
         start = time.perf_counter()
         deadline = start + cfg.time_limit
+        self.confirm_deadline = deadline + 0.05 * cfg.time_limit
         stopped_by = "exhausted"
         recent: list[float] = []  # durations of the last expansions that called the model
         while True:
@@ -365,7 +449,12 @@ class RetroStarSearch:
                 # the model call cannot be interrupted: do not start one that would overrun the limit
                 stopped_by = "time_limit"
                 break
-            self.expand(node, deadline)
+            twin = self.twin_of(node)
+            if twin is not None:
+                self.n_expansions += 1
+                self.replicate(node, twin, deadline)
+            else:
+                self.expand(node, deadline)
             if self.first_solution_s is None and self.root.solved:
                 self.first_solution_s = time.perf_counter() - start
             if not cached:
@@ -459,14 +548,17 @@ def search_routes(
     stats = {
         "stopped_by": stopped_by,
         "n_model_calls": len(search.caches.predictions),
+        "n_replicated": search.n_replicated,
         "n_nodes": search._next_id,
         "rejected": dict(search.n_rejected),
         "rejection_examples": dict(search.rejection_examples),
         "model_errors": dict(search.model_errors),
         "target_in_stock": search.target_source,
         "first_solution_s": None if search.first_solution_s is None else round(search.first_solution_s, 3),
+        "validation_cut": search.validation_cut,
         "config": {"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions, "max_depth": cfg.max_depth,
-                   "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate},
+                   "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate,
+                   "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values},
     }
     return SearchResult(
         target=target_can,

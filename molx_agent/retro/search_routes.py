@@ -35,18 +35,19 @@ def _key_cost(entry: Any) -> tuple[Any, ...]:
 _KEYS = {"steps": _key_steps, "cost": _key_cost}
 
 
-def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps) -> list[Entry]:
+def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps,
+           validated_only: bool = False) -> list[Entry]:
     if mol.in_stock:
         return [(0, 0.0, (), (mol, None, []))]
     if mol.id in memo:
         return memo[mol.id]
     candidates: list[Entry] = []
     for rxn in mol.reactions:
-        if not rxn.solved:
+        if not rxn.solved or (validated_only and not rxn.validated):
             continue
         combos: list[tuple[int, float, tuple[int, ...], list[Any]]] = [(0, 0.0, (), [])]
         for child in rxn.children:
-            sub = _kbest(child, k, memo, key)
+            sub = _kbest(child, k, memo, key, validated_only)
             combos = heapq.nsmallest(
                 k,
                 ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]]) for a in combos for b in sub),
@@ -138,9 +139,12 @@ def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, A
     return graph
 
 
-def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps") -> list[Entry]:
-    """The ``k`` best solved routes as k-best entries (no validation; see ``RetroStarSearch.confirm_best``)."""
-    return _kbest(search.root, k, {}, _KEYS[rank_by]) if search.root.solved else []
+def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", validated_only: bool = False) -> list[Entry]:
+    """The ``k`` best solved routes as k-best entries (no validation; see ``RetroStarSearch.confirm_best``).
+
+    ``validated_only``: only routes whose every step has already passed forward validation.
+    """
+    return _kbest(search.root, k, {}, _KEYS[rank_by], validated_only) if search.root.solved else []
 
 
 def route_reactions(entry: Entry) -> list[ReactionEdge]:
@@ -209,6 +213,9 @@ def unsolved_reasons(search: RetroStarSearch, stopped_by: str, partial: RetroGra
             if node.role == "pending" or (node.role == "target" and not partial.reaction_nodes):
                 why = node.availability.get("reason", "")
                 reasons.append(f"{node.smiles}: not in stock ({search.stock.name}){'; ' + why if why else ''}")
+    if search.validation_cut and search.root.solved:
+        reasons.append("routes to stock were found, but the time limit ended before their steps were all "
+                       "forward-validated; a longer time limit can confirm them")
     n_val = search.n_rejected.get("validation", 0)
     if n_val:
         examples = search.rejection_examples.get("validation", [])[:2]

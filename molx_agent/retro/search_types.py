@@ -28,6 +28,8 @@ class SearchConfig:
     validate: bool = True
     stop_at_n_routes: bool = True  # False: keep searching to the time/expansion limit (more diverse routes)
     rank_by: str = "steps"  # "steps": fewest steps, then lowest cost; "cost": lowest total cost
+    reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
+    twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not leaf_cost
 
 
 @dataclass

@@ -300,3 +300,126 @@ def test_a_leaf_is_written_as_the_stock_lists_it(tmp_path):
     step = graph.reaction_nodes[0]
     assert step.forward_validation["pass"] is True and step.forward_validation["steps"]["mcs_alignment"]["source"] == "atom_maps"
     assert "[C-:2]" in step.mapped_reaction
+
+
+# -- a molecule solved in one branch is solved where it recurs -----------------------------------------------
+SHARED = "CCCCCCO"  # X: solved by a three-step chain X -> Y -> Z -> S
+CHAIN_Y, CHAIN_Z, CHAIN_S = "CCCCCC=O", "CCCCCC(=O)O", "CCCCCC(=O)OC"
+T_A, T_B, T_M = "CCO", "CCCO", "CCCCCCOCCCC"  # A and B are stock reagents, M an intermediate
+
+
+def _twin_model(with_detour: bool):
+    table = {
+        "CCCCCCOCC": [([T_A, SHARED], 0.5, "route via A"), ([T_B, SHARED], 0.4, "route via B")],
+        SHARED: [([CHAIN_Y], 0.9, "reduction")],
+        CHAIN_Y: [([CHAIN_Z], 0.9, "reduction")],
+        CHAIN_Z: [([CHAIN_S], 0.9, "hydrolysis")],
+    }
+    if with_detour:  # the second route reaches X one level deeper
+        table["CCCCCCOCC"] = [([T_A, SHARED], 0.5, "route via A"), ([T_M], 0.4, "via M")]
+        table[T_M] = [([T_B, SHARED], 0.9, "route via B")]
+    return DictSingleStepModel(table)
+
+
+@pytest.fixture
+def twin_stock(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join([T_A, T_B, CHAIN_S]) + "\n")
+    return FileStock(path)
+
+
+def test_a_molecule_solved_in_one_branch_is_solved_at_once_where_it_recurs(twin_stock):
+    runs = {}
+    for reuse in (True, False):
+        model = _twin_model(with_detour=False)
+        cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=2, reuse_solved=reuse)
+        runs[reuse] = (search_routes("CCCCCCOCC", stock=twin_stock, model=model, config=cfg), model.n_calls)
+    (on, calls_on), (off, calls_off) = runs[True], runs[False]
+    for res in (on, off):
+        assert res.solved and len(res.routes) == 2
+        assert sorted(r.n_steps for r in res.routes) == [4, 4]
+    assert [_reactions(r) for r in on.routes] == [_reactions(r) for r in off.routes]
+    # Both occurrences of X are expanded before Z solves the first branch (costs: A branch 0.79 + 1 per open
+    # leaf, B branch 1.02 + 1); the second Y, once selected, is expanded along the first one's route with the
+    # Z under it: one selection instead of two
+    assert on.stats["n_replicated"] == 2 and off.stats["n_replicated"] == 0
+    assert (on.n_expansions, off.n_expansions) == (6, 7)
+    assert calls_on == calls_off == 4  # one model call per molecule either way
+
+
+def test_a_solved_twin_route_that_does_not_fit_under_max_depth_is_not_completed(twin_stock):
+    for max_depth, n_routes in ((4, 1), (5, 2)):
+        cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=2, max_depth=max_depth,
+                           stop_at_n_routes=False)
+        res = search_routes("CCCCCCOCC", stock=twin_stock, model=_twin_model(with_detour=True), config=cfg)
+        assert len(res.routes) == n_routes, max_depth
+        assert all(r.n_steps <= max_depth for r in res.routes)
+        if n_routes == 2:
+            assert res.stats["n_replicated"] >= 1
+
+
+@pytest.mark.parametrize("twin_values", [True, False])
+def test_a_new_leaf_expanded_elsewhere_starts_from_that_value(twin_stock, twin_values):
+    import math
+
+    from molx_agent.retro.search import RetroStarSearch
+
+    model = DictSingleStepModel({
+        "CCCCCCOCC": [([T_A, SHARED], 0.5, "route via A"), ([T_M], 0.4, "via M")],
+        T_M: [([T_B, SHARED], 0.9, "route via B")],
+        SHARED: [([CHAIN_Y], 0.01, "an unlikely step")],  # X expanded: 0.01 step + open Y = 4.71 + 1
+    })
+    cfg = SearchConfig(validate=False, twin_values=twin_values, reuse_solved=False)
+    search = RetroStarSearch("CCCCCCOCC", model, twin_stock, cfg)
+    search.expand(search.root, math.inf)
+    first_x = next(c for c in search.root.reactions[0].children if c.smiles == SHARED)
+    search.expand(first_x, math.inf)
+    assert first_x.value == pytest.approx(-math.log(0.01) + cfg.step_penalty + cfg.leaf_cost)
+    m = search.root.reactions[1].children[0]
+    search.expand(m, math.inf)
+    second_x = next(c for c in m.reactions[0].children if c.smiles == SHARED)
+    assert not second_x.expanded
+    assert second_x.value == pytest.approx(first_x.value if twin_values else cfg.leaf_cost)
+
+
+def test_past_the_confirmation_deadline_only_routes_of_validated_steps_are_returned(paracetamol_model, phenol_stock):
+    import math
+
+    from molx_agent.retro.search import RetroStarSearch
+    from molx_agent.retro.search_routes import route_reactions
+
+    calls: list[str] = []
+
+    def build():
+        search = RetroStarSearch(PARACETAMOL, paracetamol_model, phenol_stock, SearchConfig(n_routes=5))
+        search.validator = lambda reactants, product, **kw: calls.append(product) or {"ok": True, "pass": True}
+        stack = [search.root]
+        while stack:  # expand the whole tree without selection: no step is validated yet
+            node = stack.pop()
+            if not node.in_stock and not node.expanded and node.value < math.inf:
+                search.expand(node, math.inf)
+                stack.extend(c for r in node.reactions for c in r.children)
+        return search
+
+    full = build().confirm_best(5)
+    assert len(full) == 3 and calls  # anhydride, acid chloride, acid over nitro reduction and nitration
+    calls.clear()
+    search = build()
+    assert search.root.solved and calls == []
+    best = full[0]
+    search.confirm_deadline = 0.0  # long past: nothing more is validated
+    assert search.confirm_best(5) == [] and search.validation_cut and calls == []
+    # the steps validated before the deadline still make routes
+    first = search.root.reactions[0]  # Ac2O + 4-aminophenol, the anhydride route of the full confirmation
+    chain = [first]
+    node = next(c for c in first.children if not c.in_stock)
+    while node is not None and not node.in_stock:
+        rxn = node.reactions[0]
+        chain.append(rxn)
+        node = next((c for c in rxn.children if not c.in_stock), None)
+    for rxn in chain:
+        assert search.ensure_valid(rxn)
+    cut = search.confirm_best(5)
+    assert len(cut) == 1 and len(calls) == len(chain)
+    assert {r.id for r in route_reactions(cut[0])} == {r.id for r in chain}
+    assert cut[0][:2] == best[:2]  # the same steps and cost as the anhydride route

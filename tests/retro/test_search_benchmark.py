@@ -55,3 +55,18 @@ def test_route_match_rule_recognises_the_reference_and_rejects_a_different_route
     shorter = RetroGraph.from_dict(graph.to_dict())
     shorter.reaction_nodes = shorter.reaction_nodes[:1]
     assert multistep.graph_reactions(shorter) != multistep.reference_reactions(ref)
+
+
+def test_search_knobs_are_the_search_config_fields_set_on_the_command_line(multistep):
+    import argparse
+
+    from molx_agent.retro.search import SearchConfig
+
+    base = dict(leaf_cost=None, step_penalty=None, expansion_top_k=None, no_reuse_solved=False, no_twin_values=False)
+    assert multistep.search_knobs(argparse.Namespace(**base)) == {}
+    knobs = multistep.search_knobs(argparse.Namespace(**{**base, "step_penalty": 0.5, "no_reuse_solved": True,
+                                                        "no_twin_values": True}))
+    assert knobs == {"step_penalty": 0.5, "reuse_solved": False, "twin_values": False}
+    cfg = SearchConfig(**knobs)
+    assert (cfg.reuse_solved, cfg.twin_values) == (False, False)
+    assert (SearchConfig().reuse_solved, SearchConfig().twin_values) == (True, True)
