@@ -391,7 +391,8 @@ def test_past_the_confirmation_deadline_only_routes_of_validated_steps_are_retur
     calls: list[str] = []
 
     def build():
-        search = RetroStarSearch(PARACETAMOL, paracetamol_model, phenol_stock, SearchConfig(n_routes=5))
+        # reuse_solved=False: the tree is built by hand here, without copies of solved twins
+        search = RetroStarSearch(PARACETAMOL, paracetamol_model, phenol_stock, SearchConfig(n_routes=5, reuse_solved=False))
         search.validator = lambda reactants, product, **kw: calls.append(product) or {"ok": True, "pass": True}
         stack = [search.root]
         while stack:  # expand the whole tree without selection: no step is validated yet
@@ -423,3 +424,4 @@ def test_past_the_confirmation_deadline_only_routes_of_validated_steps_are_retur
     assert len(cut) == 1 and len(calls) == len(chain)
     assert {r.id for r in route_reactions(cut[0])} == {r.id for r in chain}
     assert cut[0][:2] == best[:2]  # the same steps and cost as the anhydride route
+
