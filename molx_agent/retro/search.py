@@ -191,7 +191,6 @@ class RetroStarSearch:
         all solved elsewhere in the tree gets their routes copied at once (see :meth:`replicate`)."""
         mol.expanded = True
         self.expanded_twins.setdefault(mol.smiles, mol)
-        self.n_expansions += 1
         seen: set[tuple[str, ...]] = set()
         n_preds = 0
         for pred in self._predictions(mol.smiles):
@@ -262,8 +261,7 @@ class RetroStarSearch:
             if time.perf_counter() > deadline:
                 return
             self.expand(node, deadline, replicate=False)
-            self.n_expansions -= 1  # counted apart: no model call, no selection
-            self.n_replicated += 1
+            self.n_replicated += 1  # counted apart from n_expansions: no model call, no selection
             best = min((r for r in other.reactions if r.solved), key=lambda r: (r.value, r.id), default=None)
             if best is None:
                 continue
@@ -321,10 +319,10 @@ class RetroStarSearch:
                         continue
                     if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
                         self.validation_cut = True
-                        break
+                        return kbest_routes(self, k, self.config.rank_by, validated_only=True)
                     if not self.ensure_valid(rxn):
                         clean = False
-            if clean and not self.validation_cut:
+            if clean:
                 return entries
 
     # -- values ------------------------------------------------------------------------------------------
@@ -449,9 +447,9 @@ class RetroStarSearch:
                 # the model call cannot be interrupted: do not start one that would overrun the limit
                 stopped_by = "time_limit"
                 break
+            self.n_expansions += 1  # molecules selected; copies along a solved twin's route count in n_replicated
             twin = self.twin_of(node)
             if twin is not None:
-                self.n_expansions += 1
                 self.replicate(node, twin, deadline)
             else:
                 self.expand(node, deadline)
