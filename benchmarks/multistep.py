@@ -186,7 +186,9 @@ def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
     """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--step-penalty``, ``--expansion-top-k``,
     ``--no-reuse-solved``, ``--no-twin-values``)."""
     knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
-                               ("expansion_top_k", args.expansion_top_k)) if v is not None}
+                               ("expansion_top_k", args.expansion_top_k),
+                               ("leaf_cost_base", getattr(args, "leaf_cost_base", None)),
+                               ("leaf_cost_per_atom", getattr(args, "leaf_cost_per_atom", None))) if v is not None}
     if getattr(args, "no_reuse_solved", False):
         knobs["reuse_solved"] = False
     if getattr(args, "no_twin_values", False):
@@ -286,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps",
                     help="route order: fewest steps then cost (the CLI default), or lowest total cost")
     ap.add_argument("--leaf-cost", type=float, default=None, help="SearchConfig.leaf_cost (default: the CLI's)")
+    ap.add_argument("--leaf-cost-base", type=float, default=None, help="SearchConfig.leaf_cost_base")
+    ap.add_argument("--leaf-cost-per-atom", type=float, default=None, help="SearchConfig.leaf_cost_per_atom")
     ap.add_argument("--step-penalty", type=float, default=None, help="SearchConfig.step_penalty (default: the CLI's)")
     ap.add_argument("--expansion-top-k", type=int, default=None,
                     help="SearchConfig.expansion_top_k (default: the CLI's)")

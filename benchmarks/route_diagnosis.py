@@ -196,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps")
     ap.add_argument("--max-rank", type=int, default=300, help="rank the reference among this many solved routes")
     ap.add_argument("--leaf-cost", type=float, default=None)
+    ap.add_argument("--leaf-cost-base", type=float, default=None)
+    ap.add_argument("--leaf-cost-per-atom", type=float, default=None)
     ap.add_argument("--step-penalty", type=float, default=None)
     ap.add_argument("--expansion-top-k", type=int, default=None)
     ap.add_argument("--workers", type=int, default=1)

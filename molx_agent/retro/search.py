@@ -4,9 +4,11 @@ Molecule (OR) nodes are solved when in stock or when one of their reactions is s
 nodes are solved when all their precursors are.  Costs follow Retro* (Chen et al., ICML 2020):
 
 - a step costs ``-log(p) + step_penalty`` where ``p`` is the single-step model's score (clipped);
-- a stock molecule costs 0; an unexpanded molecule outside the stock costs ``leaf_cost`` (a constant
-  "one more step" estimate); a molecule that cannot be expanded (no proposal, or at ``max_depth``)
-  costs infinity;
+- a stock molecule costs 0; an unexpanded molecule outside the stock costs an estimate of making it
+  (:meth:`RetroStarSearch.leaf_estimate`): ``leaf_cost_base + leaf_cost_per_atom x heavy atoms``, at least
+  ``leaf_cost`` (larger molecules are further from the stock; the line is fitted on development reference
+  routes by ``benchmarks/leaf_cost_fit.py``; with both at 0 it is the constant ``leaf_cost``); a molecule
+  that cannot be expanded (no proposal, or at ``max_depth``) costs infinity;
 - ``V(m) = min_r V(r)``, ``V(r) = cost(r) + sum V(children)``; the next molecule to expand is the
   unexpanded one on the cheapest tree through it (``V_t``), found by a best-first descent from the
   target (``V_t`` never decreases going down, so the descent stops at the first frontier molecule).
@@ -27,7 +29,7 @@ value, not by node (``SearchConfig.reuse_solved`` and ``twin_values``):
   from the cached proposals (no model call, no selection per level), when it is selected, or at once when
   every open precursor of a new step is solved elsewhere; cycles and ``max_depth`` apply in its own branch;
 - a new leaf whose molecule was expanded elsewhere starts from that node's value (its cost if solved, at
-  least ``leaf_cost`` otherwise) instead of the constant ``leaf_cost``.
+  least its own leaf estimate otherwise) instead of the leaf estimate.
 
 ``n_expansions`` counts the molecules selected for expansion; the occurrences expanded along a twin's
 route are counted apart (``stats["n_replicated"]``).  Node ids and tie-breaks follow creation order, so the
@@ -48,6 +50,8 @@ import math
 import time
 from collections.abc import Callable
 from typing import Any
+
+from rdkit import Chem
 
 from molx_agent.errors import ChemistryError, ValidationError
 from molx_agent.retro.fast_rdkit import fast_atom_iteration
@@ -103,7 +107,7 @@ class RetroStarSearch:
         self.root = self._new_mol(target, 0, None, frozenset())
         # The target is always expanded, even when it is purchasable itself.
         self.root.in_stock, self.root.source, self.root.solved = False, None, False
-        self.root.value = config.leaf_cost
+        self.root.value = self.leaf_estimate(target)
         self.target_source = self._stock_source(target)
 
     # -- caches --------------------------------------------------------------------------------------
@@ -165,12 +169,25 @@ class RetroStarSearch:
         elif depth >= self.config.max_depth:
             node.value, node.note = INF, f"max_depth {self.config.max_depth} reached"
         else:
-            node.value = self.config.leaf_cost
+            node.value = self.leaf_estimate(smiles)
             twin = self.expanded_twins.get(smiles) if self.config.twin_values else None
             if twin is not None and twin.value < INF:
-                # expanded elsewhere: its value there is a better estimate than the constant leaf cost
-                node.value = twin.value if twin.solved else max(twin.value, self.config.leaf_cost)
+                # expanded elsewhere: its value there is a better estimate than the leaf estimate
+                node.value = twin.value if twin.solved else max(twin.value, node.value)
         return node
+
+    def leaf_estimate(self, smiles: str) -> float:
+        """Estimated cost of making an unexpanded molecule outside the stock: ``leaf_cost``, or with
+        ``leaf_cost_per_atom`` a linear function of its heavy-atom count (larger molecules need more steps)."""
+        cfg = self.config
+        if not cfg.leaf_cost_per_atom and not cfg.leaf_cost_base:
+            return cfg.leaf_cost
+        cache = self.caches.heavy_atoms
+        n = cache.get(smiles)
+        if n is None:
+            mol = Chem.MolFromSmiles(smiles, sanitize=False)
+            n = cache[smiles] = mol.GetNumHeavyAtoms() if mol is not None else 0
+        return max(cfg.leaf_cost, cfg.leaf_cost_base + cfg.leaf_cost_per_atom * n)
 
     def step_cost(self, score: Any) -> float:
         try:

@@ -25,11 +25,16 @@ class SearchConfig:
     min_score: float = 1e-3
     step_penalty: float = 0.1
     leaf_cost: float = 1.0
+    # size-aware leaf estimate: an unexpanded molecule outside the stock costs
+    # max(leaf_cost, leaf_cost_base + leaf_cost_per_atom * heavy atoms), the line fitted to the cost of making the
+    # intermediates of development reference routes (benchmarks/leaf_cost_fit.py); 0 / 0: the constant leaf_cost
+    leaf_cost_base: float = 1.34
+    leaf_cost_per_atom: float = 0.234
     validate: bool = True
     stop_at_n_routes: bool = True  # False: keep searching to the time/expansion limit (more diverse routes)
     rank_by: str = "steps"  # "steps": fewest steps, then lowest cost; "cost": lowest total cost
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
-    twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not leaf_cost
+    twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 
 
 @dataclass
@@ -110,6 +115,7 @@ class SearchCaches:
     validations: dict[tuple[tuple[str, ...], str], dict[str, Any]] = field(default_factory=dict)
     stock: dict[str, str | None] = field(default_factory=dict)
     listed: dict[str, str] = field(default_factory=dict)  # SMILES -> the form the stock lists it in
+    heavy_atoms: dict[str, int] = field(default_factory=dict)  # SMILES -> heavy-atom count (leaf estimates)
 
 
 __all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]

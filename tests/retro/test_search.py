@@ -332,7 +332,8 @@ def test_a_molecule_solved_in_one_branch_is_solved_at_once_where_it_recurs(twin_
     runs = {}
     for reuse in (True, False):
         model = _twin_model(with_detour=False)
-        cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=2, reuse_solved=reuse)
+        cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=2, reuse_solved=reuse,
+                           leaf_cost_base=0.0, leaf_cost_per_atom=0.0)  # the constant leaf estimate of the comment
         runs[reuse] = (search_routes("CCCCCCOCC", stock=twin_stock, model=model, config=cfg), model.n_calls)
     (on, calls_on), (off, calls_off) = runs[True], runs[False]
     for res in (on, off):
@@ -369,7 +370,8 @@ def test_a_new_leaf_expanded_elsewhere_starts_from_that_value(twin_stock, twin_v
         T_M: [([T_B, SHARED], 0.9, "route via B")],
         SHARED: [([CHAIN_Y], 0.01, "an unlikely step")],  # X expanded: 0.01 step + open Y = 4.71 + 1
     })
-    cfg = SearchConfig(validate=False, twin_values=twin_values, reuse_solved=False)
+    cfg = SearchConfig(validate=False, twin_values=twin_values, reuse_solved=False, leaf_cost_base=0.0,
+                       leaf_cost_per_atom=0.0)
     search = RetroStarSearch("CCCCCCOCC", model, twin_stock, cfg)
     search.expand(search.root, math.inf)
     first_x = next(c for c in search.root.reactions[0].children if c.smiles == SHARED)
@@ -425,3 +427,44 @@ def test_past_the_confirmation_deadline_only_routes_of_validated_steps_are_retur
     assert {r.id for r in route_reactions(cut[0])} == {r.id for r in chain}
     assert cut[0][:2] == best[:2]  # the same steps and cost as the anhydride route
 
+
+
+# -- size-aware leaf estimate ------------------------------------------------------------------------------------
+SIZE_TARGET = "CCCCCCCCCCCCOC(=O)c1ccccc1"
+SIZE_BIG = "CCCCCCCCCCCCOC(=O)c1ccccc1Br"  # 22 heavy atoms (the target has 21)
+SIZE_SMALL = "CCCCO"  # 5 heavy atoms
+
+
+def _size_model():
+    return DictSingleStepModel({
+        SIZE_TARGET: [([SIZE_BIG], 0.5, "debromination"), ([SIZE_SMALL, "O=C(Cl)c1ccccc1"], 0.4, "esterification")],
+    })
+
+
+def test_the_leaf_estimate_is_constant_by_default_and_grows_with_size_when_asked(twin_stock):
+    from molx_agent.retro.search import RetroStarSearch
+
+    plain = RetroStarSearch(SIZE_TARGET, _size_model(), twin_stock, SearchConfig(validate=False, leaf_cost_base=0.0,
+                                                                                  leaf_cost_per_atom=0.0))
+    assert plain.leaf_estimate(SIZE_BIG) == plain.leaf_estimate(SIZE_SMALL) == plain.config.leaf_cost
+    sized = RetroStarSearch(SIZE_TARGET, _size_model(), twin_stock,
+                            SearchConfig(validate=False, leaf_cost=1.0, leaf_cost_base=0.5, leaf_cost_per_atom=0.25))
+    assert sized.leaf_estimate(SIZE_BIG) == pytest.approx(0.5 + 0.25 * 22)
+    assert sized.leaf_estimate(SIZE_SMALL) == pytest.approx(0.5 + 0.25 * 5)
+    assert sized.leaf_estimate("C") == pytest.approx(1.0)  # never below leaf_cost
+    assert sized.root.value == pytest.approx(0.5 + 0.25 * 21)
+
+
+@pytest.mark.parametrize(("per_atom", "first"), [(0.0, SIZE_BIG), (0.25, SIZE_SMALL)])
+def test_a_size_aware_leaf_estimate_selects_the_smaller_open_precursor_first(tmp_path, per_atom, first):
+    import math
+
+    from molx_agent.retro.search import RetroStarSearch
+
+    stock = tmp_path / "s.smi"
+    stock.write_text("O=C(Cl)c1ccccc1\n")
+    cfg = SearchConfig(validate=False, leaf_cost=1.0, leaf_cost_base=0.0, leaf_cost_per_atom=per_atom)
+    search = RetroStarSearch(SIZE_TARGET, _size_model(), FileStock(stock), cfg)
+    search.expand(search.root, math.inf)
+    # constant estimate: 0.79 + 1 (big) < 1.02 + 1 (small); by size: 0.79 + 5.5 (big) > 1.02 + 1.25 (small)
+    assert search.select().smiles == first

@@ -62,11 +62,14 @@ def test_search_knobs_are_the_search_config_fields_set_on_the_command_line(multi
 
     from molx_agent.retro.search import SearchConfig
 
-    base = dict(leaf_cost=None, step_penalty=None, expansion_top_k=None, no_reuse_solved=False, no_twin_values=False)
+    base = dict(leaf_cost=None, step_penalty=None, expansion_top_k=None, no_reuse_solved=False, no_twin_values=False,
+                leaf_cost_base=None, leaf_cost_per_atom=None)
     assert multistep.search_knobs(argparse.Namespace(**base)) == {}
     knobs = multistep.search_knobs(argparse.Namespace(**{**base, "step_penalty": 0.5, "no_reuse_solved": True,
-                                                        "no_twin_values": True}))
-    assert knobs == {"step_penalty": 0.5, "reuse_solved": False, "twin_values": False}
+                                                        "no_twin_values": True, "leaf_cost_base": 0.0,
+                                                        "leaf_cost_per_atom": 0.0}))
+    assert knobs == {"step_penalty": 0.5, "reuse_solved": False, "twin_values": False, "leaf_cost_base": 0.0,
+                     "leaf_cost_per_atom": 0.0}
     cfg = SearchConfig(**knobs)
-    assert (cfg.reuse_solved, cfg.twin_values) == (False, False)
+    assert (cfg.reuse_solved, cfg.twin_values, cfg.leaf_cost_per_atom) == (False, False, 0.0)
     assert (SearchConfig().reuse_solved, SearchConfig().twin_values) == (True, True)
