@@ -183,8 +183,8 @@ def _run_packed(args: tuple) -> dict[str, Any]:
 
 
 def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--step-penalty``, ``--expansion-top-k``,
-    ``--no-reuse-solved``, ``--no-twin-values``)."""
+    """The ``SearchConfig`` fields set on the command line (``--leaf-cost``, ``--leaf-cost-base``,
+    ``--leaf-cost-per-atom``, ``--step-penalty``, ``--expansion-top-k``, ``--no-reuse-solved``, ``--no-twin-values``)."""
     knobs = {k: v for k, v in (("leaf_cost", args.leaf_cost), ("step_penalty", args.step_penalty),
                                ("expansion_top_k", args.expansion_top_k),
                                ("leaf_cost_base", getattr(args, "leaf_cost_base", None)),
