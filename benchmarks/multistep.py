@@ -298,7 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-reuse-solved", action="store_true",
                     help="SearchConfig.reuse_solved=False: a molecule solved in one branch is searched again elsewhere")
     ap.add_argument("--no-twin-values", action="store_true",
-                    help="SearchConfig.twin_values=False: every new leaf starts from leaf_cost")
+                    help="SearchConfig.twin_values=False: every new leaf starts from its leaf estimate")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)

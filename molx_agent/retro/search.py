@@ -573,7 +573,8 @@ def search_routes(
         "validation_cut": search.validation_cut,
         "config": {"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions, "max_depth": cfg.max_depth,
                    "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate,
-                   "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values},
+                   "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values, "leaf_cost": cfg.leaf_cost,
+                   "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom},
     }
     return SearchResult(
         target=target_can,

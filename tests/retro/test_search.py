@@ -215,6 +215,9 @@ def test_result_to_dict_is_json_ready(paracetamol_model, phenol_stock, no_valida
     data = json.loads(json.dumps(res.to_dict()))
     assert data["solved"] is True and data["stock"] == "stock.smi"
     assert data["routes"][0]["target_smiles"] == PARACETAMOL
+    cfg = res.stats["config"]  # the knobs that shape the search are recorded with its result
+    assert (cfg["leaf_cost"], cfg["leaf_cost_base"], cfg["leaf_cost_per_atom"]) == (
+        no_validation.leaf_cost, no_validation.leaf_cost_base, no_validation.leaf_cost_per_atom)
 
 
 def test_validation_is_lazy_only_steps_relied_upon_are_validated(monkeypatch, tmp_path):
