@@ -317,6 +317,49 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G304_triazolone_semicarbazide_retro', 'Cn1c(-c2ccccc2)n[nH]c1=O', ['CNC(=O)NNC(=O)c1ccccc1']),
     ('G305_benzoxazole_acid_retro', 'c1ccc(-c2nc3ccccc3o2)cc1', ['Nc1ccccc1O', 'O=C(O)c1ccccc1']),
     ('G306_benzimidazole_orthoformate_retro', 'Cn1cnc2ccccc21', ['CCOC(OCC)OCC', 'CNc1ccccc1N']),
+    ('G307_pyridopyrimidinone_ethyl_ketoester_retro', 'Cc1cc(=O)n2ccccc2n1', ['CCOC(=O)CC(C)=O', 'Nc1ccccn1']),
+    ('G307_pyridopyrimidinone_ethyl_ketoester_retro', 'O=c1cc(CCl)nc2ccc(F)cn12', ['CCOC(=O)CC(=O)CCl', 'Nc1ccc(F)cn1']),
+    ('G308_pyridopyrimidinone_methyl_ketoester_retro', 'CCC(Br)c1cc(=O)n2c(C)cccc2n1', ['CCC(Br)C(=O)CC(=O)OC', 'Cc1cccc(N)n1']),
+    ('G309_pyrazolopyrimidinol_ketoester_retro', 'Cc1cc(O)n2nc(-c3ccccc3Cl)c(-c3ccc(Cl)cc3)c2n1', ['CCOC(=O)CC(C)=O', 'Nc1[nH]nc(-c2ccccc2Cl)c1-c1ccc(Cl)cc1']),
+    ('G309_pyrazolopyrimidinol_ketoester_retro', 'Cc1cc(O)n2nccc2n1', ['CCOC(=O)CC(C)=O', 'Nc1ccn[nH]1']),
+    ('G310_pyrazolopyrimidinone_ketoester_retro', 'Cc1cc(=O)n2nccc2[nH]1', ['CCOC(=O)CC(C)=O', 'Nc1ccn[nH]1']),
+    ('G311_isothiocyanate_tcdp_retro', 'S=C=Nc1ccc(Cl)c(Cl)n1', ['Nc1ccc(Cl)c(Cl)n1', 'O=c1ccccn1C(=S)n1ccccc1=O']),
+    ('G312_isothiocyanate_thiophosgene_retro', 'S=C=Nc1ccc(Cl)cc1', ['Nc1ccc(Cl)cc1', 'S=C(Cl)Cl']),
+    ('G313_isothiocyanate_tcdi_retro', 'S=C=NCc1ccccc1', ['NCc1ccccc1', 'S=C(n1ccnc1)n1ccnc1']),
+    ('G314_alcohol_bromination_nbs_retro', 'CC(C)C(=O)N1CCC(CBr)CC1', ['CC(C)C(=O)N1CCC(CO)CC1', 'O=C1CCC(=O)N1Br']),
+    ('G315_alcohol_bromination_br2_retro', 'COC(=O)c1ccc(F)c(-c2c(F)cc(CBr)cc2F)n1', ['BrBr', 'COC(=O)c1ccc(F)c(-c2c(F)cc(CO)cc2F)n1']),
+    ('G316_thiouracil_ketoester_thiourea_retro', 'Cc1[nH]c(=S)[nH]c(=O)c1C', ['CCOC(=O)C(C)C(C)=O', 'NC(N)=S']),
+    ('G316_thiouracil_ketoester_thiourea_retro', 'Cc1cc(=O)[nH]c(=S)[nH]1', ['CCOC(=O)CC(C)=O', 'NC(N)=S']),
+    ('G317_s_methylation_thiouracil_retro', 'CSc1nc(C)c(C)c(=O)[nH]1', ['CI', 'Cc1[nH]c(=S)[nH]c(=O)c1C']),
+    ('G318_snar_methylthio_pyrimidinone_amine_retro', 'Cc1nc(NCc2ccccn2)[nH]c(=O)c1C', ['CSc1nc(C)c(C)c(=O)[nH]1', 'NCc1ccccn1']),
+    ('G319_arylpiperazine_bis_chloroethylamine_retro', 'c1ccc(N2CCNCC2)cc1', ['ClCCNCCCl', 'Nc1ccccc1']),
+    ('G320_arylpiperazine_bis_bromoethylamine_retro', 'O=C(CCBr)Nc1ccc(N2CCNCC2)cc1', ['BrCCNCCBr', 'Nc1ccc(NC(=O)CCBr)cc1']),
+    ('G321_reissert_henze_cyanation_retro', 'N#Cc1ccccn1', ['C[Si](C)(C)C#N', '[O-][n+]1ccccc1']),
+    ('G321_reissert_henze_cyanation_retro', 'CC(c1ccc(C#N)nc1)C(O)(Cn1cncn1)c1ccc(F)cc1F', ['CC(c1ccc[n+]([O-])c1)C(O)(Cn1cncn1)c1ccc(F)cc1F', 'C[Si](C)(C)C#N']),
+    ('G322_phosphonate_ester_deprotection_retro', 'O=Cc1ccc(O)c(CP(=O)(O)O)c1', ['CCOP(=O)(Cc1cc(C=O)ccc1O)OCC']),
+    ('G323_masamune_claisen_retro', 'CCOC(=O)CC(=O)c1ccc(Br)c(C)c1F', ['CCOC(=O)CC(=O)O', 'Cc1c(Br)ccc(C(=O)O)c1F']),
+    ('G324_krapcho_malonate_retro', 'CCOC(=O)Cc1cc(F)cc(OCc2ccccc2)c1', ['CCOC(=O)C(C(=O)OCC)c1cc(F)cc(OCc2ccccc2)c1']),
+    ('G325_epoxide_opening_azole_retro', 'CC(c1cccnc1)C(O)(Cn1cncn1)c1ccc(F)cc1F', ['CC(c1cccnc1)C1(c2ccc(F)cc2F)CO1', 'c1nc[nH]n1']),
+    ('G325_epoxide_opening_azole_retro', 'OC(Cn1ccnc1)c1ccccc1', ['c1c[nH]cn1', 'c1ccc(C2CO2)cc1']),
+    ('G326_weinreb_amide_to_aldehyde_retro', 'CCn1ncc2c(NC3CC3)c(C=O)cnc21', ['CCn1ncc2c(NC3CC3)c(C(=O)N(C)OC)cnc21']),
+    ('G327_tertiary_alcohol_dehydration_retro', 'Cc1cc(Br)ccc1C1=CCC(C(=O)N[C@H]2CC[C@@H](O)CC2)CC1', ['Cc1cc(Br)ccc1C1(O)CCC(C(=O)N[C@H]2CC[C@@H](O)CC2)CC1']),
+    ('G327_tertiary_alcohol_dehydration_retro', 'C1=C(c2ccccc2)CCCC1', ['OC1(c2ccccc2)CCCCC1']),
+    ('G328_sulfone_sulfinate_iodide_retro', 'O=C(O)c1cc(S(=O)(=O)CCCCl)ccc1O', ['ClCCCI', 'O=C(O)c1cc(S(=O)O)ccc1O']),
+    ('G329_sulfone_sulfinate_bromide_retro', 'CCS(=O)(=O)c1ccccc1', ['CCBr', 'O=S(O)c1ccccc1']),
+    ('G330_indole_glyoxylate_methyl_retro', 'COC(=O)C(=O)c1c[nH]c2cc(OCc3ccccc3)ccc12', ['CO', 'O=C(Cl)C(=O)Cl', 'c1ccc(COc2ccc3cc[nH]c3c2)cc1']),
+    ('G331_indole_glyoxylate_ethyl_retro', 'CCOC(=O)C(=O)c1c[nH]c2ccccc12', ['CCO', 'O=C(Cl)C(=O)Cl', 'c1ccc2[nH]ccc2c1']),
+    ('G332_ozonolysis_terminal_alkene_retro', 'Cc1cc(C)c(CC=O)c(OC(F)F)c1', ['C=CCc1c(C)cc(C)cc1OC(F)F', 'O=[O+][O-]']),
+    ('G333_trityl_deprotection_azole_retro', 'CCNc1n[nH]c2cc(NC(=O)N[C@H](C)c3ccccc3)ncc12', ['CCNc1nn(C(c2ccccc2)(c2ccccc2)c2ccccc2)c2cc(NC(=O)N[C@H](C)c3ccccc3)ncc12']),
+    ('G333_trityl_deprotection_azole_retro', 'c1ccc(-c2nn[nH]n2)cc1', ['c1ccc(-c2nnn(C(c3ccccc3)(c3ccccc3)c3ccccc3)n2)cc1']),
+    ('G334_pmb_amine_deprotection_retro', 'Nc1cc2c(Nc3ccc(Br)c(Cl)c3)ncnc2cn1', ['COc1ccc(CNc2cc3c(Nc4ccc(Br)c(Cl)c4)ncnc3cn2)cc1']),
+    ('G335_pivalamide_deprotection_retro', 'Nc1ccc(Cl)c(Cl)n1', ['CC(C)(C)C(=O)Nc1ccc(Cl)c(Cl)n1']),
+    ('G336_aryl_iodide_ketone_addition_retro', 'CCOC(=O)C1CCC(O)(c2ccc(Br)cc2C)CC1', ['CCOC(=O)C1CCC(=O)CC1', 'Cc1cc(Br)ccc1I']),
+    ('G337_tbu_ether_deprotection_retro', 'O=C(NOCCO)c1c(Nc2ccc(I)cc2F)c(F)c(=O)n2c1CCC2', ['CC(C)(C)OCCONC(=O)c1c(Nc2ccc(I)cc2F)c(F)c(=O)n2c1CCC2']),
+    ('G338_nitrile_from_aldehyde_hydroxylamine_retro', 'Cc1c(C#N)c(=O)n(C)n1C', ['Cc1c(C=O)c(=O)n(C)n1C', 'NO']),
+    ('G339_amide_pnp_ester_retro', 'COc1ccc(C(=O)Nc2c(Cl)cncc2Cl)c2cc(C(C)C)nn12', ['COc1ccc(C(=O)Oc2ccc([N+](=O)[O-])cc2)c2cc(C(C)C)nn12', 'Nc1c(Cl)cncc1Cl']),
+    ('G340_urea_pnp_carbamate_retro', 'COC(=O)C1CC(c2ccc(CC(F)(F)F)cc2)CN(C(=O)N2CCSCC2)C1', ['C1CSCCN1', 'COC(=O)C1CC(c2ccc(CC(F)(F)F)cc2)CN(C(=O)Oc2ccc([N+](=O)[O-])cc2)C1']),
+    ('G341_urea_cdt_retro', 'CNC(=O)Nc1ccccc1', ['CN', 'Nc1ccccc1', 'O=C(n1cncn1)n1cncn1']),
+    ('G342_stille_ethoxyvinyl_methyl_ketone_retro', 'CC(=O)c1ccc(NC(=O)c2nc(C#N)cn2COCC[Si](C)(C)C)c(C2=CCCCC2)c1', ['C=C(OCC)[Sn](CCCC)(CCCC)CCCC', 'C[Si](C)(C)CCOCn1cc(C#N)nc1C(=O)Nc1ccc(Br)cc1C1=CCCCC1']),
 ]
 
 
@@ -366,3 +409,28 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     halogen = {"G56": "Br", "G141": "I", "G142": "Cl", "G199": "Br", "G258": "I"}[template_id.split("_")[0]]
     outcomes = apply_named_template(template_id, product.format(X=halogen))
     assert bool(outcomes) is allowed, outcomes
+
+
+@pytest.mark.parametrize(("template_id", "product"), [
+    # an amidoxime is made from a nitrile (G188), never from an amide and hydroxylamine
+    ("G128_oxime_formation_retro", "NC(=NO)c1ccccc1"),
+    ("G128_oxime_formation_retro", "Cc1ccc(/C(N)=N/O)cc1"),
+    # the 2-aminoazine nitrogen must be a ring nitrogen of a fused bicycle, not a 2-pyrimidinone
+    ("G307_pyridopyrimidinone_ethyl_ketoester_retro", "Cc1cc(=O)[nH]c(C)n1"),
+    # a pyrazolo[1,5-a]pyrimidine needs the five-membered ring; a pyrido[1,2-a]pyrimidine is not one
+    ("G309_pyrazolopyrimidinol_ketoester_retro", "Cc1cc(=O)n2ccccc2n1"),
+    # only an endocyclic trisubstituted alkene next to an aryl group comes from a tertiary alcohol
+    ("G327_tertiary_alcohol_dehydration_retro", "C=C(C)c1ccccc1"),
+    # the glyoxylation is at an indole/pyrrole C3 next to a free C2-H, not on a benzene ring
+    ("G330_indole_glyoxylate_methyl_retro", "COC(=O)C(=O)c1ccccc1"),
+    # ozonolysis gives the aldehyde of a terminal alkene, not an aryl aldehyde
+    ("G332_ozonolysis_terminal_alkene_retro", "O=Cc1ccccc1"),
+    # the Reissert-Henze cyanation is next to the ring nitrogen only
+    ("G321_reissert_henze_cyanation_retro", "N#Cc1cccnc1"),
+    # a secondary benzylic alcohol comes from an aldehyde, not from a ketone and an aryl iodide
+    ("G336_aryl_iodide_ketone_addition_retro", "CC(O)c1ccccc1"),
+    # the 4-nitrophenyl carbamate route gives ureas, not carbamates
+    ("G340_urea_pnp_carbamate_retro", "CCOC(=O)Nc1ccccc1"),
+])
+def test_template_does_not_fire_on_the_wrong_site(template_id, product):
+    assert apply_named_template(template_id, product) == []
