@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 from collections import defaultdict
@@ -52,6 +51,8 @@ def intermediate_costs(reference: dict[str, Any], model: Any, stock: Any, top_k:
     """(SMILES, heavy atoms, cost of its reference sub-route or ``None``) of every product of a reference tree."""
     from rdkit import Chem
 
+    from molx_agent.retro.search import step_cost
+
     out: list[dict[str, Any]] = []
 
     def key(smiles: list[str]) -> tuple[str, ...]:
@@ -72,7 +73,8 @@ def intermediate_costs(reference: dict[str, Any], model: Any, stock: Any, top_k:
         below = [walk(k) for k in kids]
         cost = None
         if score is not None and all(b is not None for b in below):
-            cost = -math.log(max(float(score), min_score)) + step_penalty + sum(below)  # type: ignore[arg-type]
+            cost = (step_cost(score, min_score=min_score, step_penalty=step_penalty)
+                    + sum(below))  # type: ignore[arg-type]
         mol = Chem.MolFromSmiles(product)
         out.append({"smiles": product, "heavy_atoms": mol.GetNumHeavyAtoms() if mol is not None else None,
                     "cost": cost})

@@ -69,6 +69,17 @@ from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_st
 logger = logging.getLogger(__name__)
 
 
+def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
+    """Cost of one step in the search's units: ``-log(p) + step_penalty``, ``p`` the model's score clipped to
+    ``[min_score, 1]`` (``min_score`` when it is missing or not a number)."""
+    try:
+        p = float(score)
+    except (TypeError, ValueError):
+        p = min_score
+    p = min(max(p, min_score), 1.0) if p == p else min_score
+    return -math.log(p) + step_penalty
+
+
 def _forward_validator() -> Callable[..., dict[str, Any]] | None:
     try:
         from molx_agent.chem import validate_forward
@@ -190,12 +201,7 @@ class RetroStarSearch:
         return max(cfg.leaf_cost, cfg.leaf_cost_base + cfg.leaf_cost_per_atom * n)
 
     def step_cost(self, score: Any) -> float:
-        try:
-            p = float(score)
-        except (TypeError, ValueError):
-            p = self.config.min_score
-        p = min(max(p, self.config.min_score), 1.0) if p == p else self.config.min_score
-        return -math.log(p) + self.config.step_penalty
+        return step_cost(score, min_score=self.config.min_score, step_penalty=self.config.step_penalty)
 
     def _reject(self, kind: str, text: str) -> None:
         self.n_rejected[kind] += 1
