@@ -15,6 +15,7 @@ absent, which the engine (and rdchiral) never rely on: they do not add or remove
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -70,4 +71,42 @@ def fast_atom_iteration() -> Iterator[None]:
                 _saved = None
 
 
-__all__ = ["fast_atom_iteration"]
+_canon_lock = threading.Lock()
+_canon_depth = 0
+_canon_saved: Any = None
+
+
+@contextlib.contextmanager
+def memoised_outcome_canonicalisation(maxsize: int = 4096) -> Iterator[None]:
+    """Within the block, rdchiral's final SMILES -> molecule -> SMILES round trip is memoised.
+
+    ``rdchiral.main.canonicalize_outcome_smiles`` depends on its argument alone, and different templates
+    often produce the same outcome for one product (about a quarter of the calls repeat a SMILES), so
+    its result is cached (bounded LRU, one cache per outermost block).  Re-entrant and thread-safe;
+    rdchiral's own function is restored when the last block ends.
+    """
+    global _canon_depth, _canon_saved
+    import rdchiral.main as rdchiral_main
+
+    with _canon_lock:
+        if _canon_depth == 0:
+            _canon_saved = rdchiral_main.canonicalize_outcome_smiles
+            original = _canon_saved
+
+            @functools.lru_cache(maxsize=maxsize)
+            def _memo(smiles: str, ensure: bool = True) -> str | None:
+                return original(smiles, ensure)
+
+            rdchiral_main.canonicalize_outcome_smiles = _memo
+        _canon_depth += 1
+    try:
+        yield
+    finally:
+        with _canon_lock:
+            _canon_depth -= 1
+            if _canon_depth == 0 and _canon_saved is not None:
+                rdchiral_main.canonicalize_outcome_smiles = _canon_saved
+                _canon_saved = None
+
+
+__all__ = ["fast_atom_iteration", "memoised_outcome_canonicalisation"]

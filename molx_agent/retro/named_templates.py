@@ -26,7 +26,7 @@ from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdchiral.main import rdchiralRun
 from rdkit import Chem, RDLogger
 
-from molx_agent.retro.fast_rdkit import fast_atom_iteration
+from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.templates_db import DATA_DIR
 
 log = logging.getLogger(__name__)
@@ -49,10 +49,11 @@ def _load_classes() -> dict[str, int]:
 
 @contextlib.contextmanager
 def rdchiral_quiet() -> Iterator[None]:
-    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration (``retro.fast_rdkit``)."""
+    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration and memoised outcome
+    canonicalisation (``retro.fast_rdkit``)."""
     RDLogger.DisableLog("rdApp.*")
     try:
-        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration():
+        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration(), memoised_outcome_canonicalisation():
             yield
     finally:
         RDLogger.EnableLog("rdApp.*")
@@ -68,11 +69,22 @@ class NamedMatch:
 
 
 def _outcome_key(outcome: tuple[Chem.Mol, ...]) -> str:
+    """Canonical SMILES of an outcome with each atom labelled by the product atom it came from (0: new atom).
+
+    The labels are written into the outcome itself (no copy): rdchiral overwrites the map number of every
+    atom that came from the product before it reads any.  A new atom that already carries a map number
+    would keep it in rdchiral, so such an outcome is keyed on a copy.
+    """
     parts = []
     for mol in outcome:
-        mol = Chem.Mol(mol)
         for atom in mol.GetAtoms():
-            atom.SetAtomMapNum(atom.GetIntProp("react_atom_idx") + 1 if atom.HasProp("react_atom_idx") else 0)
+            if atom.HasProp("react_atom_idx"):
+                atom.SetAtomMapNum(atom.GetIntProp("react_atom_idx") + 1)
+            elif atom.GetAtomMapNum():
+                mol = Chem.Mol(mol)
+                for each in mol.GetAtoms():
+                    each.SetAtomMapNum(each.GetIntProp("react_atom_idx") + 1 if each.HasProp("react_atom_idx") else 0)
+                break
         parts.append(Chem.MolToSmiles(mol))
     return ".".join(sorted(parts))
 
@@ -372,9 +384,15 @@ class NamedTemplateMatcher:
             return None
         return cls(templates, classes=_load_classes() if classes else None)
 
-    def precursor_table(self, product: str) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
+    def precursor_table(
+        self, product: str, target: rdchiralReactants | None = None
+    ) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
         """Canonical precursor set -> (the first named template (file order) that produces it, the atom-mapped
-        precursors as that template wrote them)."""
+        precursors as that template wrote them).
+
+        ``target``: the product already initialised by rdchiral (``rdchiralReactants(product)``), to save
+        building it again; rdchiral only reads it.
+        """
         hit = self._cache.get(product)
         if hit is not None:
             self._cache.move_to_end(product)
@@ -382,7 +400,8 @@ class NamedTemplateMatcher:
         found: list[tuple[int, tuple[str, ...], NamedMatch, str]] = []
         try:
             with rdchiral_quiet():
-                target = rdchiralReactants(product)
+                if target is None:
+                    target = rdchiralReactants(product)
                 for family in self._families:
                     if not target.reactants_achiral.HasSubstructMatch(family.pattern):
                         continue

@@ -52,3 +52,23 @@ def test_nested_and_concurrent_blocks_restore_only_when_the_last_ends():
         t.join()
     assert not errors
     assert Chem.Mol.GetAtoms is original
+
+
+def test_memoised_outcome_canonicalisation_gives_rdchirals_answers_and_is_scoped():
+    import rdchiral.main as rdchiral_main
+
+    from molx_agent.retro.fast_rdkit import memoised_outcome_canonicalisation
+
+    original = rdchiral_main.canonicalize_outcome_smiles
+    inputs = ["OC(=O)c1ccccc1.NCC", "CC(=O)Nc1ccc(O)cc1", "C1CC1.[Na+]", "not a smiles"]
+    expected = [original(s) for s in inputs]
+    with memoised_outcome_canonicalisation():
+        patched = rdchiral_main.canonicalize_outcome_smiles
+        assert patched is not original
+        with memoised_outcome_canonicalisation():  # nested: the same memo
+            assert rdchiral_main.canonicalize_outcome_smiles is patched
+        assert [patched(s) for s in inputs] == expected
+        assert [patched(s) for s in inputs] == expected  # second time from the memo
+        assert patched.cache_info().hits == len(inputs)
+    assert rdchiral_main.canonicalize_outcome_smiles is original
+    assert expected[0] == "CCN.O=C(O)c1ccccc1" and expected[3] is None

@@ -107,3 +107,36 @@ def test_table_order_does_not_depend_on_the_hash_seed():
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
     assert runs[0] and runs[0] == runs[1]
+
+
+def test_duplicate_outcomes_are_dropped_without_changing_rdchirals_results():
+    """``compile_template`` drops RDKit's symmetric duplicate matches (keyed in place) before rdchiral sees them;
+    rdchiral's outcomes and atom-mapped outcomes are those of the plain template."""
+    from rdchiral.initialization import rdchiralReactants, rdchiralReaction
+    from rdchiral.main import rdchiralRun
+
+    from molx_agent.retro.named_templates import compile_template, rdchiral_quiet
+
+    cases = [  # (retro template, product): symmetric groups give several identical matches
+        ("[C:1](=[O:2])-[O;H0;D2;+0:3]-[CH3;D1;+0:4]>>[C:1](=[O:2])-[OH;D1;+0:3].[CH3;D1;+0:4]-[OH;D1;+0]",
+         "COC(=O)c1ccc(C(=O)OC)cc1"),
+        ("[c:1]-[C:2](-[F:3])(-[F:4])-[F:5]>>[c:1]-I.[C:2](-[F:3])(-[F:4])(-[F:5])-[Si](C)(C)C",
+         "FC(F)(F)c1ccc(C(F)(F)F)cc1"),
+        ("[C:1](=[O:2])-[NH;D2;+0:3]-[c:4]>>[C:1](=[O:2])-[OH;D1;+0].[NH2;D1;+0:3]-[c:4]",
+         "CC(=O)Nc1ccc(NC(C)=O)cc1"),
+    ]
+    dropped = []
+    for template, product in cases:
+        with rdchiral_quiet():
+            plain = rdchiralRun(rdchiralReaction(template), rdchiralReactants(product), combine_enantiomers=False,
+                                return_mapped=True)
+            deduped = compile_template(template)
+            raw = deduped.rxn._reaction.RunReactants((rdchiralReactants(product).reactants_achiral,))
+            kept = deduped.rxn.RunReactants((rdchiralReactants(product).reactants_achiral,))
+            fast = rdchiralRun(deduped, rdchiralReactants(product), combine_enantiomers=False, return_mapped=True)
+        assert plain[0], template
+        assert sorted(fast[0]) == sorted(plain[0])
+        assert {k: v[0] for k, v in fast[1].items()} == {k: v[0] for k, v in plain[1].items()}
+        assert 0 < len(kept) <= len(raw)
+        dropped.append(len(raw) - len(kept))
+    assert dropped[0] == 0 and dropped[1] > 0  # two ester sites are two outcomes; CF3's 6 symmetric matches are one

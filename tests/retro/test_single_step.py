@@ -182,3 +182,43 @@ def test_expert_templates_fill_gaps_of_the_learned_library(model, product, precu
     hit = next((p for p in preds if p.reactants == sorted(_canon(s) for s in precursors)), None)
     assert hit is not None, [p.reactants for p in preds]
     assert hit.named_template_id == template_id
+
+
+def test_candidate_descriptors_from_cached_precursors_equal_those_of_the_whole_set(model):
+    """Per-molecule fingerprints, heavy atoms and rings (cached) combine to those of the whole precursor set."""
+    from molx_agent.retro.templates_db import fingerprint_bits_of_mol, pack_bits
+
+    product = "CC(=O)N1CCC(Oc2ccc(-c3ccc(F)cc3)nc2)CC1"
+    _canon_product, _mapped, cands, _feats = model.candidates(product)
+    multi = [c for c in cands if len(c.reactants) >= 2]
+    assert len(multi) >= 5
+    for cand in cands:
+        whole = Chem.MolFromSmiles(".".join(cand.reactants))
+        frags = Chem.GetMolFrags(whole, asMols=True, sanitizeFrags=False)
+        assert cand.reactant_heavy_atoms == tuple(m.GetNumHeavyAtoms() for m in frags)
+        assert cand.reactant_rings == whole.GetRingInfo().NumRings()
+        parts = [model._precursor_info(smi) for smi in cand.reactants]
+        union = parts[0][0]
+        for part in parts[1:]:
+            union = union | part[0]
+        assert (union == pack_bits(fingerprint_bits_of_mol(whole))).all()
+    assert model._precursor_info("not a smiles") is None
+
+
+def test_precursor_cache_is_bounded():
+    small = TemplateKNNModel(load_template_library(), named_templates=False)
+    small.precursor_cache_size = 3
+    for smi in ("CCO", "CCN", "CCC", "CCCl", "CCBr"):
+        assert small._precursor_info(smi) is not None
+    assert list(small._precursor_cache) == ["CCC", "CCCl", "CCBr"]  # oldest dropped first
+
+
+def test_named_precursor_table_is_the_same_with_the_callers_rdchiral_target(model):
+    from rdchiral.initialization import rdchiralReactants
+
+    from molx_agent.retro.named_templates import NamedTemplateMatcher
+
+    product = "Cc1ccc(-c2ccc(OCc3ccccc3)cc2)cc1"
+    fresh = NamedTemplateMatcher.load().precursor_table(product)
+    shared = NamedTemplateMatcher.load().precursor_table(product, rdchiralReactants(product))
+    assert fresh and shared == fresh
