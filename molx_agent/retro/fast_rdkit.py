@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rdkit.Chem import rdchem
@@ -46,38 +46,81 @@ def _bonds(self: rdchem.Mol) -> _Sequence:
     return _Sequence([get(i) for i in range(self.GetNumBonds())])
 
 
-_lock = threading.Lock()
-_depth = 0
-_saved: tuple[Any, Any] | None = None
+class _ScopedPatch:
+    """Installs a patch while at least one ``with`` block is open (re-entrant, thread-safe).
+
+    ``install()`` runs when the first concurrent block opens and returns what ``restore(saved)`` needs when the
+    last one closes; nested and concurrent blocks share the one installed patch.
+    """
+
+    def __init__(self, install: Callable[[], Any], restore: Callable[[Any], None]) -> None:
+        self._install, self._restore = install, restore
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._saved = self._install()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._restore(self._saved)
+                    self._saved = None
 
 
-@contextlib.contextmanager
-def fast_atom_iteration() -> Iterator[None]:
+def _install_fast_iteration() -> tuple[Any, Any]:
+    saved = (rdchem.Mol.GetAtoms, rdchem.Mol.GetBonds)
+    rdchem.Mol.GetAtoms = _atoms
+    rdchem.Mol.GetBonds = _bonds
+    return saved
+
+
+def _restore_iteration(saved: tuple[Any, Any]) -> None:
+    rdchem.Mol.GetAtoms, rdchem.Mol.GetBonds = saved
+
+
+_fast_iteration = _ScopedPatch(_install_fast_iteration, _restore_iteration)
+
+
+def fast_atom_iteration() -> contextlib.AbstractContextManager[None]:
     """Within the block, ``Mol.GetAtoms()``/``GetBonds()`` return ready-built lists (re-entrant, thread-safe)."""
-    global _depth, _saved
-    with _lock:
-        if _depth == 0:
-            _saved = (rdchem.Mol.GetAtoms, rdchem.Mol.GetBonds)
-            rdchem.Mol.GetAtoms = _atoms
-            rdchem.Mol.GetBonds = _bonds
-        _depth += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _saved is not None:
-                rdchem.Mol.GetAtoms, rdchem.Mol.GetBonds = _saved
-                _saved = None
+    return _fast_iteration()
 
 
-_canon_lock = threading.Lock()
-_canon_depth = 0
-_canon_saved: Any = None
+#: Outcomes remembered per outermost :func:`memoised_outcome_canonicalisation` block.
+CANONICALISATION_MEMO_SIZE = 4096
 
 
-@contextlib.contextmanager
-def memoised_outcome_canonicalisation(maxsize: int = 4096) -> Iterator[None]:
+def _install_canonicalisation_memo() -> Any:
+    import rdchiral.main as rdchiral_main
+
+    original = rdchiral_main.canonicalize_outcome_smiles
+
+    @functools.lru_cache(maxsize=CANONICALISATION_MEMO_SIZE)
+    def memo(smiles: str, ensure: bool = True) -> str | None:
+        return original(smiles, ensure)
+
+    rdchiral_main.canonicalize_outcome_smiles = memo
+    return original
+
+
+def _restore_canonicalisation(original: Any) -> None:
+    import rdchiral.main as rdchiral_main
+
+    rdchiral_main.canonicalize_outcome_smiles = original
+
+
+_canonicalisation_memo = _ScopedPatch(_install_canonicalisation_memo, _restore_canonicalisation)
+
+
+def memoised_outcome_canonicalisation() -> contextlib.AbstractContextManager[None]:
     """Within the block, rdchiral's final SMILES -> molecule -> SMILES round trip is memoised.
 
     ``rdchiral.main.canonicalize_outcome_smiles`` depends on its argument alone, and different templates
@@ -85,28 +128,7 @@ def memoised_outcome_canonicalisation(maxsize: int = 4096) -> Iterator[None]:
     its result is cached (bounded LRU, one cache per outermost block).  Re-entrant and thread-safe;
     rdchiral's own function is restored when the last block ends.
     """
-    global _canon_depth, _canon_saved
-    import rdchiral.main as rdchiral_main
-
-    with _canon_lock:
-        if _canon_depth == 0:
-            _canon_saved = rdchiral_main.canonicalize_outcome_smiles
-            original = _canon_saved
-
-            @functools.lru_cache(maxsize=maxsize)
-            def _memo(smiles: str, ensure: bool = True) -> str | None:
-                return original(smiles, ensure)
-
-            rdchiral_main.canonicalize_outcome_smiles = _memo
-        _canon_depth += 1
-    try:
-        yield
-    finally:
-        with _canon_lock:
-            _canon_depth -= 1
-            if _canon_depth == 0 and _canon_saved is not None:
-                rdchiral_main.canonicalize_outcome_smiles = _canon_saved
-                _canon_saved = None
+    return _canonicalisation_memo()
 
 
 __all__ = ["fast_atom_iteration", "memoised_outcome_canonicalisation"]

@@ -280,6 +280,7 @@ class TemplateKNNModel:
         nb_fps, nb_counts = lib.reactant_fps[idx], lib.reactant_counts[idx]
 
         def new_candidate(canon: tuple[str, ...], mapped: str) -> CandidateEvidence | None:
+            """The evidence of a new candidate, registered in ``found``; ``None`` (not registered) if unparsable."""
             parts = [self._precursor_info(smi) for smi in canon]
             if any(part is None for part in parts):
                 log.debug("unparsable precursors %s for %s: dropped", canon, product)
@@ -292,12 +293,13 @@ class TemplateKNNModel:
             denom = count + nb_counts - common
             rsim = np.divide(common, denom, out=np.zeros(len(idx)), where=denom > 0)
             reac_sim[canon] = rsim.tolist()
-            return CandidateEvidence(
+            found[canon] = CandidateEvidence(
                 canon, mapped,
                 reactant_heavy_atoms=tuple(part[1] for part in parts),
                 reactant_rings=sum(part[2] for part in parts),
                 nn_sim_x_rsim=float((sims * rsim).max()) if len(idx) else 0.0,
             )
+            return found[canon]
 
         with rdchiral_quiet():
             target = rdchiralReactants(product)
@@ -309,12 +311,9 @@ class TemplateKNNModel:
                 for canon, mapped in applied[t]:
                     if canon == (product,):
                         continue
-                    cand = found.get(canon)
+                    cand = found.get(canon) or new_candidate(canon, mapped)
                     if cand is None:
-                        cand = new_candidate(canon, mapped)
-                        if cand is None:
-                            continue
-                        found[canon] = cand
+                        continue
                     cand.supports.append(Support(sim, reac_sim[canon][rank], t, rank))
             if self._named is not None:
                 named = self._named.precursor_table(product, target)
@@ -328,7 +327,6 @@ class TemplateKNNModel:
                         cand = new_candidate(canon, mapped)
                         if cand is None:
                             continue
-                        found[canon] = cand
                         cand.named = cand.named_only = True
                         # the template's class measured on training products, else inferred from this step
                         cand.named_class = self._named.reaction_class(match.id)
