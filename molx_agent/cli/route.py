@@ -16,28 +16,10 @@ import typer
 
 
 def resolve_target(target: str) -> tuple[str, str]:
-    """``(smiles, name)`` for a name from the packaged table or a SMILES; unknown -> ChemistryError."""
-    from molx_agent.errors import ChemistryError
-    from molx_agent.retro.stock import canonical_smiles
+    """``(smiles, name)`` for a name from the packaged table or a SMILES (``retro.targets.resolve_target``)."""
+    from molx_agent.retro.targets import resolve_target as _resolve
 
-    text = (target or "").strip()
-    if not text:
-        raise ChemistryError("invalid_smiles", "empty target", value=target, hint="give a SMILES or a known name")
-    try:
-        from molx_agent.chem.names import lookup_name
-    except ImportError:  # pragma: no cover - the names table ships with the package
-        lookup_name = None  # type: ignore[assignment]
-    entry = lookup_name(text) if lookup_name else None
-    if entry is not None:
-        return entry.smiles, entry.name
-    if canonical_smiles(text) is None:
-        raise ChemistryError(
-            "unknown_target",
-            f"{text!r} is neither a known compound name nor a valid SMILES",
-            value=text,
-            hint="give the target as a SMILES, e.g. molx-agent route \"CC(=O)Nc1ccc(O)cc1\"",
-        )
-    return text, ""
+    return _resolve(target)
 
 
 def run_route(

@@ -31,8 +31,32 @@ class SearchConfig:
     leaf_cost_base: float = 1.34
     leaf_cost_per_atom: float = 0.234
     validate: bool = True
-    stop_at_n_routes: bool = True  # False: keep searching to the time/expansion limit (more diverse routes)
-    rank_by: str = "steps"  # "steps": fewest steps, then lowest cost; "cost": lowest total cost
+    # True: stop once n_routes solved routes exist (a fast first answer); False (default): search to the time or
+    # expansion limit and return the best routes found, not the first ones
+    stop_at_n_routes: bool = False
+    # "score" (default): the route score (calibrated step costs + leaf costs + route_step_weight per step), routes
+    # with an analog shortcut or an implausible step after the others; "steps": fewest steps, then lowest cost;
+    # "cost": lowest total cost
+    rank_by: str = "score"
+    route_step_weight: float = 1.0  # route score: added per step (each step costs yield and time)
+    # -- leaf policy (retro.judge.judge_leaf) --
+    # a Bloom-filter-only (probable) molecule ends a route only when building-block-like ...
+    probable_leaf_max_atoms: int = 18
+    probable_leaf_max_rings: int = 2
+    probable_leaf_max_stereocentres: int = 1
+    # ... and costs probable_leaf_cost_base + probable_leaf_cost_per_atom x (heavy atoms - 6): never free
+    probable_leaf_cost_base: float = 0.5
+    probable_leaf_cost_per_atom: float = 0.1
+    # a bought near analog of the target (same Murcko scaffold, Tanimoto >= analog_similarity) turned into the
+    # target in one step is an analog shortcut: analog_penalty is added to its cost and it ranks after the others
+    analog_similarity: float = 0.7
+    analog_penalty: float = 5.0
+    # -- step plausibility (retro.judge.judge_step) --
+    # a step the model rates under plausibility_floor costs implausible_penalty more (used only when nothing
+    # better solves the molecule) and is flagged; low_score_step flags weak (not implausible) steps
+    plausibility_floor: float = 1e-3
+    implausible_penalty: float = 10.0
+    low_score_step: float = 0.01
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 

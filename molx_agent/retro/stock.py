@@ -218,9 +218,14 @@ class Stock(Protocol):
 
 
 class BaseStock:
-    """Shared behaviour: per-SMILES answer cache and ``source_of`` from ``__contains__``."""
+    """Shared behaviour: per-SMILES answer cache and ``source_of`` from ``__contains__``.
+
+    ``tier``: how sure an answer of this stock is: ``verified`` (exact entries of a real list: the packaged
+    building blocks, a catalogue file) or ``probable`` (a probabilistic index such as a Bloom filter).
+    """
 
     name = "stock"
+    tier = "verified"
 
     def __init__(self) -> None:
         self._cache: dict[str, bool] = {}
@@ -239,6 +244,11 @@ class BaseStock:
 
     def source_of(self, smiles: str) -> str | None:
         return self.name if smiles in self else None
+
+    def tier_of(self, smiles: str) -> tuple[str | None, str]:
+        """``(source, tier)``: this stock's name and tier when it has ``smiles``, else ``(None, "unavailable")``."""
+        source = self.source_of(smiles)
+        return (source, self.tier) if source is not None else (None, "unavailable")
 
     def listed_form(self, smiles: str) -> str | None:
         """How this stock lists ``smiles``: ``smiles`` itself, or the other form (:func:`salt_forms`) or salt entry
@@ -271,6 +281,7 @@ class ZincStock(BaseStock):
     """
 
     name = ZINC_CATALOG
+    tier = "probable"  # a Bloom filter: about 7 % of the molecules it "has" are false positives
 
     def __init__(self, check_common: bool = True, max_heavy_atoms: int | None = ZINC_MAX_HEAVY_ATOMS) -> None:
         super().__init__()
@@ -498,14 +509,35 @@ class CompositeStock(BaseStock):
             raise DataError("empty_stock", "a composite stock needs at least one stock", value=[])
         self.stocks = list(stocks)
         self.name = name or "+".join(s.name for s in self.stocks)
-        self._source: dict[str, str | None] = {}
+        self._source: dict[str, tuple[str | None, str]] = {}
 
     def source_of(self, smiles: str) -> str | None:
+        """The first stock that has ``smiles``, exact (``verified``) stocks before probabilistic ones."""
+        return self.tier_of(smiles)[0]
+
+    def tier_of(self, smiles: str) -> tuple[str | None, str]:
+        """``(source, tier)`` from the first stock with ``smiles``: a verified stock answers before a probable one."""
         if not isinstance(smiles, str) or not smiles:
-            return None
-        if smiles not in self._source:
-            self._source[smiles] = next((s.name for s in self.stocks if smiles in s), None)
-        return self._source[smiles]
+            return None, "unavailable"
+        hit = self._source.get(smiles)
+        if hit is None:
+            hit = (None, "unavailable")
+            for rank in ("verified", "probable"):
+                member = next((s for s in self.stocks if _tier(s) == rank and smiles in s), None)
+                if member is not None:
+                    hit = (member.name, rank)
+                    break
+            else:
+                member = next((s for s in self.stocks if _tier(s) not in ("verified", "probable") and smiles in s), None)
+                if member is not None:
+                    hit = (member.name, _tier(member))
+            self._source[smiles] = hit
+        return hit
+
+    @property
+    def tier(self) -> str:  # type: ignore[override]
+        tiers = {_tier(s) for s in self.stocks}
+        return "verified" if tiers == {"verified"} else "mixed"
 
     def _lookup(self, smiles: str) -> bool:
         return self.source_of(smiles) is not None
@@ -518,8 +550,25 @@ class CompositeStock(BaseStock):
         first = next(s for s in self.stocks if s.name == source and smiles in s)
         return listed_form(first, smiles)
 
+    def stock_named(self, name: str) -> Stock | None:
+        return next((s for s in self.stocks if s.name == name), None)
+
     def info(self) -> dict[str, Any]:
         return {**super().info(), "stocks": [s.info() if hasattr(s, "info") else {"name": s.name} for s in self.stocks]}
+
+
+def _tier(stock: Any) -> str:
+    """A stock's tier (``verified`` when it does not say: an exact list)."""
+    return str(getattr(stock, "tier", "verified") or "verified")
+
+
+def stock_tier(stock: Any, smiles: str) -> tuple[str | None, str]:
+    """``(source, tier)`` of ``smiles`` in any stock: ``(None, "unavailable")`` when no stock has it."""
+    tier_of = getattr(stock, "tier_of", None)
+    if callable(tier_of):
+        return tier_of(smiles)
+    source = stock.source_of(smiles)
+    return (source, _tier(stock)) if source is not None else (None, "unavailable")
 
 
 # -- construction from a spec -------------------------------------------------------------------------
@@ -614,7 +663,7 @@ def check_one(smiles: str, stock: Stock, fallback: bool = True) -> dict[str, Any
         err = ChemistryError("invalid_smiles", f"RDKit cannot parse SMILES {smiles!r}", value=smiles)
         record.update(available=False, source=None, in_stock=False, error=err.to_dict())
         return record
-    source = stock.source_of(can)
+    source, tier = stock_tier(stock, can)
     sa = sa_score(can)
     record.update(
         canonical_smiles=can,
@@ -625,23 +674,34 @@ def check_one(smiles: str, stock: Stock, fallback: bool = True) -> dict[str, Any
         cs_score=_cs_score(can),
     )
     if source is not None:
-        record.update(available=True, source=source, estimated=False)
+        record.update(available=True, source=source, estimated=False, tier=tier)
+        if tier == "probable":
+            record["false_positive_rate"] = ZINC_FALSE_POSITIVE_RATE
+            record["note"] = (f"Bloom-filter hit only ({source}): about {ZINC_FALSE_POSITIVE_RATE:.0%} of such hits are "
+                              "false positives; confirm with a supplier")
         listed = listed_form(stock, can)
         if listed and listed != can:
             record["listed_as"] = listed  # the stock sells it in this form (a salt, the neutral parent)
     elif fallback:
-        record.update(available=sa is not None and sa < SA_PURCHASABLE, source="sa_estimate", estimated=True)
+        estimated_ok = sa is not None and sa < SA_PURCHASABLE
+        record.update(available=estimated_ok, source="sa_estimate", estimated=True,
+                      tier="estimated" if estimated_ok else "unavailable",
+                      note="in no stock; SA-score estimate only (a guess, not a catalogue entry)")
     else:
-        record.update(available=False, source=None, estimated=False)
+        record.update(available=False, source=None, estimated=False, tier="unavailable")
     return record
 
 
 def check_availability(
     smiles_list: Sequence[str] | str, stock: Stock | str | None = None, *, fallback: bool = True
 ) -> list[dict[str, Any]]:
-    """Per molecule: ``smiles``, ``canonical_smiles``, ``available``, ``source``, ``in_stock``,
+    """Per molecule: ``smiles``, ``canonical_smiles``, ``available``, ``source``, ``tier``, ``in_stock``,
     ``estimated``, ``sa_score``, ``sa_class``, ``cs_score``, and ``listed_as`` when the stock sells the molecule
     in another form (``[C-]#N.[Na+]`` for ``[C-]#N``).
+
+    ``tier``: ``verified`` (an exact entry of an exact stock: the packaged building blocks, a user's catalogue file),
+    ``probable`` (a Bloom-filter hit only; ``false_positive_rate`` and a ``note`` say so), ``estimated`` (no stock
+    has it; the SA-score fallback calls it purchasable) or ``unavailable``.
 
     ``source`` is the name of the stock that has the molecule; when no stock has it and ``fallback``
     is on, the SA-score estimate decides (``source="sa_estimate"``, ``estimated=True``, available when
@@ -672,4 +732,6 @@ __all__ = [
     "sa_score",
     "sa_class",
     "ZINC_CATALOG",
+    "ZINC_FALSE_POSITIVE_RATE",
+    "stock_tier",
 ]

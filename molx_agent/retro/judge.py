@@ -1,0 +1,408 @@
+"""The engine's judgements: may a molecule end a route, is a step plausible, how far can a route be trusted.
+
+One implementation each, used by the search, the agent's validation worker, the skills, the pipeline and the
+session (through :class:`molx_agent.retro.engine.RetroEngine`):
+
+- :func:`judge_leaf` -- purchasability tier (``verified`` exact stock entry, ``probable`` Bloom-filter hit,
+  ``estimated`` SA fallback, ``unavailable``) and the leaf policy: a ``verified`` molecule ends a route; a
+  ``probable`` one only when it is building-block-like (small and simple), at a cost that grows with its size; a
+  reactive intermediate (functionalised organolithium, Grignard, organozinc/-copper reagent, diazonium salt, acyl
+  azide, free carbanion) only when an exact stock lists it.
+- :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (Tanimoto >= 0.7 on Morgan
+  fingerprints and the same Murcko scaffold) turned into the target by one step: "buy the answer and touch it once".
+- :func:`judge_step` -- forward validation (the chemistry core's hard gates, with the proposing template's atom map
+  and named template) plus plausibility (the model's probability against ``SearchConfig.plausibility_floor``).
+- :func:`judge_route` -- a route's ``confidence`` (high / medium / low), ``issues`` (``{code, message}``) and a
+  ``verdict`` (accept / weak / reject) for the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from typing import Any
+
+from molx_agent.retro.search_types import SearchConfig
+
+logger = logging.getLogger(__name__)
+
+TIERS = ("verified", "probable", "estimated", "unavailable")
+
+#: Reactive intermediates: made and used in situ, never bought unless an exact stock lists them (n-BuLi, PhMgBr).
+#: (name, SMARTS); the carbanion pattern covers organometallics written with the metal stripped (``[c-]``).
+REACTIVE_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("organolithium", "[#6]~[Li]"),
+    ("organomagnesium (Grignard)", "[#6]~[Mg]"),
+    ("organozinc", "[#6]~[Zn]"),
+    ("organocopper", "[#6]~[Cu]"),
+    ("organosodium/potassium", "[#6]~[Na,K,Cs]"),
+    ("diazonium salt", "[#6][N+]#N"),
+    ("acyl azide", "[CX3](=O)N=[N+]=[N-]"),
+    ("carbanion (metal stripped)", "[#6-;!$([C-]#[N,O]);!$([C-]#[N+,O+]);!$([#6-][#7+,#15+,#16+])]"),
+)
+
+ISSUE_TEXT = {
+    "probable_leaf": "starting material found only in the ZINC Bloom filter (about {fpr:.0%} false positives): "
+                     "confirm with a supplier",
+    "estimated_leaf": "starting material judged only by its SA score, not found in any stock",
+    "unresolved_leaf": "starting material not resolved (not in stock, not made)",
+    "reactive_leaf": "reactive intermediate ({kind}) bought from an exact stock entry",
+    "analog_shortcut": "bought a near analog of the target (Tanimoto {sim:.2f}, same scaffold) and changed it in one "
+                       "step: check that the analog is really sold, or prefer a route with a real disconnection",
+    "implausible_step": "the single-step model rates this step at {score:.1e}, under the plausibility floor "
+                        "{floor:.0e}: used only because nothing better solved this molecule",
+    "low_score_step": "the single-step model rates this step low ({score:.3f})",
+    "failed_validation": "a step fails the forward-validation hard gates: {reasons}",
+    "unvalidated_step": "a step was not forward-validated before the time limit",
+    "low_feasibility_step": "forward validation rates a step's feasibility low ({score:.2f})",
+    "not_solved": "the route does not reach purchasable starting materials",
+}
+
+
+def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"code": code, "message": message, **extra}
+
+
+# -- molecules ------------------------------------------------------------------------------------------------
+@lru_cache(maxsize=50_000)
+def _mol(smiles: str) -> Any:
+    from rdkit import Chem, RDLogger
+
+    lg = RDLogger.logger()
+    lg.setLevel(RDLogger.CRITICAL)
+    try:
+        return Chem.MolFromSmiles(smiles)
+    finally:
+        lg.setLevel(RDLogger.WARNING)
+
+
+@lru_cache(maxsize=1)
+def _reactive_queries() -> tuple[tuple[str, Any], ...]:
+    from rdkit import Chem
+
+    return tuple((name, Chem.MolFromSmarts(sma)) for name, sma in REACTIVE_PATTERNS)
+
+
+@lru_cache(maxsize=50_000)
+def reactive_kind(smiles: str) -> str | None:
+    """The kind of reactive intermediate ``smiles`` is (``"organolithium"``, ...), or ``None``."""
+    mol = _mol(smiles)
+    if mol is None:
+        return None
+    for name, query in _reactive_queries():
+        if mol.HasSubstructMatch(query):
+            return name
+    return None
+
+
+@lru_cache(maxsize=50_000)
+def complexity(smiles: str) -> dict[str, Any]:
+    """Size and simplicity facts used by the leaf policy: heavy atoms, rings, stereocentres."""
+    from rdkit import Chem
+
+    mol = _mol(smiles)
+    if mol is None:
+        return {"heavy_atoms": 0, "rings": 0, "stereocentres": 0}
+    centres = Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
+    return {"heavy_atoms": mol.GetNumHeavyAtoms(), "rings": mol.GetRingInfo().NumRings(),
+            "stereocentres": len(centres)}
+
+
+def building_block_like(smiles: str, config: SearchConfig) -> tuple[bool, str]:
+    """``(ok, why not)``: small and simple enough that a Bloom-filter hit may be trusted as a building block."""
+    facts = complexity(smiles)
+    if facts["heavy_atoms"] > config.probable_leaf_max_atoms:
+        return False, f"{facts['heavy_atoms']} heavy atoms (> {config.probable_leaf_max_atoms} for a Bloom-filter-only leaf)"
+    if facts["rings"] > config.probable_leaf_max_rings:
+        return False, f"{facts['rings']} rings (> {config.probable_leaf_max_rings} for a Bloom-filter-only leaf)"
+    if facts["stereocentres"] > config.probable_leaf_max_stereocentres:
+        return False, f"{facts['stereocentres']} stereocentres (> {config.probable_leaf_max_stereocentres} for a Bloom-filter-only leaf)"
+    return True, ""
+
+
+def probable_leaf_cost(smiles: str, config: SearchConfig) -> float:
+    """Search cost of buying a Bloom-filter-only molecule: grows with its size (a larger hit is less likely real)."""
+    n = complexity(smiles)["heavy_atoms"]
+    return config.probable_leaf_cost_base + config.probable_leaf_cost_per_atom * max(0, n - 6)
+
+
+# -- tiers -------------------------------------------------------------------------------------------------------
+def judge_leaf(smiles: str, stock: Any, config: SearchConfig | None = None, *, target: str | None = None,
+               tier: str | None = None, source: str | None = None) -> dict[str, Any]:
+    """May ``smiles`` end a route?
+
+    Returns ``smiles``, ``tier`` (verified / probable / unavailable; the SA estimate is never a search leaf),
+    ``source`` (the stock that has it), ``accept`` (bool), ``cost`` (search cost of buying it: 0 for verified,
+    :func:`probable_leaf_cost` for probable, ``inf`` when not accepted), ``reason`` (why not), ``issues``
+    (``{code, message}``), ``reactive`` (the kind of reactive intermediate, or ``None``) and, for probable leaves,
+    ``false_positive_rate``.  With ``target``, a near analog of the target is reported (``analog_of_target``).
+    ``tier``/``source`` may be passed when the caller already asked the stock.
+    """
+    import math
+
+    from molx_agent.retro.stock import ZINC_FALSE_POSITIVE_RATE, canonical_smiles, stock_tier
+
+    cfg = config or SearchConfig()
+    can = canonical_smiles(smiles) if isinstance(smiles, str) else None
+    out: dict[str, Any] = {"smiles": smiles, "canonical_smiles": can, "tier": "unavailable", "source": None,
+                           "accept": False, "cost": math.inf, "reason": "", "issues": [], "reactive": None}
+    if can is None:
+        out["reason"] = "not a valid SMILES"
+        return out
+    if tier is None:
+        source, tier = stock_tier(stock, can)
+    out.update(tier=tier, source=source)
+    kind = reactive_kind(can)
+    out["reactive"] = kind
+    if tier == "verified":
+        out.update(accept=True, cost=0.0)
+        if kind:
+            out["issues"].append(issue("reactive_leaf", ISSUE_TEXT["reactive_leaf"].format(kind=kind), smiles=can))
+    elif tier == "probable":
+        out["false_positive_rate"] = ZINC_FALSE_POSITIVE_RATE
+        ok, why = building_block_like(can, cfg)
+        if kind:
+            out["reason"] = f"reactive intermediate ({kind}): a leaf only where an exact stock lists it"
+        elif not ok:
+            out["reason"] = f"Bloom-filter hit only, and not building-block-like: {why}"
+        else:
+            out.update(accept=True, cost=probable_leaf_cost(can, cfg))
+            out["issues"].append(issue("probable_leaf", ISSUE_TEXT["probable_leaf"].format(fpr=ZINC_FALSE_POSITIVE_RATE),
+                                       smiles=can))
+    else:
+        out["reason"] = "not in any stock"
+        if kind:
+            out["reason"] = f"reactive intermediate ({kind}), not in any stock"
+    if target and out["accept"]:
+        sim = analog_similarity(can, target, cfg)
+        if sim is not None:
+            out["analog_of_target"] = round(sim, 3)
+    return out
+
+
+# -- analog shortcuts ------------------------------------------------------------------------------------------
+@lru_cache(maxsize=50_000)
+def _fp(smiles: str) -> Any:
+    from rdkit.Chem import rdFingerprintGenerator
+
+    mol = _mol(smiles)
+    if mol is None:
+        return None
+    return _generator().GetFingerprint(mol)
+
+
+@lru_cache(maxsize=1)
+def _generator() -> Any:
+    from rdkit.Chem import rdFingerprintGenerator
+
+    return rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+
+
+@lru_cache(maxsize=50_000)
+def murcko(smiles: str) -> str:
+    """Murcko scaffold SMILES ('' for acyclic molecules)."""
+    from rdkit import Chem
+    from rdkit.Chem.Scaffolds import MurckoScaffold
+
+    mol = _mol(smiles)
+    if mol is None:
+        return ""
+    try:
+        return Chem.MolToSmiles(MurckoScaffold.GetScaffoldForMol(mol))
+    except Exception:  # noqa: BLE001 - an odd molecule has no scaffold, not an error
+        return ""
+
+
+def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
+    """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog of it (same non-empty Murcko
+    scaffold, Tanimoto >= ``analog_similarity``), else ``None``."""
+    from rdkit import DataStructs
+
+    cfg = config or SearchConfig()
+    if leaf == target:
+        return None
+    scaffold = murcko(target)
+    if not scaffold or murcko(leaf) != scaffold:
+        return None
+    a, b = _fp(leaf), _fp(target)
+    if a is None or b is None:
+        return None
+    sim = DataStructs.TanimotoSimilarity(a, b)
+    return sim if sim >= cfg.analog_similarity else None
+
+
+def is_analog_shortcut(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
+    """Similarity when buying ``leaf`` and making ``target`` from it in one step is an analog shortcut, else ``None``."""
+    return analog_similarity(leaf, target, config)
+
+
+# -- steps ---------------------------------------------------------------------------------------------------------
+def plausibility(score: Any, config: SearchConfig | None = None) -> dict[str, Any]:
+    """``{score, plausible, floor}``: is the model's probability for a step above the plausibility floor?"""
+    cfg = config or SearchConfig()
+    try:
+        p = float(score)
+    except (TypeError, ValueError):
+        return {"score": None, "plausible": None, "floor": cfg.plausibility_floor}
+    return {"score": p, "plausible": p >= cfg.plausibility_floor, "floor": cfg.plausibility_floor}
+
+
+def forward_validation(precursors: list[str], product: str, *, reaction_type: str | None = None,
+                       template_id: str | None = None, mapped_reaction: str | None = None) -> dict[str, Any]:
+    """The chemistry core's forward validation with one call shape (a crash rejects the step, recorded)."""
+    from molx_agent.chem.forward_validate import validate_forward
+
+    try:
+        return validate_forward(list(precursors), product, reaction_type=reaction_type or None,
+                                template_id=template_id or None, mapped_reaction=mapped_reaction or None)
+    except Exception as exc:  # noqa: BLE001 - a validator crash rejects the step (conservative), recorded
+        logger.debug("forward validation crashed on %s>>%s: %s", ".".join(precursors), product, exc)
+        return {"ok": False, "pass": False, "validator_error": f"{type(exc).__name__}: {exc}",
+                "hard_fail_reasons": [f"validator error: {type(exc).__name__}"]}
+
+
+def judge_step(precursors: list[str], product: str, *, reaction_type: str | None = None,
+               template_id: str | None = None, mapped_reaction: str | None = None, score: Any = None,
+               config: SearchConfig | None = None, validation: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One step's verdict: the forward-validation result (every field of ``validate_forward``) plus ``plausibility``
+    (``{score, plausible, floor}``), ``verdict`` (``plausible`` / ``implausible`` / ``invalid``) and ``issues``.
+
+    ``template_id``: a named (expert) template id only; ``mapped_reaction``: the proposing template's atom map.
+    ``validation``: an already computed forward validation of the same step (the search's cache).
+    """
+    cfg = config or SearchConfig()
+    res = dict(validation) if validation is not None else forward_validation(
+        precursors, product, reaction_type=reaction_type, template_id=template_id, mapped_reaction=mapped_reaction)
+    plaus = plausibility(score, cfg)
+    issues: list[dict[str, Any]] = []
+    if res.get("hard_fail_reasons"):
+        verdict = "invalid"
+        issues.append(issue("failed_validation", ISSUE_TEXT["failed_validation"].format(
+            reasons="; ".join(map(str, res["hard_fail_reasons"])))))
+    elif plaus["plausible"] is False:
+        verdict = "implausible"
+        issues.append(issue("implausible_step", ISSUE_TEXT["implausible_step"].format(
+            score=plaus["score"], floor=cfg.plausibility_floor)))
+    else:
+        verdict = "plausible"
+    res.update(plausibility=plaus, verdict=verdict, issues=issues)
+    return res
+
+
+# -- routes --------------------------------------------------------------------------------------------------------
+def _leaf_tier(avail: dict[str, Any]) -> str:
+    tier = avail.get("tier")
+    if tier:
+        return str(tier)
+    source = avail.get("source")
+    if avail.get("available") and source and source != "sa_estimate":
+        return "verified"
+    if source == "sa_estimate":
+        return "estimated"
+    return "unavailable"
+
+
+def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = None) -> dict[str, Any]:
+    """``{confidence, verdict, issues, score, n_steps}`` of a :class:`~molx_agent.retro.route.RetroGraph`.
+
+    Issues come from the leaves (tiers, reactive intermediates, analog shortcuts) and the steps (plausibility floor,
+    forward validation).  ``confidence``: ``high`` when every leaf is verified and every step is plausible and
+    validated; ``low`` with an analog shortcut, an implausible or failing step, or an unresolved/estimated leaf;
+    ``medium`` otherwise (Bloom-filter-only leaves, weak steps).  ``verdict``: accept (high), weak (medium, or low
+    without a hard problem), reject (unresolved leaves, failing steps).  Issues already recorded on the route
+    (``metadata.route.issues``, e.g. by the search) are kept.
+    """
+    from molx_agent.retro.stock import ZINC_FALSE_POSITIVE_RATE
+
+    cfg = config or SearchConfig()
+    issues: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(item: dict[str, Any]) -> None:
+        key = (item["code"], str(item.get("smiles") or item.get("step") or item["message"]))
+        if key not in seen:
+            seen.add(key)
+            issues.append(item)
+
+    target = graph.molecule_nodes[graph.target_id].smiles
+    made = {r.product_node for r in graph.reaction_nodes}
+    for node in graph.molecule_nodes.values():
+        if node.node_id in made or node.node_id == graph.target_id and not graph.reaction_nodes:
+            continue
+        if node.node_id == graph.target_id:
+            continue
+        avail = node.availability or {}
+        tier = _leaf_tier(avail)
+        if tier == "probable":
+            add(issue("probable_leaf", ISSUE_TEXT["probable_leaf"].format(fpr=ZINC_FALSE_POSITIVE_RATE),
+                      smiles=node.smiles))
+        elif tier == "estimated":
+            add(issue("estimated_leaf", ISSUE_TEXT["estimated_leaf"], smiles=node.smiles))
+        elif tier == "unavailable" or node.role == "pending":
+            add(issue("unresolved_leaf", ISSUE_TEXT["unresolved_leaf"], smiles=node.smiles))
+        kind = reactive_kind(node.smiles)
+        if kind and tier == "verified":
+            add(issue("reactive_leaf", ISSUE_TEXT["reactive_leaf"].format(kind=kind), smiles=node.smiles))
+    for rxn in graph.reaction_nodes:
+        product = graph.molecule_nodes[rxn.product_node].smiles
+        step = f"{'.'.join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)}>>{product}"
+        if rxn.product_node == graph.target_id:
+            for rid in rxn.reactant_nodes:
+                leaf = graph.molecule_nodes[rid]
+                if rid in made or not (leaf.availability or {}).get("available"):
+                    continue
+                sim = is_analog_shortcut(leaf.smiles, target, cfg)
+                if sim is not None:
+                    add(issue("analog_shortcut", ISSUE_TEXT["analog_shortcut"].format(sim=sim), smiles=leaf.smiles,
+                              step=step))
+        score = rxn.score if rxn.score is not None else rxn.template_evidence.confidence
+        plaus = plausibility(score, cfg) if score is not None else {"plausible": None}
+        if plaus["plausible"] is False:
+            add(issue("implausible_step", ISSUE_TEXT["implausible_step"].format(score=float(score),
+                                                                                 floor=cfg.plausibility_floor), step=step))
+        elif score is not None and float(score) < cfg.low_score_step:
+            add(issue("low_score_step", ISSUE_TEXT["low_score_step"].format(score=float(score)), step=step))
+        fv = rxn.forward_validation or {}
+        if fv.get("hard_fail_reasons"):
+            add(issue("failed_validation", ISSUE_TEXT["failed_validation"].format(
+                reasons="; ".join(map(str, fv["hard_fail_reasons"]))), step=step))
+        elif not fv and graph.metadata.get("source") == "retro_star_search":
+            add(issue("unvalidated_step", ISSUE_TEXT["unvalidated_step"], step=step))
+        elif fv.get("feasibility_score") is not None and float(fv["feasibility_score"]) < 0.5:
+            add(issue("low_feasibility_step", ISSUE_TEXT["low_feasibility_step"].format(
+                score=float(fv["feasibility_score"])), step=step))
+    for item in (graph.metadata.get("route") or {}).get("issues") or []:
+        if isinstance(item, dict) and item.get("code"):
+            add(dict(item))
+    if not graph.reaction_nodes:
+        add(issue("not_solved", ISSUE_TEXT["not_solved"]))
+    codes = {i["code"] for i in issues}
+    hard = {"unresolved_leaf", "failed_validation", "not_solved"}
+    low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step"} | hard
+    if codes & low:
+        confidence = "low"
+    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf"}:
+        confidence = "medium"
+    else:
+        confidence = "high"
+    verdict = "reject" if codes & hard else "accept" if confidence == "high" else "weak"
+    return {"confidence": confidence, "verdict": verdict, "issues": issues, "n_steps": len(graph.reaction_nodes),
+            "score": graph.metadata.get("route_score")}
+
+
+__all__ = [
+    "TIERS",
+    "REACTIVE_PATTERNS",
+    "judge_leaf",
+    "judge_step",
+    "judge_route",
+    "reactive_kind",
+    "building_block_like",
+    "probable_leaf_cost",
+    "analog_similarity",
+    "is_analog_shortcut",
+    "plausibility",
+    "forward_validation",
+    "complexity",
+    "murcko",
+]
