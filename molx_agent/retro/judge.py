@@ -183,7 +183,6 @@ def judge_leaf(smiles: str, stock: Any, config: SearchConfig | None = None, *, t
 # -- analog shortcuts ------------------------------------------------------------------------------------------
 @lru_cache(maxsize=50_000)
 def _fp(smiles: str) -> Any:
-    from rdkit.Chem import rdFingerprintGenerator
 
     mol = _mol(smiles)
     if mol is None:
