@@ -51,6 +51,10 @@ class SearchConfig:
     # target in one step is an analog shortcut: analog_penalty is added to its cost and it ranks after the others
     analog_similarity: float = 0.7
     analog_penalty: float = 5.0
+    # -- constraints a re-plan may add (the agent's OPTIMIZE) --
+    allow_probable_leaves: bool = True  # False: only verified (exact stock) molecules end a route
+    exclude_leaves: tuple[str, ...] = ()  # SMILES never used as starting materials (canonicalised by the search)
+    exclude_steps: tuple[str, ...] = ()  # "reactants>>product" steps never used (canonical, order-insensitive)
     # -- step plausibility (retro.judge.judge_step) --
     # a step the model rates under plausibility_floor costs implausible_penalty more (used only when nothing
     # better solves the molecule) and is flagged; low_score_step flags weak (not implausible) steps
