@@ -20,7 +20,10 @@ Building blocks (the ``verified`` stock; rule written in the file header):
   building blocks such as anisoles, amino acids, glucose), kept even when a USPTO reaction makes them (they are
   commodity chemicals); the ``drug`` entries are never added (a drug is a target, not a building block);
 - minus every molecule whose standard InChIKey is in ``multistep/exclude_product_inchikeys.txt.gz`` (benchmark
-  targets and intermediates).  Benchmark reference-route leaves and benchmark stocks are never read.
+  targets and intermediates).  Benchmark reference-route leaves and benchmark stocks are never read;
+- USPTO entries only when building-block-like: at most 20 heavy atoms, or at most 25 when two or more training
+  reactions use them (a large reactant of a single patent reaction is more likely a late intermediate made in-house,
+  such as an N-desmethyl drug, than a catalogue compound).
 Output: gzipped text, ``<canonical SMILES>\\t<count>`` per line, sorted by SMILES, ``#`` header lines with the
 provenance and the counts; entries are exactly :func:`molx_agent.retro.stock.canonical_smiles`, so
 ``FileStock(path, canonicalize=False)`` loads the file as it is.  Gzip header without name or time (mtime 0):
@@ -175,6 +178,17 @@ def common_reagents_text(training: Training, min_count: int, names: Path = NAMES
     return "\n".join(lines) + "\n", len(kept), len(seen_extra)
 
 
+#: Rule 3 of the building-block stock (see :func:`building_blocks`).
+BB_MAX_ATOMS = 20
+BB_MAX_ATOMS_SHARED = 25
+BB_MIN_SHARED_COUNT = 2
+
+
+def heavy_atoms(smiles: str) -> int:
+    mol = Chem.MolFromSmiles(smiles)
+    return mol.GetNumHeavyAtoms() if mol is not None else 0
+
+
 def building_blocks(training: Training, held_out_products: set[str], n_held_out: int, excluded_keys: set[str],
                     names: Path = NAMES) -> tuple[bytes, dict[str, int]]:
     """(gzipped file bytes, counts) of ``building_blocks.smi.gz`` (see the module docstring for the rule)."""
@@ -195,6 +209,13 @@ def building_blocks(training: Training, held_out_products: set[str], n_held_out:
     stats["never_product"] = len(never_product)
     entries = {s: c for s, c in never_product.items() if inchikey(s) not in excluded_keys}
     stats["excluded_benchmark"] = len(never_product) - len(entries)
+    # rule 3: building-block-like: small (<= BB_MAX_ATOMS heavy atoms), or up to BB_MAX_ATOMS_SHARED heavy atoms when
+    # at least BB_MIN_SHARED_COUNT training reactions use it; a large reactant of one patent reaction is more likely a
+    # late intermediate made in-house (norclozapine) than a catalogue compound
+    sized = {s: c for s, c in entries.items()
+             if (n := heavy_atoms(s)) <= BB_MAX_ATOMS or (n <= BB_MAX_ATOMS_SHARED and c >= BB_MIN_SHARED_COUNT)}
+    stats["not_building_block_like"] = len(entries) - len(sized)
+    entries = sized
     stats["uspto_kept"] = len(entries)
     name_smiles = sorted({s for s, _ in names_building_blocks(names)})
     stats["names_reagents"] = len(name_smiles)
@@ -221,9 +242,11 @@ def building_blocks(training: Training, held_out_products: set[str], n_held_out:
         "# source 2: names.json entries of kind 'reagent' (drugs are never added), kept even when a reaction makes them",
         "# rule 2: no molecule whose standard InChIKey is in multistep/exclude_product_inchikeys.txt.gz (benchmark"
         " targets and intermediates); no benchmark route leaf or benchmark stock is read",
+        f"# rule 3: USPTO entries of at most {BB_MAX_ATOMS} heavy atoms, or at most {BB_MAX_ATOMS_SHARED} when at least"
+        f" {BB_MIN_SHARED_COUNT} training reactions use them (larger single-use reactants are likely late intermediates)",
         f"# counts: {stats['uspto_reactants']} USPTO training reactants, {stats['never_product']} never a product,"
-        f" {stats['excluded_benchmark']} excluded by benchmark InChIKeys, {stats['names_added']} added from names.json,"
-        f" {stats['total']} entries",
+        f" {stats['excluded_benchmark']} excluded by benchmark InChIKeys, {stats['not_building_block_like']} not"
+        f" building-block-like, {stats['names_added']} added from names.json, {stats['total']} entries",
         "# columns: canonical_smiles<TAB>n_reactions (distinct training reactions using it as a reactant; 0: names only)",
     ]
     lines += [f"{s}\t{entries[s]}" for s in sorted(entries)]
