@@ -31,7 +31,7 @@ INSTRUCTIONS = (
 
 def _skill_function(name: str) -> Any:
     """A plain function whose signature mirrors skill ``name``'s pydantic Args (for FastMCP's schema)."""
-    from molx_agent.retro.skills import SKILL_REGISTRY, run_skill
+    from molx_agent.interfaces.skills import SKILL_REGISTRY, run_skill
 
     skill_cls = SKILL_REGISTRY[name]
     params = []
@@ -74,7 +74,7 @@ def search_routes(
     stock-terminated). Returns {success, data: {solved, routes (reaction trees), n_expansions, time_s, reasons,
     stock}, error}."""
     from molx_agent.errors import RetroError
-    from molx_agent.retro.skills import SkillResult
+    from molx_agent.interfaces.skills import SkillResult
 
     try:
         from molx_agent.retro.export import to_aizynth_tree
@@ -112,7 +112,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8000) -> Any:
     """The FastMCP server with one tool per skill plus ``search_routes``."""
     from mcp.server.fastmcp import FastMCP
 
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
     server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
     for name in sorted(SKILL_REGISTRY):
@@ -122,7 +122,7 @@ def build_server(host: str = "127.0.0.1", port: int = 8000) -> Any:
 
 
 def tool_names() -> list[str]:
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
     return sorted(SKILL_REGISTRY) + ["search_routes"]
 

@@ -39,7 +39,7 @@ def load_tasks(task_file: str | Path) -> list[Any]:
 
 def run_one(index: int, task: Any) -> dict[str, Any]:
     from molx_agent.errors import SkillError
-    from molx_agent.retro.skills import SkillResult, run_skill
+    from molx_agent.interfaces.skills import SkillResult, run_skill
 
     if not isinstance(task, dict) or not isinstance(task.get("skill"), str):
         err = SkillError(

@@ -36,7 +36,7 @@ def run_retro_plan(
     proposals: bool = True,
     auto: bool = False,
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import plan_session, run_route
+    from molx_agent.interfaces.pipeline.service import plan_session, run_route
 
     out = plan_session(
         target_smiles,
@@ -53,7 +53,7 @@ def run_retro_plan(
 
 
 def run_retro_run(session_dir: str, route: str | None = None, *, auto: bool = False) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import run_route
+    from molx_agent.interfaces.pipeline.service import run_route
 
     return run_route(session_dir, route, auto=auto)
 
@@ -65,7 +65,7 @@ def run_retro_decide(
     decision_file: str | None = None,
 ) -> dict[str, Any]:
     from molx_agent.errors import ValidationError
-    from molx_agent.retro.pipeline.service import decide_route
+    from molx_agent.interfaces.pipeline.service import decide_route
 
     if decision_file is not None:
         path = Path(decision_file)
@@ -84,13 +84,13 @@ def run_retro_decide(
 def run_retro_explore(
     session_dir: str, route: str | None, tool: str, params: str | dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import explore_route
+    from molx_agent.interfaces.pipeline.service import explore_route
 
     return explore_route(session_dir, route, tool, params)
 
 
 def run_retro_compare(session_dir: str, routes: str | None = None) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import compare_routes
+    from molx_agent.interfaces.pipeline.service import compare_routes
 
     ids = [r.strip() for r in routes.split(",") if r.strip()] if routes else None
     return compare_routes(session_dir, ids)
@@ -99,13 +99,13 @@ def run_retro_compare(session_dir: str, routes: str | None = None) -> dict[str, 
 def run_retro_finalize(
     session_dir: str, route: str | None = None, output_dir: str | None = None
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import finalize_route
+    from molx_agent.interfaces.pipeline.service import finalize_route
 
     return finalize_route(session_dir, route, output_dir)
 
 
 def run_retro_status(session_dir: str, route: str | None = None) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import session_status
+    from molx_agent.interfaces.pipeline.service import session_status
 
     return session_status(session_dir, route)
 

@@ -47,7 +47,7 @@ def run_skill_command(
 ) -> dict[str, Any]:
     """Run one skill; returns the SkillResult dict (``success=false`` for every failure)."""
     from molx_agent.errors import RetroError
-    from molx_agent.retro.skills import SkillResult, run_skill
+    from molx_agent.interfaces.skills import SkillResult, run_skill
 
     try:
         parsed = load_args(args, args_file)
@@ -57,7 +57,7 @@ def run_skill_command(
 
 
 def run_skill_list() -> list[dict[str, Any]]:
-    from molx_agent.retro.skills import list_skills
+    from molx_agent.interfaces.skills import list_skills
 
     return list_skills()
 

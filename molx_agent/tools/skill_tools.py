@@ -1,7 +1,7 @@
 """The 13 retrosynthesis skills as LangChain tools (category ``retro``).
 
 Each :class:`SkillTool` is a thin adapter: its ``args_schema`` is the skill's pydantic ``Args``
-model, ``_run`` calls :func:`molx_agent.retro.skills.run_skill` and returns the SkillResult
+model, ``_run`` calls :func:`molx_agent.interfaces.skills.run_skill` and returns the SkillResult
 ``{success, data, error}`` as JSON.
 """
 
@@ -21,13 +21,13 @@ class SkillTool(BaseTool):
     skill_name: str = ""
 
     def _run(self, **kwargs: Any) -> str:
-        from molx_agent.retro.skills import run_skill
+        from molx_agent.interfaces.skills import run_skill
 
         return dumps(run_skill(self.skill_name, {k: v for k, v in kwargs.items() if v is not None}).to_dict())
 
 
 def make_skill_tool(name: str) -> SkillTool:
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
     cls = SKILL_REGISTRY[name]
     schema: type[BaseModel] = cls.Args
@@ -35,7 +35,7 @@ def make_skill_tool(name: str) -> SkillTool:
 
 
 def get_skill_tools() -> list[SkillTool]:
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
     return [make_skill_tool(name) for name in sorted(SKILL_REGISTRY)]
 
