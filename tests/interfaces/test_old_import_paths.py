@@ -27,8 +27,9 @@ def test_old_package_and_submodules_are_the_new_modules(package):
 
 
 def test_documented_old_names():
-    import molx_agent.interfaces.session.args as new_args
     import molx_agent.retro.session.args as m
+
+    import molx_agent.interfaces.session.args as new_args
     from molx_agent.interfaces.session import RetroCmd as NewRetroCmd
     from molx_agent.interfaces.skills import run_skill as new_run_skill
     from molx_agent.retro import RetroCmd

@@ -37,8 +37,8 @@ from molx_agent.interfaces.pipeline.route_ops import (
     TaskLimitExceeded,
     canonical_nomap,
 )
-from molx_agent.retro.route import RetroGraph
 from molx_agent.interfaces.skills.base import format_validation_error
+from molx_agent.retro.route import RetroGraph
 
 logger = logging.getLogger(__name__)
 

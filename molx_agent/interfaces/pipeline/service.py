@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import ChemistryError, DataError, ValidationError
-from molx_agent.io_utils import atomic_write_json, timestamped_dir
 from molx_agent.interfaces.pipeline.limits import LIMITS, RetroLimits
 from molx_agent.interfaces.pipeline.models import RouteStatus, now_iso
 from molx_agent.interfaces.pipeline.orchestrator import Orchestrator
 from molx_agent.interfaces.pipeline.route_ops import canonical_nomap
 from molx_agent.interfaces.pipeline.session_store import SessionStore
+from molx_agent.io_utils import atomic_write_json, timestamped_dir
 from molx_agent.retro.route import RetroGraph
 
 logger = logging.getLogger(__name__)

@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import ValidationError as PydanticValidationError
 
 from molx_agent.errors import DataError, ValidationError
-from molx_agent.io_utils import atomic_write_json
 from molx_agent.interfaces.pipeline.models import RouteState, now_iso
+from molx_agent.io_utils import atomic_write_json
 
 SESSION_FILE = "session.json"
 ROUTES_DIR = "routes"

@@ -6,13 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import ChemistryError, ValidationError
-from molx_agent.retro.route import (
-    DecisionRecord,
-    LLMDecision,
-    ProtectionEntry,
-    ReactionNode,
-    TemplateEvidence,
-)
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.commands import (
     bond_atoms,
@@ -31,6 +24,13 @@ from molx_agent.interfaces.session.context import (
 )
 from molx_agent.interfaces.session.sandbox import attempt_summary, evaluate_attempt
 from molx_agent.interfaces.session.state import SessionState, empty_sandbox
+from molx_agent.retro.route import (
+    DecisionRecord,
+    LLMDecision,
+    ProtectionEntry,
+    ReactionNode,
+    TemplateEvidence,
+)
 
 
 # ------------------------------------------------------------------------------------------------

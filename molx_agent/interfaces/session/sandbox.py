@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from molx_agent.retro.route import FailedAttempt, RetroGraph
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.context import quick_terminal
 from molx_agent.interfaces.session.state import SessionState
+from molx_agent.retro.route import FailedAttempt, RetroGraph
 
 
 def ancestors(graph: RetroGraph, node_id: str) -> set[str]:

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import DataError, ValidationError
+from molx_agent.interfaces.session.schema import check_session_document
 from molx_agent.io_utils import atomic_write_text, dumps
 from molx_agent.retro.route import RetroGraph, SynthesisAuditState
-from molx_agent.interfaces.session.schema import check_session_document
 
 SESSION_FORMAT = "molx-agent/retro-session"
 SESSION_FORMAT_VERSION = 1

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import ValidationError
-from molx_agent.io_utils import atomic_write_json, atomic_write_text, timestamped_dir
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.commands import (
     bond_atoms,
@@ -19,6 +18,7 @@ from molx_agent.interfaces.session.commands import (
 )
 from molx_agent.interfaces.session.sandbox import attempt_summary
 from molx_agent.interfaces.session.state import SessionState
+from molx_agent.io_utils import atomic_write_json, atomic_write_text, timestamped_dir
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
