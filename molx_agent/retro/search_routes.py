@@ -14,14 +14,16 @@ import heapq
 import math
 from typing import TYPE_CHECKING, Any
 
+from molx_agent.retro.judge import judge_route
 from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
 
 if TYPE_CHECKING:
     from molx_agent.retro.search import RetroStarSearch
     from molx_agent.retro.search_types import MolNode, ReactionEdge
 
-# (n_steps, cost, reaction ids in pre-order, structure); structure = (mol, reaction | None, [structures])
-Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]]]
+# (n_steps, cost, reaction ids in pre-order, structure, n_flags); structure = (mol, reaction | None, [structures]);
+# n_flags counts analog shortcuts and implausible steps (routes with fewer flags rank first under "score")
+Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]], int]
 
 
 def _key_steps(entry: Any) -> tuple[Any, ...]:
@@ -32,37 +34,71 @@ def _key_cost(entry: Any) -> tuple[Any, ...]:
     return round(entry[1], 9), entry[0], entry[2]
 
 
-_KEYS = {"steps": _key_steps, "cost": _key_cost}
+def _key_score(step_weight: float) -> Any:
+    """Route score ranking: fewer flags (analog shortcuts, implausible steps) first, then the route score
+    ``cost + step_weight x steps`` (calibrated step costs, leaf costs and a cost per step), then fewer steps."""
+
+    def key(entry: Any) -> tuple[Any, ...]:
+        return entry[4], round(entry[1] + step_weight * entry[0], 9), entry[0], entry[2]
+
+    return key
+
+
+def rank_key(rank_by: str, step_weight: float = 1.0) -> Any:
+    """The k-best ordering of ``SearchConfig.rank_by`` (every key is additive over sub-routes, so k-best is exact)."""
+    if rank_by == "score":
+        return _key_score(step_weight)
+    return {"steps": _key_steps, "cost": _key_cost}[rank_by]
+
+
+def route_score(entry: Any, step_weight: float = 1.0) -> float:
+    """The route score of a k-best entry: its total cost plus ``step_weight`` per step (lower is better)."""
+    return round(entry[1] + step_weight * entry[0], 4)
 
 
 def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps,
            validated_only: bool = False) -> list[Entry]:
     if mol.in_stock:
-        return [(0, 0.0, (), (mol, None, []))]
+        return [(0, mol.leaf_cost, (), (mol, None, []), mol.n_flags)]
     if mol.id in memo:
         return memo[mol.id]
     candidates: list[Entry] = []
     for rxn in mol.reactions:
         if not rxn.solved or (validated_only and not rxn.validated):
             continue
-        combos: list[tuple[int, float, tuple[int, ...], list[Any]]] = [(0, 0.0, (), [])]
+        combos: list[tuple[int, float, tuple[int, ...], list[Any], int]] = [(0, 0.0, (), [], 0)]
         for child in rxn.children:
             sub = _kbest(child, k, memo, key, validated_only)
             combos = heapq.nsmallest(
                 k,
-                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]]) for a in combos for b in sub),
-                key=key,
+                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]], a[4] + b[4]) for a in combos for b in sub),
+                key=lambda e: key((e[0], e[1], e[2], None, e[4])),
             )
             if not combos:
                 break
-        for steps, cost, ids, kids in combos:
-            candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids)))
+        for steps, cost, ids, kids, flags in combos:
+            candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids),
+                               flags + int(rxn.implausible)))
     memo[mol.id] = heapq.nsmallest(k, candidates, key=key)
     return memo[mol.id]
 
 
 def _availability(node: MolNode, stock_name: str, reason: str = "") -> dict[str, Any]:
-    data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name}
+    data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name,
+                            "tier": node.tier if node.in_stock else "unavailable"}
+    leaf = node.leaf or {}
+    if node.in_stock:
+        data["leaf_cost"] = round(node.leaf_cost, 4)
+        if leaf.get("false_positive_rate") is not None:
+            data["false_positive_rate"] = leaf["false_positive_rate"]
+        if leaf.get("reactive"):
+            data["reactive"] = leaf["reactive"]
+        if node.analog is not None:
+            data["analog_of_target"] = node.analog
+    else:
+        data["stock_tier"] = node.tier  # what the stock said, when the leaf policy refused it
+        if leaf.get("reason"):
+            data["not_a_leaf_because"] = leaf["reason"]
     if node.reacting:
         data["reacts_as"] = node.reacting  # the stock lists the molecule in another form (e.g. neutral parent)
     if reason:
@@ -96,7 +132,9 @@ def _add_step(graph: RetroGraph, product_id: str, rxn: ReactionEdge, kids: list[
         llm_decision=LLMDecision(
             selection_reasoning=(
                 f"Retro* search (rules): accepted proposal {rank} of {len(siblings)} for this molecule; "
-                f"model score {score:.3f}, step cost {rxn.cost:.2f}"
+                f"model score {score:.3g}, step cost {rxn.cost:.2f}"
+                + (" (under the plausibility floor: used because nothing better solved this molecule)"
+                   if rxn.implausible else "")
             ),
             confidence="high" if score >= 0.5 else "medium" if score >= 0.1 else "low",
             rejected_alternatives=alternatives,
@@ -133,9 +171,12 @@ def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, A
     target = graph.molecule_nodes[graph.target_id]
     target.role = "target"
     target.availability = {"available": search.target_source is not None, "source": search.target_source,
-                           "stock": stock_name}
+                           "stock": stock_name, "tier": search.target_tier}
     graph.metadata.update({"source": "retro_star_search", "stock": stock_name, "n_steps": graph.n_steps,
                            "longest_linear_sequence": graph.longest_linear_sequence(), **meta})
+    judged = judge_route(graph, search.stock, search.config)
+    graph.metadata["route"] = {"confidence": judged["confidence"], "verdict": judged["verdict"],
+                               "issues": judged["issues"], "score": meta.get("route_score")}
     return graph
 
 
@@ -144,7 +185,8 @@ def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", valida
 
     ``validated_only``: only routes whose every step has already passed forward validation.
     """
-    return _kbest(search.root, k, {}, _KEYS[rank_by], validated_only) if search.root.solved else []
+    key = rank_key(rank_by, search.config.route_step_weight)
+    return _kbest(search.root, k, {}, key, validated_only) if search.root.solved else []
 
 
 def route_reactions(entry: Entry) -> list[ReactionEdge]:
@@ -160,10 +202,14 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
 
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
-    """The ``k`` best solved routes (fewest steps first, then lowest cost), every step forward-validated."""
+    """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last),
+    every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
     entries = search.confirm_best(k)
+    weight = search.config.route_step_weight
     return [
-        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4)})
+        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4),
+                                        "route_score": route_score(entry, weight), "n_flags": entry[4],
+                                        "rank_by": search.config.rank_by})
         for i, entry in enumerate(entries, start=1)
     ]
 
@@ -264,6 +310,8 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
 
 
 __all__ = [
+    "rank_key",
+    "route_score",
     "build_routes",
     "kbest_routes",
     "route_reactions",
