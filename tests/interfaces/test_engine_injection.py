@@ -112,3 +112,14 @@ def test_run_route_uses_the_injected_engine(engine, toy_model, toy_stock):
     (route,) = payload["route_summaries"]
     assert route["starting_materials"] == [{"smiles": ACETATE, "source": toy_stock.name, "tier": "verified"}]
     assert payload["stock"] == toy_stock.name
+
+
+def test_target_skills_read_a_name_through_the_one_resolver(engine):
+    from molx_agent.retro.targets import resolve_target
+
+    paracetamol, _ = resolve_target("paracetamol")
+    res = run_skill("propose_disconnection", {"target_smiles": "paracetamol"}, engine=engine)
+    assert res.success and res.data["target_smiles"] == paracetamol
+    assert res.data["proposals"] == []  # the toy model knows only cyclohexanol
+    bad = run_skill("propose_disconnection", {"target_smiles": "unobtainium"}, engine=engine)
+    assert bad.error_code == "invalid_smiles" and bad.error.startswith("Failed to parse SMILES")

@@ -193,7 +193,17 @@ def canonical_or_raise(smiles: str) -> str:
     return Chem.MolToSmiles(mol)
 
 
+def target_or_raise(text: str) -> str:
+    """Canonical SMILES of a target given as a SMILES or a known name (the one resolver,
+    :func:`molx_agent.retro.targets.resolve_target`); ``ChemistryError("invalid_smiles")`` otherwise."""
+    from molx_agent.interfaces._engine import resolve_target
+
+    smiles, _name = resolve_target(text)
+    return canonical_or_raise(smiles)
+
+
 __all__ = [
+    "target_or_raise",
     "SkillResult",
     "SkillArgs",
     "BaseSkill",

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from molx_agent.interfaces._engine import brief_judgement, judge_prediction
 from molx_agent.interfaces.pipeline.limits import DEFAULT_MAX_PROPOSALS
-from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, canonical_or_raise
+from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, target_or_raise
 
 STRATEGY_HINTS = ("linear", "convergent", "mixed")
 #: two precursors whose smaller one has at least this share of the larger's heavy atoms count as "comparable"
@@ -22,7 +22,7 @@ CONVERGENT_BALANCE = 0.4
 
 
 class ProposeDisconnectionArgs(SkillArgs):
-    target_smiles: str = Field(..., description="SMILES of the target molecule")
+    target_smiles: str = Field(..., description="SMILES of the target molecule (or a known compound name)")
     strategy_hint: str | None = Field(
         None,
         description=(
@@ -59,7 +59,7 @@ class ProposeDisconnectionSkill(BaseSkill):
     Args = ProposeDisconnectionArgs
 
     def _execute(self, args: ProposeDisconnectionArgs) -> dict[str, Any]:
-        target = canonical_or_raise(args.target_smiles)
+        target = target_or_raise(args.target_smiles)
         hint = (args.strategy_hint or "").strip()
         top_k = max(self.engine.config.expansion_top_k, args.max_proposals * 4)
         predictions = self.engine.predict(target, top_k=top_k)
