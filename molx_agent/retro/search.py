@@ -557,6 +557,9 @@ class RetroStarSearch:
                     "time_limit": cfg.time_limit,
                     "solved": self.root.solved,
                     "n_routes": self.count_routes(cfg.n_routes) if self.root.solved else 0,  # before confirmation
+                    # the first answer is shown as soon as it exists while the search goes on for better routes
+                    "first_solution_s": self.first_solution_s,
+                    "best_value": self.root.value if self.root.solved else None,
                 })
         self.confirm_best(cfg.n_routes)
         return stopped_by, time.perf_counter() - start

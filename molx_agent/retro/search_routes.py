@@ -287,6 +287,42 @@ def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8
     return "; ".join(parts)
 
 
+_ISSUE_ZH = {
+    "probable_leaf": "起始原料仅在 ZINC Bloom 过滤器中命中（约 7% 假阳性），需向供应商确认",
+    "analog_shortcut": "购买了目标分子的近似类似物并仅做一步官能团转换",
+    "implausible_step": "包含模型评分低于合理性下限的步骤",
+    "low_score_step": "包含模型评分较低的步骤",
+    "reactive_leaf": "起始原料为活性中间体（仅因精确库存条目而接受）",
+    "estimated_leaf": "起始原料仅由 SA 评分估计",
+    "unresolved_leaf": "有未解决的起始原料",
+    "failed_validation": "有步骤未通过正向验证",
+    "unvalidated_step": "有步骤未经正向验证",
+    "low_feasibility_step": "有步骤的正向验证可行性较低",
+    "not_solved": "路线未到达可购原料",
+}
+_CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
+
+
+def route_trust_text(graph: RetroGraph, language: str = "en", max_issues: int = 3) -> str:
+    """One sentence on a route's confidence and its main issues (from ``metadata.route``)."""
+    route = graph.metadata.get("route") or {}
+    confidence = route.get("confidence")
+    if not confidence:
+        return ""
+    issues = list(route.get("issues") or [])
+    codes = list(dict.fromkeys(i.get("code") for i in issues if i.get("code")))
+    if language == "zh":
+        text = f"路线可信度：{_CONFIDENCE_ZH.get(confidence, confidence)}"
+        if codes:
+            text += "（" + "；".join(_ISSUE_ZH.get(c, c) for c in codes[:max_issues]) + "）"
+        return text + "。"
+    text = f"Route confidence: {confidence}"
+    if codes:
+        first = {c: next(i["message"] for i in issues if i.get("code") == c) for c in codes[:max_issues]}
+        text += " (" + "; ".join(f"{c}: {m}" for c, m in first.items()) + ")"
+    return text + "."
+
+
 def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> str:
     """A few sentences about a search result (counts, sources, the best route's steps), in English or Chinese."""
     label = name or result.target
@@ -295,14 +331,15 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
         leaves = best.leaves()
         sources = sorted({str(n.availability.get("source")) for n in leaves})
         steps = route_steps_text(best, language)
+        trust = route_trust_text(best, language)
         if language == "zh":
             return (f"已为 {label} 找到 {len(result.routes)} 条以可购原料结尾的路线（搜索 {result.time_s:.1f} 秒，"
                     f"{result.n_expansions} 次扩展）。最佳路线共 {best.n_steps} 步，最长线性序列 {best.longest_linear_sequence()} 步，"
-                    f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。")
+                    f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。{trust}")
         return (f"Found {len(result.routes)} route(s) to {label} ending in purchasable materials "
                 f"({result.time_s:.1f} s, {result.n_expansions} expansions). The best route has {best.n_steps} step(s) "
                 f"(longest linear sequence {best.longest_linear_sequence()}) and {len(leaves)} starting materials "
-                f"(sources: {', '.join(sources)}). Forward steps: {steps}.")
+                f"(sources: {', '.join(sources)}). Forward steps: {steps}. {trust}")
     why = next((r for r in result.reasons if r.startswith("no route")), result.reasons[0] if result.reasons else "no route found")
     if language == "zh":
         return f"未能为 {label} 找到以可购原料结尾的完整路线（{result.time_s:.1f} 秒，{result.n_expansions} 次扩展）；给出最佳部分路线。原因：{why}"
@@ -319,4 +356,5 @@ __all__ = [
     "unsolved_reasons",
     "route_summary_text",
     "route_steps_text",
+    "route_trust_text",
 ]
