@@ -44,9 +44,7 @@ def engine_with_stock(engine: RetroEngine, stock: str | os.PathLike[str] | Any |
     unreadable file fails here (``DataError``), before any work."""
     if is_default_stock(stock):
         return engine
-    other = RetroEngine(model=engine.model if engine.model_loaded else None, stock=stock, config=engine.config)
-    other.stock  # noqa: B018 - load (and check) the stock now
-    return other
+    return engine.with_stock(stock)
 
 
 def named_template_id(*candidates: Any) -> str | None:

@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 COMMON_REAGENTS_FILE = DATA_DIR / "common_reagents.smi"
+BUILDING_BLOCKS_FILE = DATA_DIR / "building_blocks.smi.gz"
 ZINC_CATALOG = "zinc-instock-mini"
 ZINC_FALSE_POSITIVE_RATE = 0.07
 #: ZINC in-stock also sells drugs, metabolites and late intermediates (N-desmethyl-imatinib, ...); counting
@@ -499,6 +500,15 @@ class CommonReagentsStock(FileStock):
         super().__init__(path or COMMON_REAGENTS_FILE, name="common-reagents", canonicalize=False)
 
 
+class BuildingBlocksStock(FileStock):
+    """The packaged ``verified`` building blocks (``data/building_blocks.smi.gz``, ``scripts/build_stock.py``):
+    reactants of the USPTO-50K training reactions that no USPTO-50K reaction produces and that are building-block
+    sized, plus the names table's reagents; benchmark targets and intermediates excluded."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(path or BUILDING_BLOCKS_FILE, name="building-blocks", canonicalize=False)
+
+
 class CompositeStock(BaseStock):
     """Several stocks; a molecule is in stock when any has it, and its source is the first that does."""
 
@@ -572,13 +582,18 @@ def stock_tier(stock: Any, smiles: str) -> tuple[str | None, str]:
 
 # -- construction from a spec -------------------------------------------------------------------------
 _NAMED = {"zinc": ZincStock, ZINC_CATALOG: ZincStock, "zinc-all": lambda: ZincStock(max_heavy_atoms=None),
-          "common": CommonReagentsStock, "common-reagents": CommonReagentsStock}
+          "common": CommonReagentsStock, "common-reagents": CommonReagentsStock,
+          "building-blocks": BuildingBlocksStock, "bb": BuildingBlocksStock,
+          "verified": lambda: CompositeStock([BuildingBlocksStock(), CommonReagentsStock()],
+                                             name="building-blocks+common-reagents")}
 
 
 @lru_cache(maxsize=1)
 def default_stock() -> CompositeStock:
-    """Packaged common reagents, then the ZINC in-stock Bloom filter."""
-    return CompositeStock([CommonReagentsStock(), ZincStock()], name="common-reagents+zinc-instock-mini")
+    """The packaged verified stocks (building blocks, common reagents), then the ZINC in-stock Bloom filter, whose
+    hits are only ``probable``."""
+    return CompositeStock([BuildingBlocksStock(), CommonReagentsStock(), ZincStock()],
+                          name="building-blocks+common-reagents+zinc-instock-mini")
 
 
 @lru_cache(maxsize=16)
@@ -590,8 +605,9 @@ def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = Non
     """Build a stock from a spec.
 
     ``None``/``"default"`` -> :func:`default_stock`; ``"zinc"`` -> :class:`ZincStock` (building blocks up
-    to 25 heavy atoms); ``"zinc-all"`` -> every ZINC in-stock hit;
-    ``"common"`` -> :class:`CommonReagentsStock`; a file path -> :class:`FileStock`; a
+    to 25 heavy atoms, ``probable`` tier); ``"zinc-all"`` -> every ZINC in-stock hit;
+    ``"common"`` -> :class:`CommonReagentsStock`; ``"building-blocks"`` -> :class:`BuildingBlocksStock`;
+    ``"verified"`` -> both packaged exact stocks (no Bloom filter); a file path -> :class:`FileStock`; a
     comma-separated string or a list of specs -> :class:`CompositeStock` (first match is the source).
     An object with ``__contains__``/``source_of``/``name`` is returned as is.
     """
@@ -711,6 +727,7 @@ __all__ = [
     "ZincStock",
     "FileStock",
     "CommonReagentsStock",
+    "BuildingBlocksStock",
     "CompositeStock",
     "load_stock",
     "default_stock",
