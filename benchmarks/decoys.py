@@ -42,7 +42,6 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from molx_agent.retro.stock import ZINC_MAX_HEAVY_ATOMS  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data"
 NAMES = REPO / "molx_agent" / "data" / "names.json"
@@ -334,13 +333,9 @@ def summarise(records: list[dict[str, Any]], bloom_only: bool = False) -> dict[s
             n_verified=tiers["verified"], n_probable=tiers["probable"], n_estimated=tiers["estimated"],
             n_unavailable=tiers["unavailable"],
             bloom_hits_by_tier={t: sum(r["tier"] == t for r in hits) for t in tiers if any(r["tier"] == t for r in hits)},
-            # the default ZINC stock counts hits of at most ZINC_MAX_HEAVY_ATOMS only: a larger hit is not probable
-            n_bloom_hits_over_zinc_cap=sum(r["heavy_atoms"] > ZINC_MAX_HEAVY_ATOMS for r in hits),
             n_accepted=len(accepted), pct_accepted=round(100 * len(accepted) / n, 2) if n else 0.0,
             goals={"none_verified": tiers["verified"] == 0,
                    "every_bloom_hit_probable": all(r["tier"] == "probable" for r in hits),
-                   "every_bloom_hit_within_zinc_cap_probable": all(r["tier"] == "probable" for r in hits
-                                                                    if r["heavy_atoms"] <= ZINC_MAX_HEAVY_ATOMS),
                    "at_most_2pct_accepted": len(accepted) <= 0.02 * n},
         )
     bands: dict[str, Any] = {}

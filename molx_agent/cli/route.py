@@ -55,12 +55,17 @@ def run_route(
     language: str = "en",
     write_files: bool = True,
     engine: Any = None,
+    first: bool = False,
+    verified_only: bool = False,
 ) -> dict[str, Any]:
     """Search routes to ``target`` and write ``routes.json`` and the route report.
 
     ``engine``: the :class:`~molx_agent.retro.engine.RetroEngine` to search with (default: the process-wide engine;
     ``model`` builds one on that single-step model); ``stock`` binds another stock to it.  Limits left ``None`` are
     the engine's ``SearchConfig`` values (the defaults written once in ``retro.search_types.SearchConfig``).
+    By default the search uses its whole budget and returns the best routes it found; ``first`` stops as soon as
+    ``n_routes`` routes exist (a fast first answer).  ``verified_only``: only exact stock entries end a route (no
+    Bloom-filter-only starting material).
 
     Returns :func:`molx_agent.retro.payload.search_payload` (``target``, ``target_smiles``, ``target_name``,
     ``solved``, ``routes`` (reaction trees, best first), ``partial_route`` (a tree, when unsolved),
@@ -73,8 +78,13 @@ def run_route(
 
     smiles, name = resolve_target(target)
     eng = route_engine(engine, stock=stock, model=model)  # bad stock spec/file fails before the model loads
+    changes: dict[str, Any] = {}
+    if first:
+        changes["stop_at_n_routes"] = True
+    if verified_only:
+        changes["allow_probable_leaves"] = False
     result = eng.search(smiles, time_limit=time_limit, max_expansions=max_expansions, max_depth=max_depth,
-                        n_routes=n_routes, progress=progress, name=name)
+                        n_routes=n_routes, progress=progress, name=name, **changes)
     payload = search_payload(result, target=target, name=name, language=language)
     files: dict[str, str] = {}
     if write_files:
@@ -133,8 +143,10 @@ def register(app: typer.Typer) -> None:
     @app.command("route")
     def route_cmd(
         target: str = typer.Argument(..., help="Target molecule: a SMILES or a known name (e.g. paracetamol)."),
-        stock: str = typer.Option(None, "--stock", help="'zinc' (building blocks <= 25 heavy atoms), 'zinc-all', 'common', a stock file (.smi/.txt/.csv[.gz]) or a "
-                                  "comma-separated list. Default: packaged common reagents + ZINC in-stock."),
+        stock: str = typer.Option(None, "--stock", help="A stock file of your catalogue (.smi/.txt/.csv[.gz], one SMILES or InChIKey per "
+                                  "line: exact, 'verified' entries), 'building-blocks', 'common', 'verified' (both packaged exact stocks), "
+                                  "'zinc' (Bloom filter: 'probable' hits), or a comma-separated list. Default: packaged building blocks + "
+                                  "common reagents (verified), then ZINC in-stock (probable)."),
         time_limit: float = typer.Option(DEFAULTS.time_limit, "--time-limit", min=0.1,
                                          help="Search time limit in seconds."),
         max_depth: int = typer.Option(DEFAULTS.max_depth, "--max-depth", min=1,
@@ -145,8 +157,15 @@ def register(app: typer.Typer) -> None:
         output_dir: Path = typer.Option(None, "--output-dir", help="Where to write routes.json and the report."),
         json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
         lang: str = typer.Option("en", "--lang", help="Language of the summary and report: en or zh."),
+        first: bool = typer.Option(False, "--first", help="Stop as soon as --n-routes routes exist (a fast first answer) "
+                                   "instead of searching the whole time budget for the best routes."),
+        verified_only: bool = typer.Option(False, "--verified-only", help="Only exact stock entries end a route "
+                                           "(no starting material known only from the ZINC Bloom filter)."),
     ) -> None:
-        """Plan multi-step synthesis routes to TARGET ending in purchasable materials."""
+        """Plan multi-step synthesis routes to TARGET ending in purchasable materials.
+
+        The search uses its whole time budget and returns the best routes it found (ranked by a route score from the
+        model's step probabilities and the starting materials' costs); each route states its confidence and issues."""
         from molx_agent.cli.common import emit_json, fail, handle_errors
 
         if lang not in ("en", "zh"):
@@ -155,7 +174,8 @@ def register(app: typer.Typer) -> None:
         @handle_errors
         def _go() -> None:
             kwargs = dict(stock=stock, time_limit=time_limit, max_depth=max_depth, n_routes=n_routes,
-                          max_expansions=max_expansions, output_dir=output_dir, language=lang)
+                          max_expansions=max_expansions, output_dir=output_dir, language=lang, first=first,
+                          verified_only=verified_only)
             if sys.stderr.isatty():
                 payload = _run_with_progress(target, kwargs)
             else:
@@ -178,7 +198,12 @@ def _run_with_progress(target: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         task = bar.add_task("loading model", total=limit)
 
         def progress(info: dict[str, Any]) -> None:
-            state = f"{info['n_routes']} route(s)" if info.get("solved") else "searching"
+            state = "searching"
+            if info.get("solved"):
+                # the first answer is shown at once; the search goes on for better routes until its limit
+                state = (f"{info['n_routes']} route(s), first after {info['first_solution_s']:.1f} s, "
+                         "looking for better" if info.get("first_solution_s") is not None
+                         else f"{info['n_routes']} route(s)")
             bar.update(task, completed=min(limit, info["elapsed_s"]),
                        description=f"{info['n_expansions']} expansions, {state}")
 

@@ -47,9 +47,11 @@ COMMON_REAGENTS_FILE = DATA_DIR / "common_reagents.smi"
 BUILDING_BLOCKS_FILE = DATA_DIR / "building_blocks.smi.gz"
 ZINC_CATALOG = "zinc-instock-mini"
 ZINC_FALSE_POSITIVE_RATE = 0.07
-#: ZINC in-stock also sells drugs, metabolites and late intermediates (N-desmethyl-imatinib, ...); counting
-#: them as starting materials makes routes trivial, so by default only hits up to this size count.
-ZINC_MAX_HEAVY_ATOMS = 25
+#: ZINC in-stock also sells drugs, metabolites and late intermediates (N-desmethyl-imatinib, ...).  A hit of any size
+#: is reported (tier ``probable``); whether it may end a route is the leaf policy's decision
+#: (``retro.judge.judge_leaf``: only building-block-like Bloom-filter hits).  ``ZincStock(max_heavy_atoms=25)`` or
+#: the spec ``"zinc-25"`` ignores larger hits altogether (the behaviour before the leaf policy).
+ZINC_MAX_HEAVY_ATOMS: int | None = None
 
 #: SA-score classes of seed 000 (``SAThresholds``): the one copy lives in ``chem.properties``.
 from molx_agent.chem.properties import SA_PURCHASABLE, sa_class  # noqa: E402
@@ -275,9 +277,8 @@ class BaseStock:
 class ZincStock(BaseStock):
     """ZINC20 in-stock molecules via the Bloom filter packaged in ``molbloom`` (offline, ~7 % FPR).
 
-    ``max_heavy_atoms`` (default 25) keeps the stock to building blocks: larger ZINC hits (drugs,
-    metabolites, late intermediates, and most Bloom-filter false positives among large molecules) are not
-    counted.  ``None`` counts every hit (spec ``"zinc-all"``).
+    Every hit is ``probable`` (``tier``): about 7 % of them are false positives.  ``max_heavy_atoms`` (default
+    ``None``: no limit; the leaf policy decides which hits may end a route) ignores larger hits (spec ``"zinc-25"``).
     """
 
     name = ZINC_CATALOG
@@ -582,6 +583,7 @@ def stock_tier(stock: Any, smiles: str) -> tuple[str | None, str]:
 
 # -- construction from a spec -------------------------------------------------------------------------
 _NAMED = {"zinc": ZincStock, ZINC_CATALOG: ZincStock, "zinc-all": lambda: ZincStock(max_heavy_atoms=None),
+          "zinc-25": lambda: ZincStock(max_heavy_atoms=25),
           "common": CommonReagentsStock, "common-reagents": CommonReagentsStock,
           "building-blocks": BuildingBlocksStock, "bb": BuildingBlocksStock,
           "verified": lambda: CompositeStock([BuildingBlocksStock(), CommonReagentsStock()],
@@ -604,8 +606,8 @@ def _named_stock(key: str) -> Stock:
 def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = None) -> Stock:
     """Build a stock from a spec.
 
-    ``None``/``"default"`` -> :func:`default_stock`; ``"zinc"`` -> :class:`ZincStock` (building blocks up
-    to 25 heavy atoms, ``probable`` tier); ``"zinc-all"`` -> every ZINC in-stock hit;
+    ``None``/``"default"`` -> :func:`default_stock`; ``"zinc"``/``"zinc-all"`` -> :class:`ZincStock` (every hit,
+    ``probable`` tier); ``"zinc-25"`` -> hits of at most 25 heavy atoms;
     ``"common"`` -> :class:`CommonReagentsStock`; ``"building-blocks"`` -> :class:`BuildingBlocksStock`;
     ``"verified"`` -> both packaged exact stocks (no Bloom filter); a file path -> :class:`FileStock`; a
     comma-separated string or a list of specs -> :class:`CompositeStock` (first match is the source).

@@ -249,7 +249,7 @@ def test_export_folder(paracetamol_awaiting, tmp_path):
     # the exported session.json is a resumable session
     assert RetroCmd(f"{folder}/session.json").execute("status")["tree_complete"] is True
     terminals = json.loads(open(f"{folder}/terminals.json").read())
-    assert {t["source"] for t in terminals} <= {"common-reagents", "zinc-instock-mini"}
+    assert {t["source"] for t in terminals} <= {"building-blocks", "common-reagents", "zinc-instock-mini"}
 
 
 def test_capping_and_fgi_commands(paracetamol_awaiting):

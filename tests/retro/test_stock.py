@@ -123,11 +123,16 @@ def test_zinc_stock_uses_only_the_packaged_mini_catalogue(monkeypatch):
     assert calls == ["zinc-instock-mini"]
 
 
-def test_zinc_stock_counts_building_blocks_only_unless_zinc_all():
+def test_zinc_hits_of_any_size_are_probable_but_only_building_blocks_end_a_route():
+    from molx_agent.retro.judge import judge_leaf
+
     desmethyl_imatinib = "Cc1ccc(NC(=O)c2ccc(CN3CCNCC3)cc2)cc1Nc1nccc(-c2cccnc2)n1"  # sold, 36 heavy atoms
-    assert desmethyl_imatinib not in load_stock("zinc")
-    assert desmethyl_imatinib in load_stock("zinc-all")
-    assert load_stock("zinc").info()["max_heavy_atoms"] == 25
+    zinc = load_stock("zinc")
+    assert zinc.tier_of(desmethyl_imatinib) == (ZincStock.name, "probable")
+    leaf = judge_leaf(desmethyl_imatinib, zinc)
+    assert leaf["tier"] == "probable" and not leaf["accept"] and "36 heavy atoms" in leaf["reason"]
+    assert desmethyl_imatinib not in load_stock("zinc-25")
+    assert load_stock("zinc-25").info()["max_heavy_atoms"] == 25
 
 
 def test_zinc_stock_real_filter_answers_offline():
