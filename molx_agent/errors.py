@@ -56,7 +56,7 @@ class RetroError(Exception):
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         text = self.message
-        if self.value is not None and repr(self.value) not in text:
+        if self.value is not None and repr(self.value) not in text and str(self.value) not in text:
             text = f"{text} (value: {self.value!r})"
         if self.hint:
             text = f"{text}. Hint: {self.hint}"

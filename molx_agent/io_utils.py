@@ -167,6 +167,7 @@ def ensure_output_dir(path: str | os.PathLike[str], what: str = "output director
 _GZIP_MAGIC = b"\x1f\x8b"
 _ZIP_MAGIC = b"PK\x03\x04"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_CONTROL_BYTES = tuple(c for c in range(32) if c not in (9, 10, 12, 13)) + (127,)
 
 
 def check_input_file(path: str | os.PathLike[str], what: str = "file", *, data: bool = True) -> Path:
@@ -197,8 +198,9 @@ def check_input_file(path: str | os.PathLike[str], what: str = "file", *, data: 
 
 
 def sniff_text_encoding(head: bytes, path: str | os.PathLike[str], what: str = "file") -> str:
-    """The encoding to read a text file with (``utf-8-sig`` or ``utf-16``), from its first bytes; ``DataError``
-    for data that is not text: ``compressed_file`` (gzip, zip/xlsx), ``binary_file`` (NUL bytes)."""
+    """The encoding to read a text file with (``utf-8-sig``, or ``utf-16`` / ``utf-16-le`` / ``utf-16-be``), from
+    its first bytes; ``DataError`` for data that is not text: ``compressed_file`` (gzip, zip/xlsx),
+    ``binary_file`` (NUL bytes or many control characters)."""
     from molx_agent.errors import DataError
 
     if head.startswith(_UTF16_BOMS):
@@ -209,7 +211,14 @@ def sniff_text_encoding(head: bytes, path: str | os.PathLike[str], what: str = "
     if head.startswith(_ZIP_MAGIC):
         raise DataError("compressed_file", f"{what} {path} is a zip archive (or an Excel workbook), not text",
                         value=str(path), hint="extract it, or give an Excel file the .xlsx suffix")
-    if b"\x00" in head:
+    if len(head) >= 8 and b"\x00" in head:  # UTF-16 without a byte-order mark: every other byte is NUL (ASCII)
+        odd, even = head[1::2].count(0), head[0::2].count(0)
+        if odd >= 0.4 * (len(head) // 2) and even == 0:
+            return "utf-16-le"
+        if even >= 0.4 * (len(head) // 2) and odd == 0:
+            return "utf-16-be"
+    controls = sum(head.count(bytes([c])) for c in _CONTROL_BYTES)
+    if b"\x00" in head or controls > max(2, len(head) // 100):  # text has (almost) no control characters
         raise DataError("binary_file", f"{what} {path} holds binary data, not text", value=str(path),
                         hint="give a UTF-8 text file")
     return "utf-8-sig"
