@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     molx_home: Path = Field(default=Path("~/.molx"), validation_alias="MOLX_HOME")
     max_iterations: int = Field(default=3, ge=1, le=20, validation_alias="MAX_ITERATIONS")
     # Input-size limits (molx_agent.limits reads them; defaults are written once there)
-    max_smiles_chars: int = Field(default=20_000, ge=100, validation_alias="MOLX_MAX_SMILES_CHARS")
+    max_smiles_chars: int = Field(default=10_000, ge=100, validation_alias="MOLX_MAX_SMILES_CHARS")
     max_heavy_atoms: int = Field(default=5_000, ge=10, validation_alias="MOLX_MAX_HEAVY_ATOMS")
     max_retro_heavy_atoms: int = Field(default=150, ge=10, validation_alias="MOLX_MAX_RETRO_HEAVY_ATOMS")
     max_query_chars: int = Field(default=20_000, ge=100, validation_alias="MOLX_MAX_QUERY_CHARS")

@@ -264,7 +264,14 @@ def file_lock(lock_path: str | os.PathLike[str], *, timeout: float | None = None
 
         timeout = current_limits().lock_timeout
     lock_path = Path(lock_path)
-    with open(lock_path, "a+b") as fh:
+    try:
+        fh = open(lock_path, "a+b")  # noqa: SIM115 - closed below, after the lock is released
+    except OSError as exc:
+        from molx_agent.errors import DataError
+
+        raise DataError("output_dir_unwritable", f"cannot lock {what}: {exc.strerror or exc} in {lock_path.parent}",
+                        value=str(lock_path.parent)) from None
+    with fh:
         deadline = time.monotonic() + timeout
         delay = 0.01
         while True:

@@ -6,7 +6,9 @@ input is refused at once with a clear error instead of running for minutes, exha
 silently truncated.  Why each limit exists (measured on a 2-core x86_64 machine):
 
 - RDKit canonicalisation is quadratic in the atom count (1.4 s for a 10,000-atom chain) and overflows the C
-  stack (the process dies) on a 20,000-atom chain, so no molecule above ``max_heavy_atoms`` is canonicalised;
+  stack (the process dies) on a 20,000-atom chain, so no molecule above ``max_heavy_atoms`` is canonicalised,
+  and no SMILES above ``max_smiles_chars`` is parsed (so even a path that canonicalises without checking the
+  atom count never sees more than 10,000 atoms);
 - one single-step prediction takes ~5 s on a 157-heavy-atom peptide and ~17 s on a 313-atom one (template
   application grows with the number of matching sites), so retrosynthesis (prediction, route search, the
   pipeline, the session) refuses molecules above ``max_retro_heavy_atoms``;
@@ -19,7 +21,7 @@ them through the environment:
 =========================  ============  ==============================  ==========================================
 limit                      default       environment variable            refused with (code)
 =========================  ============  ==============================  ==========================================
-SMILES length              20,000 chars  ``MOLX_MAX_SMILES_CHARS``       ``smiles_too_long``
+SMILES length              10,000 chars  ``MOLX_MAX_SMILES_CHARS``       ``smiles_too_long``
 heavy atoms (any use)      5,000         ``MOLX_MAX_HEAVY_ATOMS``        ``molecule_too_large``
 heavy atoms (retro)        150           ``MOLX_MAX_RETRO_HEAVY_ATOMS``  ``molecule_too_large``
 query length               20,000 chars  ``MOLX_MAX_QUERY_CHARS``        ``query_too_long``

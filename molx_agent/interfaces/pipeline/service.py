@@ -8,7 +8,6 @@ leaves the session files unchanged.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -19,30 +18,42 @@ from molx_agent.interfaces.pipeline.models import RouteStatus, now_iso
 from molx_agent.interfaces.pipeline.orchestrator import Orchestrator
 from molx_agent.interfaces.pipeline.route_ops import canonical_nomap
 from molx_agent.interfaces.pipeline.session_store import SessionStore
-from molx_agent.io_utils import atomic_write_json, timestamped_dir
+from molx_agent.io_utils import atomic_write_json, ensure_output_dir, timestamped_dir
+from molx_agent.limits import parse_json_text
 from molx_agent.retro.route import RetroGraph
 
 logger = logging.getLogger(__name__)
 
 
 def _resolve_target(target: str) -> tuple[str, str]:
-    """``(canonical SMILES, name)``: a SMILES, or a known name from the packaged name table."""
-    can = canonical_nomap(target)
-    if can is not None:
-        return can, ""
-    try:
-        from molx_agent.chem.names import resolve_name
-    except ImportError:  # pragma: no cover - name table not installed
-        resolve_name = None  # type: ignore[assignment]
-    smiles = resolve_name(target) if resolve_name else None
-    if smiles and canonical_nomap(smiles):
-        return canonical_nomap(smiles) or smiles, target
-    raise ChemistryError(
-        "invalid_smiles",
-        f"Failed to parse SMILES: {target!r}",
-        value=target,
-        hint="pass a valid SMILES (or a known compound name)",
-    )
+    """``(canonical SMILES, name)``: a SMILES, or a known name from the packaged name table.
+
+    A SMILES with whitespace inside is refused (``smiles_contains_whitespace``), never cut at the space; a
+    target above the retrosynthesis heavy-atom limit is ``molecule_too_large`` (``molx_agent.limits``).
+    """
+    from rdkit import Chem
+
+    from molx_agent.limits import check_heavy_atoms, check_smiles_text
+
+    can, name = canonical_nomap(target), ""
+    if can is None:
+        try:
+            from molx_agent.chem.names import resolve_name
+        except ImportError:  # pragma: no cover - name table not installed
+            resolve_name = None  # type: ignore[assignment]
+        smiles = resolve_name(target) if resolve_name else None
+        can = canonical_nomap(smiles) if smiles else None
+        name = target if can else ""
+    if can is None:
+        check_smiles_text(target, what="target SMILES")  # names the real problem: whitespace, length
+        raise ChemistryError(
+            "invalid_smiles",
+            f"Failed to parse SMILES: {target!r}",
+            value=target,
+            hint="pass a valid SMILES (or a known compound name)",
+        )
+    check_heavy_atoms(Chem.MolFromSmiles(can), retro=True, what="target", value=can)
+    return can, name
 
 
 def _orchestrator(
@@ -82,6 +93,8 @@ def plan_session(
         from molx_agent.config import get_settings
 
         output_dir = timestamped_dir(Path(get_settings().output_dir) / "retro", name or "route")
+    else:
+        ensure_output_dir(output_dir, "--output-dir")  # a file there: a clear error, not an internal one
     store = SessionStore(output_dir)
     with store.locked(create=True):
         if store.exists():
@@ -147,11 +160,11 @@ def decide_route(
     """Apply a DecisionInstruction to the paused route and run on to the next decision point."""
     if isinstance(decision, str):
         try:
-            decision = json.loads(decision)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                "invalid_instruction", f"--decision is not valid JSON ({exc.msg})", value=decision[:200]
-            ) from None
+            decision = parse_json_text(decision, "--decision")
+        except ValidationError as exc:
+            if exc.code == "invalid_json":
+                exc.code = "invalid_instruction"
+            raise
     if not isinstance(decision, dict):
         raise ValidationError("invalid_instruction", "the decision must be a JSON object", value=decision)
     store = SessionStore(session_dir)
@@ -190,11 +203,11 @@ def explore_route(
     """Call one read-only exploration tool at the pending decision (spends one unit of budget)."""
     if isinstance(params, str):
         try:
-            params = json.loads(params) if params.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                "invalid_exploration_params", f"--params is not valid JSON ({exc.msg})", value=params[:200]
-            ) from None
+            params = parse_json_text(params, "--params") if params.strip() else {}
+        except ValidationError as exc:
+            if exc.code == "invalid_json":
+                exc.code = "invalid_exploration_params"
+            raise
     store = SessionStore(session_dir)
     with store.locked():
         meta = store.load_meta()
@@ -359,6 +372,8 @@ def finalize_route(
     """Build the RetroGraph of the route and write the report (HTML, Markdown, JSON) plus the graph JSON."""
     from molx_agent.retro.report import render_route_report
 
+    if output_dir is not None:
+        ensure_output_dir(output_dir, "--output-dir")
     store = SessionStore(session_dir)
     with store.locked():
         meta = store.load_meta()

@@ -43,10 +43,13 @@ def cmd_init(session_file: Path, a: dict[str, Any]) -> tuple[SessionState, dict[
     if session_file.exists() and not a["overwrite"]:
         raise ValidationError("session_exists", f"session file already exists: {session_file}",
                               value=str(session_file), hint="pick another file or pass \"overwrite\": true")
-    target = engine.canonical_or_none(a["target"])
-    if target is None:
+    try:  # whitespace inside, too many atoms for retrosynthesis, unparsable: the real problem is named
+        target = engine.canonical_or_raise(a["target"], what="target SMILES", retro=True)
+    except ChemistryError as exc:
+        if exc.code != "invalid_smiles":
+            raise
         raise ChemistryError("invalid_smiles", f"init: RDKit cannot parse the target SMILES {a['target']!r}",
-                             value=a["target"])
+                             value=a["target"]) from None
     config: dict[str, Any] = {}
     for key in ("terminal_cs_threshold", "max_steps", "max_depth", "stock", "language", "top_k"):
         if a[key] is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from molx_agent.errors import RetroError
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.context import quick_terminal
 from molx_agent.interfaces.session.state import SessionState
@@ -51,12 +52,11 @@ def evaluate_attempt(state: SessionState, precursors: Any, *, source: str, react
     errors: list[dict[str, Any]] = []
     canon: list[str] = []
     for smi in precursors:
-        c = engine.canonical_or_none(smi)
-        if c is None:
-            errors.append({"code": "invalid_smiles", "message": f"RDKit cannot parse precursor {smi!r}",
-                           "value": smi})
-        else:
-            canon.append(c)
+        try:
+            canon.append(engine.canonical_or_raise(smi, what="precursor SMILES"))
+        except RetroError as exc:  # whitespace inside (never cut), too large, unparsable
+            message = exc.message if exc.code != "invalid_smiles" else f"RDKit cannot parse precursor {smi!r}"
+            errors.append({"code": exc.code, "message": message, "value": smi})
     if not precursors:
         errors.append({"code": "no_precursors", "message": "no precursor given"})
     cycle: list[str] = []
