@@ -132,7 +132,12 @@ def _init(stock_path: str, n_neighbours: int | None = None) -> None:
     from molx_agent.retro.single_step import load_single_step_model
     from molx_agent.retro.stock import FileStock
 
-    _STATE["stock"] = FileStock(stock_path)
+    if stock_path == "default":  # the product's default stock, as a user gets it (verified + probable tiers)
+        from molx_agent.retro.stock import load_stock
+
+        _STATE["stock"] = load_stock(None)
+    else:
+        _STATE["stock"] = FileStock(stock_path)
     _STATE["model"] = load_single_step_model()
     if n_neighbours:
         _STATE["model"].n_neighbours = n_neighbours
@@ -164,6 +169,12 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
         "solved": res.solved,
         "n_routes": len(res.routes),
         "best_n_steps": res.routes[0].n_steps if res.routes else None,
+        "route_steps": [g.n_steps for g in res.routes],
+        "best_leaves": [[n.smiles, n.availability.get("source"), n.availability.get("tier")]
+                        for n in res.routes[0].leaves()] if res.routes else None,
+        "best_confidence": (res.routes[0].metadata.get("route") or {}).get("confidence") if res.routes else None,
+        "best_issues": sorted({i["code"] for i in (res.routes[0].metadata.get("route") or {}).get("issues", [])})
+        if res.routes else None,
         "match_rank": match_rank,
         "match_rank_connectivity": block_rank,
         "n_expansions": res.n_expansions,
@@ -227,6 +238,16 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         return pct(sum(1 for r in records if r.get(key) is not None and r[key] <= k))
 
     times = [r["time_s"] for r in records]
+    long_refs = [r for r in records if int(r.get("route_length") or 0) >= 3]
+    short_best = [r for r in long_refs if r.get("best_n_steps") == 1]
+    leaf_tiers: dict[str, int] = defaultdict(int)
+    for r in records:
+        for leaf in r.get("best_leaves") or []:
+            leaf_tiers[str(leaf[2] if len(leaf) > 2 else None)] += 1
+    confidences: dict[str, int] = defaultdict(int)
+    for r in records:
+        if r.get("solved"):
+            confidences[str(r.get("best_confidence"))] += 1
     by_len: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in records:
         by_len[int(r.get("route_length") or 0)].append(r)
@@ -244,6 +265,14 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "median_cpu_s": round(statistics.median([r.get("cpu_s", 0.0) for r in records]), 2) if records else None,
         "median_expansions": statistics.median([r.get("n_expansions", 0) for r in records]) if records else None,
         "n_errors": sum(1 for r in records if "error" in r),
+        # targets whose reference route has >= 3 steps but whose best route is one step long (a shortcut)
+        "n_ref_3plus": len(long_refs),
+        "one_step_best_where_ref_3plus": len(short_best),
+        "one_step_best_where_ref_3plus_pct": round(100.0 * len(short_best) / len(long_refs), 1) if long_refs else None,
+        "mean_best_n_steps": round(statistics.fmean([r["best_n_steps"] for r in records if r.get("best_n_steps")]), 2)
+        if any(r.get("best_n_steps") for r in records) else None,
+        "best_route_leaf_tiers": dict(sorted(leaf_tiers.items())),
+        "best_route_confidence": dict(sorted(confidences.items())),
         "by_route_length": {
             k: {"n": len(v), "solved": sum(bool(r["solved"]) for r in v),
                 "top10": sum(1 for r in v if r.get("match_rank") is not None and r["match_rank"] <= 10)}
@@ -273,7 +302,9 @@ def emit(summary: dict[str, Any], records: list[dict[str, Any]], out: Path | Non
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="RetroCast ref-lin-600 multi-step benchmark")
     ap.add_argument("--benchmark", type=Path, default=BENCH)
-    ap.add_argument("--stock", type=Path, default=STOCK)
+    ap.add_argument("--stock", type=Path, default=STOCK,
+                    help="benchmark stock file (default: the n5 reference-leaf stock), or 'default' for the product's "
+                         "default stock (verified building blocks + ZINC Bloom filter as probable)")
     ap.add_argument("--sample", type=int, default=None, help="number of targets (stratified by route length)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--ids-file", type=Path, default=None, help="run exactly the ids listed in this file")
@@ -285,8 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--early-stop", action="store_true",
                     help="stop a target once --n-routes routes are found (the CLI default); by default every "
                          "target is searched to its time/expansion limit, as in the published comparisons")
-    ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps",
-                    help="route order: fewest steps then cost (the CLI default), or lowest total cost")
+    ap.add_argument("--rank-by", choices=("score", "steps", "cost"), default=None,
+                    help="route order: the route score (the CLI default), fewest steps then cost, or lowest total cost")
     ap.add_argument("--leaf-cost", type=float, default=None, help="SearchConfig.leaf_cost (default: the CLI's)")
     ap.add_argument("--leaf-cost-base", type=float, default=None, help="SearchConfig.leaf_cost_base")
     ap.add_argument("--leaf-cost-per-atom", type=float, default=None, help="SearchConfig.leaf_cost_per_atom")
@@ -302,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)
+    if args.rank_by is None:
+        from molx_agent.retro.search_types import SearchConfig
+
+        args.rank_by = SearchConfig().rank_by
 
     targets = load_targets(args.benchmark)
     if args.ids_file:

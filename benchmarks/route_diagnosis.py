@@ -110,10 +110,11 @@ def locate_reference(search: Any, ref: frozenset[Step], keys: _Keys, *, n_routes
         return None
 
     configured = search.config.rank_by
-    other = "cost" if configured == "steps" else "steps"
     ranked = search.confirm_best(max_rank) if search.root.solved else []  # validates the steps of these routes
     rank_configured = rank(ranked)
-    rank_other = rank(kbest_routes(search, max_rank, other)) if search.root.solved else None
+    ranks = {order: (rank_configured if order == configured else
+                     rank(kbest_routes(search, max_rank, order)) if search.root.solved else None)
+             for order in ("score", "steps", "cost")}
     n_proposed = sum(proposed.values()) if proposed is not None else None
     if proposed is not None and n_proposed < len(ref):
         category = "not_proposed"
@@ -131,8 +132,7 @@ def locate_reference(search: Any, ref: frozenset[Step], keys: _Keys, *, n_routes
         "n_proposed": n_proposed,
         "n_in_tree": len(present),
         "n_solved_in_tree": len(solved),
-        f"rank_by_{configured}": rank_configured,
-        f"rank_by_{other}": rank_other,
+        **{f"rank_by_{order}": r for order, r in ranks.items()},
         "n_solved_routes_ranked": len(ranked),
     }
 
@@ -193,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-expansions", type=int, default=100_000)
     ap.add_argument("--max-depth", type=int, default=7)
     ap.add_argument("--n-routes", type=int, default=10)
-    ap.add_argument("--rank-by", choices=("steps", "cost"), default="steps")
+    ap.add_argument("--rank-by", choices=("score", "steps", "cost"), default=None,
+                    help="route order (default: the CLI's, SearchConfig.rank_by)")
     ap.add_argument("--max-rank", type=int, default=300, help="rank the reference among this many solved routes")
     ap.add_argument("--leaf-cost", type=float, default=None)
     ap.add_argument("--leaf-cost-base", type=float, default=None)

@@ -5,6 +5,8 @@ DecisionContext of the next decision point (``status: paused``) or the route's e
 Options accept both spellings (``--session-dir`` / ``--session_dir`` ...), as in seed 000.
 Exit status: 0 ok (paused or completed), 1 the route failed or hit MAX_TOTAL_TASKS,
 2 bad input (invalid SMILES, rejected decision, exhausted budget, missing session).
+Each ``run_retro_*`` that runs skills builds the RetroEngine (``engine=``; default: the process-wide engine) and
+passes it to the pipeline.
 """
 
 from __future__ import annotations
@@ -34,9 +36,12 @@ def run_retro_plan(
     language: str = "en",
     proposals: bool = True,
     auto: bool = False,
+    engine: Any = None,
 ) -> dict[str, Any]:
+    from molx_agent.interfaces._engine import engine_or_default
     from molx_agent.interfaces.pipeline.service import plan_session, run_route
 
+    engine = engine_or_default(engine)
     out = plan_session(
         target_smiles,
         output_dir,
@@ -45,16 +50,20 @@ def run_retro_plan(
         stock=stock,
         language=language,
         with_proposals=proposals,
+        engine=engine,
     )
     if auto:
-        out["runs"] = [run_route(out["session_dir"], r["route_id"], auto=True) for r in out["routes"]]
+        out["runs"] = [run_route(out["session_dir"], r["route_id"], auto=True, engine=engine) for r in out["routes"]]
     return out
 
 
-def run_retro_run(session_dir: str, route: str | None = None, *, auto: bool = False) -> dict[str, Any]:
+def run_retro_run(
+    session_dir: str, route: str | None = None, *, auto: bool = False, engine: Any = None
+) -> dict[str, Any]:
+    from molx_agent.interfaces._engine import engine_or_default
     from molx_agent.interfaces.pipeline.service import run_route
 
-    return run_route(session_dir, route, auto=auto)
+    return run_route(session_dir, route, auto=auto, engine=engine_or_default(engine))
 
 
 def run_retro_decide(
@@ -62,8 +71,11 @@ def run_retro_decide(
     route: str | None,
     decision: str | dict[str, Any] | None = None,
     decision_file: str | None = None,
+    *,
+    engine: Any = None,
 ) -> dict[str, Any]:
     from molx_agent.errors import ValidationError
+    from molx_agent.interfaces._engine import engine_or_default
     from molx_agent.interfaces.pipeline.service import decide_route
     from molx_agent.io_utils import read_input_text
 
@@ -78,15 +90,17 @@ def run_retro_decide(
             "give --decision JSON or --decision-file",
             hint='{"task_id": "...", "action": "use_default"}',
         )
-    return decide_route(session_dir, route, decision)
+    return decide_route(session_dir, route, decision, engine=engine_or_default(engine))
 
 
 def run_retro_explore(
-    session_dir: str, route: str | None, tool: str, params: str | dict[str, Any] | None = None
+    session_dir: str, route: str | None, tool: str, params: str | dict[str, Any] | None = None, *,
+    engine: Any = None,
 ) -> dict[str, Any]:
+    from molx_agent.interfaces._engine import engine_or_default
     from molx_agent.interfaces.pipeline.service import explore_route
 
-    return explore_route(session_dir, route, tool, params)
+    return explore_route(session_dir, route, tool, params, engine=engine_or_default(engine))
 
 
 def run_retro_compare(session_dir: str, routes: str | None = None) -> dict[str, Any]:

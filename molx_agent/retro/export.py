@@ -76,7 +76,10 @@ def to_aizynth_tree(graph: RetroGraph) -> dict[str, Any]:
     """The route as an AiZynthFinder-style reaction tree (plain JSON types)."""
     tree = _mol_dict(graph, graph.target_id)
     route_meta = {k: v for k, v in graph.metadata.items() if isinstance(v, (str, int, float, bool, type(None)))}
-    tree["metadata"]["route"] = {**route_meta, "target_name": graph.target_name}
+    trust = graph.metadata.get("route") if isinstance(graph.metadata.get("route"), dict) else {}
+    # the route's judgement (retro.judge.judge_route): routes[i].metadata.route.confidence / .verdict / .issues
+    trust_meta = {k: trust[k] for k in ("confidence", "verdict", "issues") if k in trust}
+    tree["metadata"]["route"] = {**route_meta, **trust_meta, "target_name": graph.target_name}
     return tree
 
 
@@ -148,8 +151,11 @@ def from_aizynth_tree(tree: dict[str, Any]) -> RetroGraph:
     meta = tree.get("metadata") or {}
     route_meta = dict(meta.get("route") or {})
     name = str(route_meta.pop("target_name", "") or meta.get("name") or "")
+    trust = {k: route_meta.pop(k) for k in ("confidence", "verdict", "issues") if k in route_meta}
     graph = RetroGraph.new(tree["smiles"], name=name)
     graph.metadata.update(route_meta)
+    if trust:
+        graph.metadata["route"] = {**trust, "score": route_meta.get("route_score")}
     _read_mol(graph, graph.target_id, tree, "root")
     return graph
 

@@ -8,8 +8,9 @@ session (through :class:`molx_agent.retro.engine.RetroEngine`):
   ``probable`` one only when it is building-block-like (small and simple), at a cost that grows with its size; a
   reactive intermediate (functionalised organolithium, Grignard, organozinc/-copper reagent, diazonium salt, acyl
   azide, free carbanion) only when an exact stock lists it.
-- :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (Tanimoto >= 0.7 on Morgan
-  fingerprints and the same Murcko scaffold) turned into the target by one step: "buy the answer and touch it once".
+- :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (the same Murcko scaffold,
+  Tanimoto >= 0.5 on Morgan radius-2 fingerprints, and at most 2 of the target's heavy atoms missing) turned into the
+  target by one step: "buy the answer and touch it once" (naproxen by hydrodebromination of bromo-naproxen).
 - :func:`judge_step` -- forward validation (the chemistry core's hard gates, with the proposing template's atom map
   and named template) plus plausibility (the model's probability against ``SearchConfig.plausibility_floor``).
 - :func:`judge_route` -- a route's ``confidence`` (high / medium / low), ``issues`` (``{code, message}``) and a
@@ -213,8 +214,10 @@ def murcko(smiles: str) -> str:
 
 
 def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
-    """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog of it (same non-empty Murcko
-    scaffold, Tanimoto >= ``analog_similarity``), else ``None``."""
+    """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog that carries the target's skeleton:
+    the same non-empty Murcko scaffold, Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
+    ``config.analog_max_added_atoms`` of the target's heavy atoms missing from it (so the step that makes the target
+    from it is a functional-group interconversion, not a disconnection); else ``None``."""
     from rdkit import DataStructs
 
     cfg = config or SearchConfig()
@@ -222,6 +225,8 @@ def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None
         return None
     scaffold = murcko(target)
     if not scaffold or murcko(leaf) != scaffold:
+        return None
+    if complexity(target)["heavy_atoms"] - complexity(leaf)["heavy_atoms"] > cfg.analog_max_added_atoms:
         return None
     a, b = _fp(leaf), _fp(target)
     if a is None or b is None:
@@ -247,13 +252,17 @@ def plausibility(score: Any, config: SearchConfig | None = None) -> dict[str, An
 
 
 def forward_validation(precursors: list[str], product: str, *, reaction_type: str | None = None,
-                       template_id: str | None = None, mapped_reaction: str | None = None) -> dict[str, Any]:
-    """The chemistry core's forward validation with one call shape (a crash rejects the step, recorded)."""
-    from molx_agent.chem.forward_validate import validate_forward
+                       template_id: str | None = None, mapped_reaction: str | None = None,
+                       validator: Any = None) -> dict[str, Any]:
+    """The chemistry core's forward validation with one call shape (a crash rejects the step, recorded).
+
+    ``validator``: a replacement for :func:`molx_agent.chem.forward_validate.validate_forward` (same signature)."""
+    if validator is None:
+        from molx_agent.chem.forward_validate import validate_forward as validator
 
     try:
-        return validate_forward(list(precursors), product, reaction_type=reaction_type or None,
-                                template_id=template_id or None, mapped_reaction=mapped_reaction or None)
+        return validator(list(precursors), product, reaction_type=reaction_type or None,
+                         template_id=template_id or None, mapped_reaction=mapped_reaction or None)
     except Exception as exc:  # noqa: BLE001 - a validator crash rejects the step (conservative), recorded
         logger.debug("forward validation crashed on %s>>%s: %s", ".".join(precursors), product, exc)
         return {"ok": False, "pass": False, "validator_error": f"{type(exc).__name__}: {exc}",
@@ -262,7 +271,8 @@ def forward_validation(precursors: list[str], product: str, *, reaction_type: st
 
 def judge_step(precursors: list[str], product: str, *, reaction_type: str | None = None,
                template_id: str | None = None, mapped_reaction: str | None = None, score: Any = None,
-               config: SearchConfig | None = None, validation: dict[str, Any] | None = None) -> dict[str, Any]:
+               config: SearchConfig | None = None, validation: dict[str, Any] | None = None,
+               validator: Any = None) -> dict[str, Any]:
     """One step's verdict: the forward-validation result (every field of ``validate_forward``) plus ``plausibility``
     (``{score, plausible, floor}``), ``verdict`` (``plausible`` / ``implausible`` / ``invalid``) and ``issues``.
 
@@ -271,7 +281,8 @@ def judge_step(precursors: list[str], product: str, *, reaction_type: str | None
     """
     cfg = config or SearchConfig()
     res = dict(validation) if validation is not None else forward_validation(
-        precursors, product, reaction_type=reaction_type, template_id=template_id, mapped_reaction=mapped_reaction)
+        precursors, product, reaction_type=reaction_type, template_id=template_id, mapped_reaction=mapped_reaction,
+        validator=validator)
     plaus = plausibility(score, cfg)
     issues: list[dict[str, Any]] = []
     if res.get("hard_fail_reasons"):

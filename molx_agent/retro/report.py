@@ -58,13 +58,36 @@ def leaf_status(graph: RetroGraph, node: MoleculeNode, labels: dict[str, str] | 
     if avail.get("available") and source and source != "sa_estimate":
         reacts_as = avail.get("reacts_as")  # the stock lists another form (neutral parent, full reagent)
         note = f" ({labels['reacts_as']} {reacts_as})" if reacts_as else ""
-        return "in_stock", f"{labels['legend_in_stock']}: {source}{note}"
+        tier = leaf_tier(avail)
+        tier_note = f" [{labels['tier_' + tier]}]" if tier in ("probable", "estimated") else ""
+        return "in_stock", f"{labels['legend_in_stock']}: {source}{tier_note}{note}"
     if node.role == "terminal":
         reason = str(node.llm_analysis.get("terminal_reason") or "") if node.llm_analysis else ""
         if source == "sa_estimate":
             reason = reason or "SA/CS estimate"
         return "terminal", f"{labels['legend_terminal']}" + (f": {reason}" if reason else "")
     return "unresolved", labels["legend_unresolved"]
+
+
+def leaf_tier(avail: dict[str, Any]) -> str:
+    """A leaf's purchasability tier (``verified`` / ``probable`` / ``estimated`` / ``unavailable``)."""
+    tier = (avail or {}).get("tier")
+    if tier in ("verified", "probable", "estimated", "unavailable"):
+        return str(tier)
+    source = str((avail or {}).get("source") or "")
+    if (avail or {}).get("available") and source and source != "sa_estimate":
+        return "verified"
+    return "estimated" if source == "sa_estimate" and (avail or {}).get("available") else "unavailable"
+
+
+def route_trust(graph: RetroGraph) -> dict[str, Any]:
+    """The route's ``{confidence, verdict, issues}``: as the search recorded it, else judged now (retro.judge)."""
+    recorded = graph.metadata.get("route") if isinstance(graph.metadata, dict) else None
+    if isinstance(recorded, dict) and recorded.get("confidence"):
+        return recorded
+    from molx_agent.retro.judge import judge_route
+
+    return judge_route(graph)
 
 
 def _mol_facts(smiles: str) -> dict[str, Any]:
@@ -148,6 +171,10 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
     feas = fv.get("feasibility_score")
     hard = fv.get("hard_fail_reasons") or []
     passed = fv.get("pass", fv.get("ok")) if fv else None
+    from molx_agent.retro.judge import plausibility
+
+    plaus = plausibility(rxn.score if rxn.score is not None else (te.confidence or None))
+    implausible = plaus["plausible"] is False
     return {
         "number": number,
         "step_id": rxn.step_id,
@@ -162,11 +189,17 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
                      # 0.0 is the "unknown" default (a chemist's own proposal has no template confidence)
                      "confidence": _prob(te.confidence) if te.confidence else None},
         "score": _prob(rxn.score),
+        "implausible": implausible,
+        "plausibility": {"plausible": plaus["plausible"], "floor": plaus["floor"],
+                         "text": (labels["plausible_no"].format(floor=f"{plaus['floor']:g}") if implausible
+                                  else labels["plausible_yes"] if plaus["plausible"] else "")},
         "forward_validation": {
             "validated": bool(fv),
             "pass": passed,
             "feasibility_score": _num(feas),
-            "band": _band(feas),
+            # no "feasibility high" beside a step the model itself rates implausible
+            "band": None if implausible else _band(feas),
+            "band_note": labels["band_overridden"] if implausible else "",
             "hard_fail_reasons": list(hard),
             "waived_gates": list(fv.get("waived_gates") or []),
             "waived_because": fv.get("waived_because") or "",
@@ -199,6 +232,9 @@ def starting_materials(graph: RetroGraph, language: str = "en") -> list[dict[str
             "label": label,
             "available": bool(avail.get("available")) if avail else None,
             "source": avail.get("source"),
+            "tier": leaf_tier(avail),
+            "tier_label": labels["tier_" + leaf_tier(avail)],
+            "false_positive_rate": avail.get("false_positive_rate"),
             "reacts_as": avail.get("reacts_as"),
             "cs_score": _num(cx.get("cs_score")),
             "classification": cx.get("classification"),
@@ -223,6 +259,10 @@ def build_report_data(graph: RetroGraph, *, name: str = "", extra: dict[str, Any
     if audit is not None and not isinstance(audit, dict) and hasattr(audit, "to_dict"):
         audit = audit.to_dict()  # a SynthesisAuditState
     summary_text = extra.pop("summary", None)
+    trust = route_trust(graph)
+    tiers: dict[str, int] = {}
+    for sm in sms:
+        tiers[sm["tier"]] = tiers.get(sm["tier"], 0) + 1
     return {
         "language": language,
         "labels": labels,
@@ -241,7 +281,11 @@ def build_report_data(graph: RetroGraph, *, name: str = "", extra: dict[str, Any
             "complete": not unresolved,
             "stocks": stocks,
             "text": summary_text,
+            "tiers": tiers,
         },
+        "trust": {"confidence": trust.get("confidence"), "verdict": trust.get("verdict"),
+                  "issues": list(trust.get("issues") or []),
+                  "text": labels.get(f"confidence_{trust.get('confidence')}", "")},
         "steps": steps,
         "starting_materials": sms,
         "decision_history": (audit or {}).get("decision_history", []) if isinstance(audit, dict) else [],
@@ -269,6 +313,10 @@ def forward_synthesis_text(graph: RetroGraph, *, name: str = "", language: str =
                  f"{lb['n_sm']}: {s['n_starting_materials']}")
     lines.append(f"{lb['status']}: " + (lb["complete"] if s["complete"] else lb["incomplete"].format(
         n=s["n_unresolved"])))
+    trust = data["trust"]
+    lines.append(f"{lb['route_confidence']}: {trust['text'] or trust['confidence']}")
+    for item in trust["issues"]:
+        lines.append(f"  - [{item['code']}] {item['message']}" + (f" ({item['smiles']})" if item.get("smiles") else ""))
     lines += ["", f"{lb['starting_materials']}:"]
     for sm in data["starting_materials"]:
         lines.append(f"  {sm['node_id']:<8} {sm['smiles']}  [{sm['label']}]")
@@ -293,6 +341,8 @@ def forward_synthesis_text(graph: RetroGraph, *, name: str = "", language: str =
                 hard += f"; {lb['waived']}: {', '.join(fv['waived_gates'])} ({fv['waived_because']})"
             lines.append(f"    {lb['forward_validation']}: {verdict}, {lb['feasibility']} "
                          f"{fv['feasibility_score']}{hard}")
+        if st["implausible"]:
+            lines.append(f"    {lb['plausibility']}: {st['plausibility']['text']}")
         if st["decision"]["reasoning"]:
             lines.append(f"    {lb['reasoning']} ({st['decision']['confidence']}): {st['decision']['reasoning']}")
     return "\n".join(lines) + "\n"

@@ -55,6 +55,7 @@ from rdkit import Chem
 
 from molx_agent.errors import ChemistryError, ValidationError
 from molx_agent.retro.fast_rdkit import fast_atom_iteration
+from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_step
 from molx_agent.retro.search_types import (
     INF,
     MolNode,
@@ -64,7 +65,7 @@ from molx_agent.retro.search_types import (
     SearchConfig,
     SearchResult,
 )
-from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_stock
+from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_stock, stock_tier
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +79,26 @@ def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
         p = min_score
     p = min(max(p, min_score), 1.0) if p == p else min_score
     return -math.log(p) + step_penalty
+
+
+def _below(score: Any, floor: float) -> bool:
+    try:
+        p = float(score)
+    except (TypeError, ValueError):
+        return True
+    return not p >= floor  # NaN counts as below
+
+
+def _step_key(step: str) -> tuple[tuple[str, ...], str] | None:
+    """``((sorted canonical reactants), canonical product)`` of a ``reactants>>product`` string, or ``None``."""
+    if not isinstance(step, str) or ">>" not in step:
+        return None
+    left, _, right = step.partition(">>")
+    product = canonical_smiles(right.strip())
+    reactants = [canonical_smiles(x) for x in left.split(".") if x.strip()]
+    if product is None or not reactants or any(r is None for r in reactants):
+        return None
+    return tuple(sorted(reactants)), product  # type: ignore[arg-type]
 
 
 def _forward_validator() -> Callable[..., dict[str, Any]] | None:
@@ -111,22 +132,54 @@ class RetroStarSearch:
         self.first_solution_s: float | None = None  # seconds until the target was first solved
         self.confirm_deadline: float | None = None  # no step is validated for the final routes after this
         self.validation_cut = False  # the final routes were limited to steps validated before the deadline
-        self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0}
+        self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0,
+                           "excluded": 0}
         self.rejection_examples: dict[str, list[str]] = {}
         self.model_errors: dict[str, str] = {}
+        self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
+        self.excluded_steps = frozenset(filter(None, (_step_key(x) for x in config.exclude_steps)))
+        self.n_analog_shortcuts = 0
+        self.n_implausible = 0
         self.target = target
         self.root = self._new_mol(target, 0, None, frozenset())
         # The target is always expanded, even when it is purchasable itself.
         self.root.in_stock, self.root.source, self.root.solved = False, None, False
+        self.root.leaf_cost, self.root.leaf, self.root.analog, self.root.n_flags = 0.0, None, None, 0
         self.root.value = self.leaf_estimate(target)
-        self.target_source = self._stock_source(target)
+        self.target_source, self.target_tier = self._tier(target)
 
     # -- caches --------------------------------------------------------------------------------------
     def _stock_source(self, smiles: str) -> str | None:
-        cache = self.caches.stock
+        """The stock that has ``smiles`` as a starting material under the leaf policy, or ``None``."""
+        leaf = self._leaf(smiles)
+        return leaf["source"] if leaf["accept"] else None
+
+    def _tier(self, smiles: str) -> tuple[str | None, str]:
+        cache = self.caches.tiers
         if smiles not in cache:
-            cache[smiles] = self.stock.source_of(smiles)
+            cache[smiles] = stock_tier(self.stock, smiles)
         return cache[smiles]
+
+    def _leaf(self, smiles: str) -> dict[str, Any]:
+        """The leaf judgement of ``smiles`` (:func:`molx_agent.retro.judge.judge_leaf`, cached): may it end a route
+        (verified, or probable and building-block-like; reactive intermediates only from exact stocks), at what cost."""
+        cache = self.caches.leaves
+        hit = cache.get(smiles)
+        if hit is None:
+            source, tier = self._tier(smiles)
+            if tier == "probable" and not self.config.allow_probable_leaves:
+                hit = {"smiles": smiles, "tier": tier, "source": source, "accept": False, "cost": INF,
+                       "reason": "Bloom-filter-only molecules are not accepted (verified stock only)", "issues": []}
+            elif smiles in self.excluded_leaves:
+                hit = {"smiles": smiles, "tier": tier, "source": source, "accept": False, "cost": INF,
+                       "reason": "excluded as a starting material by the request", "issues": []}
+            elif source is None:
+                hit = {"smiles": smiles, "tier": tier, "source": None, "accept": False, "cost": INF,
+                       "reason": "", "issues": []}
+            else:
+                hit = judge_leaf(smiles, self.stock, self.config, tier=tier, source=source)
+            cache[smiles] = hit
+        return hit
 
     def _listed(self, smiles: str) -> str:
         """The form the stock lists ``smiles`` in (``C#N`` for ``[C-]#N``), or ``smiles`` (also when not in stock)."""
@@ -152,31 +205,36 @@ class RetroStarSearch:
         key = (reactants, product)
         cache = self.caches.validations
         if key not in cache:
-            try:
-                # reaction_type: the step's category; template_id: only an expert (named) template id, which
-                # the validator can re-apply (USPTO template ids are not in its table).
-                # mapped_reaction: the proposing template's atom map, so the bond-change gates read the
-                # template's own mapping rather than the environment heuristic
-                res = self.validator(list(reactants), product,
-                                     reaction_type=getattr(pred, "category", None) or None,
-                                     template_id=getattr(pred, "named_template_id", None) or None,
-                                     mapped_reaction=getattr(pred, "mapped_reaction", None) or None)
-            except Exception as exc:  # noqa: BLE001 - a validator crash rejects the step (conservative), recorded
-                logger.debug("forward validation crashed on %s>>%s: %s", ".".join(reactants), product, exc)
-                res = {"ok": False, "pass": False, "validator_error": f"{type(exc).__name__}: {exc}",
-                       "hard_fail_reasons": [f"validator error: {type(exc).__name__}"]}
-            cache[key] = res
+            # the engine's one step judgement (retro.judge.judge_step): reaction_type = the step's category;
+            # template_id = only an expert (named) template id, which the validator can re-apply (USPTO template ids
+            # are not in its table); mapped_reaction = the proposing template's atom map, so the bond-change gates
+            # read the template's own mapping rather than the environment heuristic.  A crash rejects the step.
+            cache[key] = judge_step(list(reactants), product,
+                                    reaction_type=getattr(pred, "category", None) or None,
+                                    template_id=getattr(pred, "named_template_id", None) or None,
+                                    mapped_reaction=getattr(pred, "mapped_reaction", None) or None,
+                                    score=getattr(pred, "score", None), config=self.config,
+                                    validator=self.validator)
         return cache[key]
 
     # -- tree construction -----------------------------------------------------------------------------
     def _new_mol(self, smiles: str, depth: int, parent: ReactionEdge | None, ancestors: frozenset[str],
                  reacting: str | None = None) -> MolNode:
-        source = self._stock_source(smiles)
+        leaf = self._leaf(smiles)
+        source = leaf["source"] if leaf["accept"] else None
         node = MolNode(self._next_id, smiles, depth, parent, ancestors | {smiles}, source is not None, source,
-                       reacting=reacting)
+                       reacting=reacting, tier=leaf["tier"], leaf=leaf)
         self._next_id += 1
         if node.in_stock:
-            node.value, node.solved = 0.0, True
+            node.leaf_cost = float(leaf["cost"])
+            if depth == 1 and self.config.analog_penalty:
+                # bought and turned into the target in one step: an analog shortcut when it is a near analog
+                sim = is_analog_shortcut(smiles, self.target, self.config)
+                if sim is not None:
+                    node.analog, node.n_flags = round(sim, 3), 1
+                    node.leaf_cost += self.config.analog_penalty
+                    self.n_analog_shortcuts += 1
+            node.value, node.solved = node.leaf_cost, True
         elif depth >= self.config.max_depth:
             node.value, node.note = INF, f"max_depth {self.config.max_depth} reached"
         else:
@@ -236,7 +294,17 @@ class RetroStarSearch:
             if any(r in mol.ancestors for r in key) or any(r in mol.ancestors for r in reactants):
                 self._reject("cycle", f"{'.'.join(key)}>>{mol.smiles}")
                 continue
-            rxn = ReactionEdge(self._next_id, mol, pred, self.step_cost(getattr(pred, "score", 0.0)), {})
+            if self.excluded_steps and ((key, mol.smiles) in self.excluded_steps
+                                        or (tuple(sorted(reactants)), mol.smiles) in self.excluded_steps):
+                self._reject("excluded", f"{'.'.join(key)}>>{mol.smiles}")
+                continue
+            score = getattr(pred, "score", 0.0)
+            rxn = ReactionEdge(self._next_id, mol, pred, self.step_cost(score), {})
+            if _below(score, self.config.plausibility_floor):
+                # implausible by the model's own rating: used only when nothing better solves the molecule
+                rxn.implausible = True
+                rxn.cost += self.config.implausible_penalty
+                self.n_implausible += 1
             rxn.validated = self.validator is None
             self._next_id += 1
             rxn.children = [self._new_mol(name, mol.depth + 1, rxn, mol.ancestors, None if name == r else r)
@@ -359,7 +427,7 @@ class RetroStarSearch:
 
     def _update_mol(self, mol: MolNode) -> None:
         if mol.in_stock:
-            mol.value, mol.solved = 0.0, True
+            mol.value, mol.solved = mol.leaf_cost, True
         elif not mol.expanded:
             return
         else:
@@ -489,6 +557,9 @@ class RetroStarSearch:
                     "time_limit": cfg.time_limit,
                     "solved": self.root.solved,
                     "n_routes": self.count_routes(cfg.n_routes) if self.root.solved else 0,  # before confirmation
+                    # the first answer is shown as soon as it exists while the search goes on for better routes
+                    "first_solution_s": self.first_solution_s,
+                    "best_value": self.root.value if self.root.solved else None,
                 })
         self.confirm_best(cfg.n_routes)
         return stopped_by, time.perf_counter() - start
@@ -538,8 +609,8 @@ def search_routes(
                               hint="give one molecule (drop salts and counter-ions)")
     cfg = config or SearchConfig(time_limit=float(time_limit), max_expansions=int(max_expansions),
                                  max_depth=int(max_depth), n_routes=int(n_routes))
-    if cfg.rank_by not in ("steps", "cost"):
-        raise ValidationError("invalid_rank_by", "rank_by must be 'steps' or 'cost'", value=cfg.rank_by)
+    if cfg.rank_by not in ("score", "steps", "cost"):
+        raise ValidationError("invalid_rank_by", "rank_by must be 'score', 'steps' or 'cost'", value=cfg.rank_by)
     if cfg.time_limit <= 0 or cfg.max_expansions < 1 or cfg.max_depth < 1 or cfg.n_routes < 1:
         raise ValidationError("invalid_search_limits", "time_limit, max_expansions, max_depth and n_routes must be positive",
                               value={"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions,

@@ -14,14 +14,16 @@ import heapq
 import math
 from typing import TYPE_CHECKING, Any
 
+from molx_agent.retro.judge import judge_route
 from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
 
 if TYPE_CHECKING:
     from molx_agent.retro.search import RetroStarSearch
     from molx_agent.retro.search_types import MolNode, ReactionEdge
 
-# (n_steps, cost, reaction ids in pre-order, structure); structure = (mol, reaction | None, [structures])
-Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]]]
+# (n_steps, cost, reaction ids in pre-order, structure, n_flags); structure = (mol, reaction | None, [structures]);
+# n_flags counts analog shortcuts and implausible steps (routes with fewer flags rank first under "score")
+Entry = tuple[int, float, tuple[int, ...], tuple[Any, Any, list[Any]], int]
 
 
 def _key_steps(entry: Any) -> tuple[Any, ...]:
@@ -32,37 +34,71 @@ def _key_cost(entry: Any) -> tuple[Any, ...]:
     return round(entry[1], 9), entry[0], entry[2]
 
 
-_KEYS = {"steps": _key_steps, "cost": _key_cost}
+def _key_score(step_weight: float) -> Any:
+    """Route score ranking: fewer flags (analog shortcuts, implausible steps) first, then the route score
+    ``cost + step_weight x steps`` (calibrated step costs, leaf costs and a cost per step), then fewer steps."""
+
+    def key(entry: Any) -> tuple[Any, ...]:
+        return entry[4], round(entry[1] + step_weight * entry[0], 9), entry[0], entry[2]
+
+    return key
+
+
+def rank_key(rank_by: str, step_weight: float = 1.0) -> Any:
+    """The k-best ordering of ``SearchConfig.rank_by`` (every key is additive over sub-routes, so k-best is exact)."""
+    if rank_by == "score":
+        return _key_score(step_weight)
+    return {"steps": _key_steps, "cost": _key_cost}[rank_by]
+
+
+def route_score(entry: Any, step_weight: float = 1.0) -> float:
+    """The route score of a k-best entry: its total cost plus ``step_weight`` per step (lower is better)."""
+    return round(entry[1] + step_weight * entry[0], 4)
 
 
 def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps,
            validated_only: bool = False) -> list[Entry]:
     if mol.in_stock:
-        return [(0, 0.0, (), (mol, None, []))]
+        return [(0, mol.leaf_cost, (), (mol, None, []), mol.n_flags)]
     if mol.id in memo:
         return memo[mol.id]
     candidates: list[Entry] = []
     for rxn in mol.reactions:
         if not rxn.solved or (validated_only and not rxn.validated):
             continue
-        combos: list[tuple[int, float, tuple[int, ...], list[Any]]] = [(0, 0.0, (), [])]
+        combos: list[tuple[int, float, tuple[int, ...], list[Any], int]] = [(0, 0.0, (), [], 0)]
         for child in rxn.children:
             sub = _kbest(child, k, memo, key, validated_only)
             combos = heapq.nsmallest(
                 k,
-                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]]) for a in combos for b in sub),
-                key=key,
+                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]], a[4] + b[4]) for a in combos for b in sub),
+                key=lambda e: key((e[0], e[1], e[2], None, e[4])),
             )
             if not combos:
                 break
-        for steps, cost, ids, kids in combos:
-            candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids)))
+        for steps, cost, ids, kids, flags in combos:
+            candidates.append((steps + 1, cost + rxn.cost, (rxn.id, *ids), (mol, rxn, kids),
+                               flags + int(rxn.implausible)))
     memo[mol.id] = heapq.nsmallest(k, candidates, key=key)
     return memo[mol.id]
 
 
 def _availability(node: MolNode, stock_name: str, reason: str = "") -> dict[str, Any]:
-    data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name}
+    data: dict[str, Any] = {"available": node.in_stock, "source": node.source, "stock": stock_name,
+                            "tier": node.tier if node.in_stock else "unavailable"}
+    leaf = node.leaf or {}
+    if node.in_stock:
+        data["leaf_cost"] = round(node.leaf_cost, 4)
+        if leaf.get("false_positive_rate") is not None:
+            data["false_positive_rate"] = leaf["false_positive_rate"]
+        if leaf.get("reactive"):
+            data["reactive"] = leaf["reactive"]
+        if node.analog is not None:
+            data["analog_of_target"] = node.analog
+    else:
+        data["stock_tier"] = node.tier  # what the stock said, when the leaf policy refused it
+        if leaf.get("reason"):
+            data["not_a_leaf_because"] = leaf["reason"]
     if node.reacting:
         data["reacts_as"] = node.reacting  # the stock lists the molecule in another form (e.g. neutral parent)
     if reason:
@@ -96,7 +132,9 @@ def _add_step(graph: RetroGraph, product_id: str, rxn: ReactionEdge, kids: list[
         llm_decision=LLMDecision(
             selection_reasoning=(
                 f"Retro* search (rules): accepted proposal {rank} of {len(siblings)} for this molecule; "
-                f"model score {score:.3f}, step cost {rxn.cost:.2f}"
+                f"model score {score:.3g}, step cost {rxn.cost:.2f}"
+                + (" (under the plausibility floor: used because nothing better solved this molecule)"
+                   if rxn.implausible else "")
             ),
             confidence="high" if score >= 0.5 else "medium" if score >= 0.1 else "low",
             rejected_alternatives=alternatives,
@@ -133,9 +171,12 @@ def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, A
     target = graph.molecule_nodes[graph.target_id]
     target.role = "target"
     target.availability = {"available": search.target_source is not None, "source": search.target_source,
-                           "stock": stock_name}
+                           "stock": stock_name, "tier": search.target_tier}
     graph.metadata.update({"source": "retro_star_search", "stock": stock_name, "n_steps": graph.n_steps,
                            "longest_linear_sequence": graph.longest_linear_sequence(), **meta})
+    judged = judge_route(graph, search.stock, search.config)
+    graph.metadata["route"] = {"confidence": judged["confidence"], "verdict": judged["verdict"],
+                               "issues": judged["issues"], "score": meta.get("route_score")}
     return graph
 
 
@@ -144,7 +185,8 @@ def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", valida
 
     ``validated_only``: only routes whose every step has already passed forward validation.
     """
-    return _kbest(search.root, k, {}, _KEYS[rank_by], validated_only) if search.root.solved else []
+    key = rank_key(rank_by, search.config.route_step_weight)
+    return _kbest(search.root, k, {}, key, validated_only) if search.root.solved else []
 
 
 def route_reactions(entry: Entry) -> list[ReactionEdge]:
@@ -160,10 +202,14 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
 
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
-    """The ``k`` best solved routes (fewest steps first, then lowest cost), every step forward-validated."""
+    """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last),
+    every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
     entries = search.confirm_best(k)
+    weight = search.config.route_step_weight
     return [
-        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4)})
+        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4),
+                                        "route_score": route_score(entry, weight), "n_flags": entry[4],
+                                        "rank_by": search.config.rank_by})
         for i, entry in enumerate(entries, start=1)
     ]
 
@@ -241,6 +287,42 @@ def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8
     return "; ".join(parts)
 
 
+_ISSUE_ZH = {
+    "probable_leaf": "起始原料仅在 ZINC Bloom 过滤器中命中（约 7% 假阳性），需向供应商确认",
+    "analog_shortcut": "购买了目标分子的近似类似物并仅做一步官能团转换",
+    "implausible_step": "包含模型评分低于合理性下限的步骤",
+    "low_score_step": "包含模型评分较低的步骤",
+    "reactive_leaf": "起始原料为活性中间体（仅因精确库存条目而接受）",
+    "estimated_leaf": "起始原料仅由 SA 评分估计",
+    "unresolved_leaf": "有未解决的起始原料",
+    "failed_validation": "有步骤未通过正向验证",
+    "unvalidated_step": "有步骤未经正向验证",
+    "low_feasibility_step": "有步骤的正向验证可行性较低",
+    "not_solved": "路线未到达可购原料",
+}
+_CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
+
+
+def route_trust_text(graph: RetroGraph, language: str = "en", max_issues: int = 3) -> str:
+    """One sentence on a route's confidence and its main issues (from ``metadata.route``)."""
+    route = graph.metadata.get("route") or {}
+    confidence = route.get("confidence")
+    if not confidence:
+        return ""
+    issues = list(route.get("issues") or [])
+    codes = list(dict.fromkeys(i.get("code") for i in issues if i.get("code")))
+    if language == "zh":
+        text = f"路线可信度：{_CONFIDENCE_ZH.get(confidence, confidence)}"
+        if codes:
+            text += "（" + "；".join(_ISSUE_ZH.get(c, c) for c in codes[:max_issues]) + "）"
+        return text + "。"
+    text = f"Route confidence: {confidence}"
+    if codes:
+        first = {c: next(i["message"] for i in issues if i.get("code") == c) for c in codes[:max_issues]}
+        text += " (" + "; ".join(f"{c}: {m}" for c, m in first.items()) + ")"
+    return text + "."
+
+
 def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> str:
     """A few sentences about a search result (counts, sources, the best route's steps), in English or Chinese."""
     label = name or result.target
@@ -249,14 +331,15 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
         leaves = best.leaves()
         sources = sorted({str(n.availability.get("source")) for n in leaves})
         steps = route_steps_text(best, language)
+        trust = route_trust_text(best, language)
         if language == "zh":
             return (f"已为 {label} 找到 {len(result.routes)} 条以可购原料结尾的路线（搜索 {result.time_s:.1f} 秒，"
                     f"{result.n_expansions} 次扩展）。最佳路线共 {best.n_steps} 步，最长线性序列 {best.longest_linear_sequence()} 步，"
-                    f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。")
+                    f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。{trust}")
         return (f"Found {len(result.routes)} route(s) to {label} ending in purchasable materials "
                 f"({result.time_s:.1f} s, {result.n_expansions} expansions). The best route has {best.n_steps} step(s) "
                 f"(longest linear sequence {best.longest_linear_sequence()}) and {len(leaves)} starting materials "
-                f"(sources: {', '.join(sources)}). Forward steps: {steps}.")
+                f"(sources: {', '.join(sources)}). Forward steps: {steps}. {trust}")
     why = next((r for r in result.reasons if r.startswith("no route")), result.reasons[0] if result.reasons else "no route found")
     if language == "zh":
         return f"未能为 {label} 找到以可购原料结尾的完整路线（{result.time_s:.1f} 秒，{result.n_expansions} 次扩展）；给出最佳部分路线。原因：{why}"
@@ -264,6 +347,8 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
 
 
 __all__ = [
+    "rank_key",
+    "route_score",
     "build_routes",
     "kbest_routes",
     "route_reactions",
@@ -271,4 +356,5 @@ __all__ = [
     "unsolved_reasons",
     "route_summary_text",
     "route_steps_text",
+    "route_trust_text",
 ]

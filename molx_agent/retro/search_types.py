@@ -47,9 +47,12 @@ class SearchConfig:
     # ... and costs probable_leaf_cost_base + probable_leaf_cost_per_atom x (heavy atoms - 6): never free
     probable_leaf_cost_base: float = 0.5
     probable_leaf_cost_per_atom: float = 0.1
-    # a bought near analog of the target (same Murcko scaffold, Tanimoto >= analog_similarity) turned into the
-    # target in one step is an analog shortcut: analog_penalty is added to its cost and it ranks after the others
-    analog_similarity: float = 0.7
+    # a bought near analog of the target (same Murcko scaffold, Tanimoto >= analog_similarity on Morgan radius-2
+    # fingerprints) turned into the target by one step that adds at most analog_max_added_atoms heavy atoms (a
+    # functional-group interconversion, not a disconnection) is an analog shortcut: analog_penalty is added to its
+    # cost and the route ranks after every route without one (naproxen from bromo-naproxen: 0.59, 0 atoms added)
+    analog_similarity: float = 0.5
+    analog_max_added_atoms: int = 2
     analog_penalty: float = 5.0
     # -- constraints a re-plan may add (the agent's OPTIMIZE) --
     allow_probable_leaves: bool = True  # False: only verified (exact stock) molecules end a route
@@ -82,6 +85,11 @@ class MolNode:
     reactions: list[ReactionEdge] = field(default_factory=list)
     note: str = ""  # why the molecule could not be expanded (for unsolved reports)
     reacting: str | None = None  # the form the step's template wrote, when the stock lists another (``[C-]#N``)
+    tier: str = "unavailable"  # purchasability tier of a leaf (retro.judge.judge_leaf): verified / probable / ...
+    leaf_cost: float = 0.0  # cost of buying it (probable leaves are not free; analog shortcuts are penalised)
+    leaf: dict[str, Any] | None = None  # the leaf judgement (retro.judge.judge_leaf) when the stock has the molecule
+    analog: float | None = None  # Tanimoto to the target when this bought molecule is an analog shortcut
+    n_flags: int = 0  # analog shortcuts counted on this leaf (route ranking puts flagged routes last)
 
 
 @dataclass
@@ -98,6 +106,7 @@ class ReactionEdge:
     solved: bool = False
     validated: bool = False  # forward validation is run lazily, before the step is relied upon
     dead: bool = False  # failed the forward-validation hard gates
+    implausible: bool = False  # the model's score is under SearchConfig.plausibility_floor (penalised, flagged)
 
 
 @dataclass
@@ -142,6 +151,8 @@ class SearchCaches:
     predictions: dict[str, list[Any]] = field(default_factory=dict)
     validations: dict[tuple[tuple[str, ...], str], dict[str, Any]] = field(default_factory=dict)
     stock: dict[str, str | None] = field(default_factory=dict)
+    tiers: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # SMILES -> (source, tier)
+    leaves: dict[str, dict[str, Any]] = field(default_factory=dict)  # SMILES -> leaf judgement
     listed: dict[str, str] = field(default_factory=dict)  # SMILES -> the form the stock lists it in
     heavy_atoms: dict[str, int] = field(default_factory=dict)  # SMILES -> heavy-atom count (leaf estimates)
 

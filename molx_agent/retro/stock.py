@@ -50,9 +50,8 @@ ZINC_FALSE_POSITIVE_RATE = 0.07
 #: them as starting materials makes routes trivial, so by default only hits up to this size count.
 ZINC_MAX_HEAVY_ATOMS = 25
 
-#: SA-score classes of seed 000 (``SAThresholds``).
-SA_PURCHASABLE = 2.2
-SA_EASY = 3.5
+#: SA-score classes of seed 000 (``SAThresholds``): the one copy lives in ``chem.properties``.
+from molx_agent.chem.properties import SA_PURCHASABLE, sa_class  # noqa: E402
 
 _SMILES_HEADERS = {"smiles", "canonical_smiles", "smi", "structure"}
 _INCHIKEY_HEADERS = {"inchikey", "inchi_key", "standard_inchikey"}
@@ -625,22 +624,14 @@ def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = Non
 # -- availability ----------------------------------------------------------------------------------------
 @lru_cache(maxsize=50_000)
 def sa_score(smiles: str) -> float | None:
-    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), ``None`` if unparsable."""
+    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), ``None`` if unparsable
+    (:func:`molx_agent.chem.properties.sa_score`, cached per SMILES)."""
+    from molx_agent.chem.properties import sa_score as _sa_score
+
     mol = _quiet_mol(smiles)
     if mol is None:
         return None
-    from rdkit.Contrib.SA_Score import sascorer
-
-    return round(float(sascorer.calculateScore(mol)), 3)
-
-
-def sa_class(score: float | None) -> str | None:
-    """Seed 000 SA classes: purchasable (< 2.2), easily_synthesizable (< 3.5), complex."""
-    if score is None:
-        return None
-    if score < SA_PURCHASABLE:
-        return "purchasable"
-    return "easily_synthesizable" if score < SA_EASY else "complex"
+    return _sa_score(mol)
 
 
 def _cs_score(smiles: str) -> float | None:

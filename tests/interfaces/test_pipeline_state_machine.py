@@ -32,7 +32,7 @@ class ScriptedSkills:
         self.stock = {"CC(=O)Cl", "Oc1ccccc1", "O=C=O"}
         self.sa = {"CC(=O)Cl": 1.5, "O=C(O)c1ccccc1O": 3.8, "CC(=O)O": 1.2, "Oc1ccccc1C(=O)O": 3.8}
 
-    def __call__(self, name: str, args: dict) -> SkillResult:
+    def __call__(self, name: str, args: dict, engine=None) -> SkillResult:
         self.calls.append(name)
         if name == "decide_strategy":
             return SkillResult.ok(
@@ -459,7 +459,7 @@ def test_exploration_budget_and_applicability(skills, monkeypatch):
     from molx_agent.interfaces.pipeline import exploration
 
     monkeypatch.setattr(
-        exploration, "run_tool", lambda tool, params, stock=None, active_pgs=None: {"is_valid": True}
+        exploration, "run_tool", lambda tool, params, stock=None, active_pgs=None, engine=None: {"is_valid": True}
     )
     rt = planned()
     out = rt.run()
@@ -552,7 +552,7 @@ def test_limits_constants():
 class IodoChain(ScriptedSkills):
     """I-C(n) is made from I-C(n-1) and methane: every level decomposes (SA 4.0, MW > 120, not in stock)."""
 
-    def __call__(self, name: str, args: dict) -> SkillResult:
+    def __call__(self, name: str, args: dict, engine=None) -> SkillResult:
         if name == "analyze_molecule":
             return SkillResult.ok(
                 {"molecule_info": {"smiles": args["smiles"], "atom_bond_map": {"strategic_bonds": []}}}
@@ -644,7 +644,7 @@ def test_low_confidence_disconnections_are_flagged(skills, monkeypatch, confiden
     original = skills.__call__
 
     class WithConfidence(ScriptedSkills):
-        def __call__(self, name, args):
+        def __call__(self, name, args, engine=None):
             res = original(name, args)
             if name == "break_bond" and confidence is not None:
                 return SkillResult.ok({**res.data, "confidence": confidence})

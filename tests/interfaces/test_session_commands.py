@@ -11,6 +11,8 @@ import pytest
 
 from molx_agent.errors import DataError, RetroError, ValidationError
 from molx_agent.retro import RetroCmd
+from molx_agent.retro.engine import RetroEngine
+from molx_agent.retro.toy_model import DictSingleStepModel
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 
@@ -349,7 +351,8 @@ def test_queue_quick_pass_rules_and_queue_empty(tmp_path, monkeypatch):
     `next`; the stock rule names the stock; then queue_empty."""
     stock = tmp_path / "bench.smi"
     stock.write_text("CCO\n", encoding="utf-8")  # neither precursor is in this stock
-    cmd = RetroCmd(tmp_path / "s.json")
+    # a toy engine whose single-step model proposes nothing
+    cmd = RetroCmd(tmp_path / "s.json", engine=RetroEngine(model=DictSingleStepModel({})))
     cmd.execute("init", {"target": "O=C(Nc1ccc(O)cc1)C1CC1", "stock": str(stock), "terminal_cs_threshold": 0.0})
     cmd.execute("next")
     cmd.execute("try_precursors", {"precursors": ["O=C(Cl)C1CC1", "Nc1ccc(O)cc1"]})
@@ -361,8 +364,6 @@ def test_queue_quick_pass_rules_and_queue_empty(tmp_path, monkeypatch):
     from molx_agent.interfaces.session import engine
 
     monkeypatch.setattr(engine, "template_alternatives", lambda smiles: ({}, []))
-    monkeypatch.setattr(engine, "model_alternatives", lambda smiles, top_k: {
-        "by_bond": {}, "fgi": [], "model_problem": None, "n_predictions": 0})
     out = cmd.execute("next")
     assert out["action"] == "queue_empty" and out["tree_complete"] is True
     assert out["auto_terminal"] == [{"smiles": "Nc1ccc(O)cc1", "node_id": "mol_2",

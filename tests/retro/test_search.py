@@ -154,8 +154,12 @@ def test_progress_callback_reports_each_expansion(paracetamol_model, phenol_stoc
 
 def test_n_routes_stops_the_search_early(paracetamol_model, phenol_stock):
     res = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
-                        config=SearchConfig(validate=False, n_routes=1))
+                        config=SearchConfig(validate=False, n_routes=1, stop_at_n_routes=True))
     assert res.stopped_by == "n_routes" and len(res.routes) == 1
+    # by default the search keeps going to its limits and returns the best routes, not the first ones
+    full = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                         config=SearchConfig(validate=False, n_routes=1))
+    assert full.stopped_by == "exhausted" and len(full.routes) == 1
 
 
 def test_target_in_stock_is_still_expanded(paracetamol_model, tmp_path, no_validation):
@@ -232,7 +236,8 @@ def test_validation_is_lazy_only_steps_relied_upon_are_validated(monkeypatch, tm
     stock.write_text(f"{AC2O}\n{ACCL}\n{AMINOPHENOL}\n")
     model = DictSingleStepModel({PARACETAMOL: [([AC2O, AMINOPHENOL], 0.6, "a"), ([ACCL, AMINOPHENOL], 0.3, "b"),
                                                (["CC(=O)Br", AMINOPHENOL], 0.2, "c")]})
-    res = search_routes(PARACETAMOL, stock=FileStock(stock), model=model, config=SearchConfig(n_routes=1))
+    res = search_routes(PARACETAMOL, stock=FileStock(stock), model=model,
+                        config=SearchConfig(n_routes=1, stop_at_n_routes=True))
     assert res.solved and len(res.routes) == 1
     assert calls == [tuple(sorted([AC2O, AMINOPHENOL]))]
     assert res.routes[0].reaction_nodes[0].forward_validation["pass"] is True
@@ -270,7 +275,7 @@ def test_a_model_failure_is_a_recorded_dead_end(phenol_stock, no_validation):
 
 def test_search_can_continue_past_n_routes_and_rank_by_cost(paracetamol_model, phenol_stock):
     early = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
-                          config=SearchConfig(validate=False, n_routes=1))
+                          config=SearchConfig(validate=False, n_routes=1, stop_at_n_routes=True))
     full = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
                          config=SearchConfig(validate=False, n_routes=1, stop_at_n_routes=False))
     assert early.stopped_by == "n_routes" and full.stopped_by == "exhausted"

@@ -2,7 +2,9 @@
 
 ``service`` has the commands, ``orchestrator`` runs one route, ``decisions`` holds the 5
 decision points, ``exploration`` the 6 read-only tools, ``session_store`` the atomic session
-directory, ``models`` the value types and ``limits`` the constants.
+directory, ``models`` the value types and ``limits`` the constants.  Every task is a skill call on the
+route's :class:`~molx_agent.retro.engine.RetroEngine` (``engine=`` of the service commands and the
+``Orchestrator``; default: the process-wide engine), bound to the session's stock.
 """
 
 from molx_agent.interfaces.pipeline.limits import (

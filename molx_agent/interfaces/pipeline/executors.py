@@ -2,7 +2,7 @@
 
 :class:`TaskExecutors` is a mixin of :class:`~molx_agent.interfaces.pipeline.orchestrator.Orchestrator`:
 ``_execute(task)`` runs a STRATEGY, ANALYZE, DISCONNECT, VALIDATE, REPAIR or RECURSION task through
-:func:`molx_agent.interfaces.skills.run_skill`; tasks with a decision point end in ``_pause`` (status
+:func:`molx_agent.interfaces.skills.run_skill` on the route's engine (``self.engine``); tasks with a decision point end in ``_pause`` (status
 ``AWAITING_DECISION`` and a :class:`DecisionContext` on the route).  A failed skill is recorded on the
 task and handled (a failed disconnection goes back to the molecule's disconnection decision), never raised.
 """
@@ -34,11 +34,15 @@ from molx_agent.interfaces.skills import run_skill
 
 
 class TaskExecutors(RouteOps):
-    """Mixin: runs tasks; needs ``route``, ``graph``, ``limits``, ``stock``, ``with_proposals``,
+    """Mixin: runs tasks; needs ``route``, ``graph``, ``limits``, ``engine``, ``with_proposals``,
     ``new_task``, ``spawn_analysis`` and ``route_summary`` from the orchestrator."""
 
-    stock: str | None
     with_proposals: bool
+    engine: Any  # the route's RetroEngine (on the session's stock)
+
+    def _skill(self, name: str, args: dict[str, Any]) -> Any:
+        """One skill call on the route's engine."""
+        return run_skill(name, args, engine=self.engine)
 
     def _execute(self, task: PipelineTask) -> None:
         task.status = TaskStatus.RUNNING
@@ -83,7 +87,7 @@ class TaskExecutors(RouteOps):
 
     def _run_strategy(self, task: PipelineTask) -> None:
         result: dict[str, Any] = {"errors": []}
-        res = run_skill("decide_strategy", {"smiles": task.smiles})
+        res = self._skill("decide_strategy", {"smiles": task.smiles})
         strategy = res.data if res.success else {}
         if not res.success:
             result["errors"].append({"skill": "decide_strategy", "error": res.error, "code": res.error_code})
@@ -96,7 +100,7 @@ class TaskExecutors(RouteOps):
             if strategy.get(key) is not None:
                 result[key] = strategy[key]
                 continue
-            res = run_skill(skill, {"smiles": task.smiles})
+            res = self._skill(skill, {"smiles": task.smiles})
             result[key] = res.data if res.success else None
             if not res.success:
                 result["errors"].append({"skill": skill, "error": res.error, "code": res.error_code})
@@ -110,7 +114,7 @@ class TaskExecutors(RouteOps):
         if reuse and reuse in self.route.tasks:
             analysis = (self.route.tasks[reuse].result or {}).get("analysis")
         if analysis is None:
-            res = run_skill("analyze_molecule", {"smiles": task.smiles})
+            res = self._skill("analyze_molecule", {"smiles": task.smiles})
             if not res.success:
                 task.error = {"code": res.error_code, "message": res.error}
                 self._complete(task, TaskStatus.FAILED)
@@ -123,7 +127,7 @@ class TaskExecutors(RouteOps):
         self._pause(task, result)
 
     def _proposals(self, task: PipelineTask) -> Any:
-        res = run_skill(
+        res = self._skill(
             "propose_disconnection",
             {"target_smiles": task.smiles, "strategy_hint": self.route.strategy, "max_proposals": 5},
         )
@@ -155,7 +159,7 @@ class TaskExecutors(RouteOps):
         if mode == "bond":
             a1, a2 = task.inputs["atom1_idx"], task.inputs["atom2_idx"]
             inputs["bond"] = [a1, a2]
-            res = run_skill("break_bond", {"smiles": task.smiles, "atom1_idx": a1, "atom2_idx": a2})
+            res = self._skill("break_bond", {"smiles": task.smiles, "atom1_idx": a1, "atom2_idx": a2})
             if not res.success:
                 return self._disconnect_failed(task, inputs, res.error, res.error_code)
             data = res.data
@@ -192,7 +196,7 @@ class TaskExecutors(RouteOps):
             rxn, precursors = task.inputs["reaction_smiles"], task.inputs["precursors"]
             inputs.update(reaction_type="", source="llm_proposed")
         elif mode == "propose":
-            res = run_skill(
+            res = self._skill(
                 "propose_disconnection",
                 {"target_smiles": task.smiles, "strategy_hint": self.route.strategy, "max_proposals": 20},
             )
@@ -216,8 +220,9 @@ class TaskExecutors(RouteOps):
                 reaction_type=best.get("reaction_name") or "",
                 source="single_step_model",
                 template_id=best.get("template_id"),
+                named_template_id=best.get("named_template_id") or "",
                 template_name=best.get("reaction_name"),
-                category=best.get("category"),
+                category=best.get("category") or "",
                 score=best.get("score"),
                 mapped_reaction=best.get("mapped_reaction"),
             )
@@ -266,7 +271,17 @@ class TaskExecutors(RouteOps):
         args: dict[str, Any] = {"reaction_smiles": rxn}
         if task.inputs.get("reaction_type"):
             args["reaction_class"] = task.inputs["reaction_type"]
-        res = run_skill("validate_reaction", args)
+        # the step as the route search judges it: its category, its (named) template, atom map and model score
+        if task.inputs.get("category") is not None:
+            args["category"] = task.inputs["category"]
+        template_id = task.inputs.get("named_template_id") or task.inputs.get("template_id")
+        if template_id:
+            args["template_id"] = template_id
+        if task.inputs.get("mapped_reaction"):
+            args["mapped_reaction"] = task.inputs["mapped_reaction"]
+        if task.inputs.get("source") == "single_step_model" and isinstance(task.inputs.get("score"), (int, float)):
+            args["score"] = float(task.inputs["score"])
+        res = self._skill("validate_reaction", args)
         if res.success:
             result = dict(res.data)
         else:
@@ -281,7 +296,7 @@ class TaskExecutors(RouteOps):
         self._pause(task, result)
 
     def _run_repair(self, task: PipelineTask) -> None:
-        res = run_skill(
+        res = self._skill(
             "repair_reaction",
             {
                 "reaction_smiles": task.inputs["reaction_smiles"],
@@ -326,10 +341,7 @@ class TaskExecutors(RouteOps):
         self._pause(task, {"precursors": precursors})
 
     def _availability(self, smiles: list[str]) -> list[dict[str, Any]]:
-        args: dict[str, Any] = {"smiles_list": smiles}
-        if self.stock:
-            args["stock"] = self.stock
-        res = run_skill("check_availability", args)
+        res = self._skill("check_availability", {"smiles_list": smiles})  # the engine is on the session's stock
         if not res.success:
             return [{"smiles": s, "available": None, "source": None, "error": res.error} for s in smiles]
         return list(res.data["precursors"])

@@ -2,16 +2,19 @@
 
 Each decision point has a budget of ``MAX_EXPLORATION_CALLS`` (5) calls; a tool may only be
 used at the decision types of the seed's applicability matrix.  Exploration never changes a
-task; it only records the call (and spends budget).
+task; it only records the call (and spends budget).  The skill-backed tools run on the route's engine.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from molx_agent.errors import RetroError, SkillError, ValidationError
 from molx_agent.interfaces.pipeline.models import DecisionType
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 DT = DecisionType
 
@@ -132,12 +135,13 @@ def check_tool(tool_id: str, decision_type: DecisionType, params: dict[str, Any]
     return tool
 
 
-def _skill(name: str, args: dict[str, Any]) -> dict[str, Any]:
-    """Run a skill; a failed result is raised again as the error class it came from (e.g. ChemistryError)."""
+def _skill(name: str, args: dict[str, Any], engine: RetroEngine | None = None) -> dict[str, Any]:
+    """Run a skill on ``engine``; a failed result is raised again as the error class it came from (e.g.
+    ChemistryError)."""
     from molx_agent import errors
     from molx_agent.interfaces.skills import run_skill
 
-    result = run_skill(name, args)
+    result = run_skill(name, args, engine=engine)
     if not result.success:
         details = result.data.get("error_details") or {}
         cls = getattr(errors, str(details.get("error_type")), None)
@@ -182,9 +186,19 @@ def _as_list(value: Any) -> list[str]:
 
 
 def run_tool(
-    tool_id: str, params: dict[str, Any], *, stock: str | None = None, active_pgs: list[str] | None = None
+    tool_id: str,
+    params: dict[str, Any],
+    *,
+    stock: str | None = None,
+    active_pgs: list[str] | None = None,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
-    """Execute one exploration tool (parameters already checked by :func:`check_tool`)."""
+    """Execute one exploration tool (parameters already checked by :func:`check_tool`) on ``engine`` (the route's
+    engine; default: the process-wide engine), with ``stock`` bound to it when given."""
+    if stock is not None:
+        from molx_agent.interfaces._engine import engine_or_default, engine_with_stock
+
+        engine = engine_with_stock(engine_or_default(engine), stock)
     if tool_id == "assess_feasibility":
         from molx_agent.errors import ChemistryError
         from molx_agent.interfaces.skills._common import seed_smiles_error
@@ -196,18 +210,15 @@ def run_tool(
         except ChemistryError as exc:
             raise seed_smiles_error(exc) from exc
     if tool_id == "analyze_selectivity":
-        return _skill("analyze_selectivity", {"smiles": params["smiles"]})
+        return _skill("analyze_selectivity", {"smiles": params["smiles"]}, engine)
     if tool_id == "analyze_molecule":
-        return _skill("analyze_molecule", {"smiles": params["smiles"]})
+        return _skill("analyze_molecule", {"smiles": params["smiles"]}, engine)
     if tool_id == "validate_reaction":
         return _skill(
-            "validate_reaction", {k: params[k] for k in ("reaction_smiles", "reaction_class") if k in params}
+            "validate_reaction", {k: params[k] for k in ("reaction_smiles", "reaction_class") if k in params}, engine
         )
     if tool_id == "check_availability":
-        args: dict[str, Any] = {"smiles_list": params["smiles_list"]}
-        if stock:
-            args["stock"] = stock
-        return _skill("check_availability", args)
+        return _skill("check_availability", {"smiles_list": params["smiles_list"]}, engine)
     if tool_id == "recommend_protecting_groups":
         from molx_agent.interfaces.skills.base import require_engine
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError as PydanticValidationError
 
@@ -40,6 +40,9 @@ from molx_agent.interfaces.pipeline.route_ops import (
 from molx_agent.interfaces.skills.base import format_validation_error
 from molx_agent.retro.route import RetroGraph
 
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
+
 logger = logging.getLogger(__name__)
 
 MAX_AUTO_DECISIONS = 1000
@@ -49,7 +52,11 @@ Decider = Callable[[DecisionContext], "dict[str, Any] | DecisionInstruction | No
 
 
 class Orchestrator(TaskExecutors):
-    """Runs one route; holds its :class:`RouteState` and its :class:`RetroGraph`."""
+    """Runs one route; holds its :class:`RouteState` and its :class:`RetroGraph`.
+
+    ``engine``: the :class:`~molx_agent.retro.engine.RetroEngine` every skill of the route runs on (default: the
+    process-wide engine); ``stock``: the session's stock spec, bound to that engine at first use.
+    """
 
     def __init__(
         self,
@@ -58,16 +65,28 @@ class Orchestrator(TaskExecutors):
         limits: RetroLimits = LIMITS,
         stock: str | None = None,
         with_proposals: bool = True,
+        engine: RetroEngine | None = None,
     ) -> None:
         self.route = route
         self.limits = limits
         self.stock = stock
         self.with_proposals = with_proposals
+        self._base_engine = engine
+        self._engine: RetroEngine | None = None
         self.graph = (
             RetroGraph.from_dict(route.graph)
             if route.graph
             else RetroGraph.new(route.target_smiles, route.target_name)
         )
+
+    @property
+    def engine(self) -> RetroEngine:
+        """The route's engine: the injected (or default) engine on the session's stock (bound at first use)."""
+        if self._engine is None:
+            from molx_agent.interfaces._engine import engine_or_default, engine_with_stock
+
+            self._engine = engine_with_stock(engine_or_default(self._base_engine), self.stock)
+        return self._engine
 
     # ------------------------------------------------------------------ planning
     @classmethod
@@ -422,7 +441,7 @@ class Orchestrator(TaskExecutors):
             for pg in pending.context.get("protecting_groups") or []
             if isinstance(pg, dict) and pg.get("name")
         ]
-        result = exploration.run_tool(tool_id, params, stock=self.stock, active_pgs=active or None)
+        result = exploration.run_tool(tool_id, params, active_pgs=active or None, engine=self.engine)
         used += 1
         self.route.exploration_used[pending.task_id] = used
         line = exploration.summarize(tool_id, result)

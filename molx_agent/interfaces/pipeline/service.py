@@ -1,6 +1,7 @@
 """The pipeline's commands as plain functions: plan, run, decide, explore, status, compare, finalize.
 
-The CLI (``molx-agent retro ...``) and the MCP server call these; each loads the session,
+The CLI (``molx-agent retro ...``) and the MCP server call these, passing the RetroEngine they built (the commands
+that run skills take ``engine=``; default: the process-wide engine); each loads the session,
 works on one route through the :class:`Orchestrator`, saves atomically and returns a JSON-able
 dict.  A rejected decision or exploration raises a :class:`~molx_agent.errors.RetroError` and
 leaves the session files unchanged.
@@ -10,9 +11,10 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from molx_agent.errors import ChemistryError, DataError, ValidationError
+from molx_agent.interfaces._engine import engine_or_default, engine_with_stock, resolve_target
 from molx_agent.interfaces.pipeline.limits import LIMITS, RetroLimits
 from molx_agent.interfaces.pipeline.models import RouteStatus, now_iso
 from molx_agent.interfaces.pipeline.orchestrator import Orchestrator
@@ -22,48 +24,31 @@ from molx_agent.io_utils import atomic_write_json, ensure_output_dir, timestampe
 from molx_agent.limits import parse_json_text
 from molx_agent.retro.route import RetroGraph
 
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
+
 logger = logging.getLogger(__name__)
 
 
 def _resolve_target(target: str) -> tuple[str, str]:
-    """``(canonical SMILES, name)``: a SMILES, or a known name from the packaged name table.
-
-    A SMILES with whitespace inside is refused (``smiles_contains_whitespace``), never cut at the space; a
-    target above the retrosynthesis heavy-atom limit is ``molecule_too_large`` (``molx_agent.limits``).
-    """
-    from rdkit import Chem
-
-    from molx_agent.limits import check_heavy_atoms, check_smiles_text
-
-    can, name = canonical_nomap(target), ""
-    if can is None:
-        try:
-            from molx_agent.chem.names import resolve_name
-        except ImportError:  # pragma: no cover - name table not installed
-            resolve_name = None  # type: ignore[assignment]
-        smiles = resolve_name(target) if resolve_name else None
-        can = canonical_nomap(smiles) if smiles else None
-        name = target if can else ""
-    if can is None:
-        check_smiles_text(target, what="target SMILES")  # names the real problem: whitespace, length
-        raise ChemistryError(
-            "invalid_smiles",
-            f"Failed to parse SMILES: {target!r}",
-            value=target,
-            hint="pass a valid SMILES (or a known compound name)",
-        )
-    check_heavy_atoms(Chem.MolFromSmiles(can), retro=True, what="target", value=can)
+    """``(canonical SMILES, name)`` through the one target resolver (a known name first, then a SMILES)."""
+    smiles, name = resolve_target(target)
+    can = canonical_nomap(smiles)
+    if can is None:  # pragma: no cover - the resolver only returns parsable SMILES
+        raise ChemistryError("invalid_smiles", f"Failed to parse SMILES: {target!r}", value=target)
     return can, name
 
 
 def _orchestrator(
-    store: SessionStore, meta: dict[str, Any], route_id: str, limits: RetroLimits
+    store: SessionStore, meta: dict[str, Any], route_id: str, limits: RetroLimits,
+    engine: RetroEngine | None = None,
 ) -> Orchestrator:
     return Orchestrator(
         store.load_route(route_id),
         limits=limits,
         stock=meta.get("stock"),
         with_proposals=bool(meta.get("with_proposals", True)),
+        engine=engine,
     )
 
 
@@ -77,18 +62,18 @@ def plan_session(
     language: str = "en",
     with_proposals: bool = True,
     limits: RetroLimits = LIMITS,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
-    """Create (or extend) a session directory with ``n_routes`` new routes for the target."""
+    """Create (or extend) a session directory with ``n_routes`` new routes for the target (a SMILES or a known
+    name).  ``engine``: the RetroEngine whose stock checks ``stock`` (default: the process-wide engine)."""
     if n_routes < 1:
         raise ValidationError("invalid_args", "n_routes must be >= 1", value=n_routes)
     if language not in ("en", "zh"):
         raise ValidationError("invalid_args", "language must be 'en' or 'zh'", value=language)
     target, resolved_name = _resolve_target(target_smiles)
     name = name or resolved_name
-    if stock:
-        from molx_agent.retro.stock import load_stock
-
-        load_stock(stock)  # a bad stock spec fails now (before any file is written), not in a run
+    if stock:  # a bad stock spec fails now (before any file is written), not in a run
+        engine_with_stock(engine_or_default(engine), stock)
     if output_dir is None:
         from molx_agent.config import get_settings
 
@@ -113,7 +98,7 @@ def plan_session(
         created = []
         for _ in range(n_routes):
             route_id = store.next_route_id(meta)
-            rt = Orchestrator.plan(route_id, target, name=name, limits=limits, stock=meta.get("stock"))
+            rt = Orchestrator.plan(route_id, target, name=name, limits=limits, stock=meta.get("stock"), engine=engine)
             store.add_route(meta, rt.route)
             created.append(
                 {
@@ -137,14 +122,15 @@ def plan_session(
 
 
 def run_route(
-    session_dir: str | Path, route_id: str | None = None, *, auto: bool = False, limits: RetroLimits = LIMITS
+    session_dir: str | Path, route_id: str | None = None, *, auto: bool = False, limits: RetroLimits = LIMITS,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
-    """Run the route until the next decision point (or, with ``auto``, to the end)."""
+    """Run the route until the next decision point (or, with ``auto``, to the end) on ``engine``."""
     store = SessionStore(session_dir)
     with store.locked():
         meta = store.load_meta()
         route_id = store.resolve_route(meta, route_id)
-        rt = _orchestrator(store, meta, route_id, limits)
+        rt = _orchestrator(store, meta, route_id, limits, engine)
         out = rt.run(auto=auto)
         store.save_route(rt.route)
     return {"session_dir": str(store.dir), **out}
@@ -156,6 +142,7 @@ def decide_route(
     decision: dict[str, Any] | str,
     *,
     limits: RetroLimits = LIMITS,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
     """Apply a DecisionInstruction to the paused route and run on to the next decision point."""
     if isinstance(decision, str):
@@ -171,14 +158,15 @@ def decide_route(
     with store.locked():
         meta = store.load_meta()
         route_id = store.resolve_route(meta, route_id)
-        rt = _orchestrator(store, meta, route_id, limits)
+        rt = _orchestrator(store, meta, route_id, limits, engine)
         out = rt.decide(decision)
         store.save_route(rt.route)
     return {"session_dir": str(store.dir), **out}
 
 
 def drive_route(
-    session_dir: str | Path, route_id: str | None, decider: Any, *, limits: RetroLimits = LIMITS
+    session_dir: str | Path, route_id: str | None, decider: Any, *, limits: RetroLimits = LIMITS,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
     """Run the route to the end with ``decider`` (DecisionContext -> DecisionInstruction, e.g. an LLM);
     rejected answers fall back to ``use_default`` (see :meth:`Orchestrator.run_with`)."""
@@ -186,7 +174,7 @@ def drive_route(
     with store.locked():
         meta = store.load_meta()
         route_id = store.resolve_route(meta, route_id)
-        rt = _orchestrator(store, meta, route_id, limits)
+        rt = _orchestrator(store, meta, route_id, limits, engine)
         out = rt.run_with(decider)
         store.save_route(rt.route)
     return {"session_dir": str(store.dir), **out}
@@ -199,6 +187,7 @@ def explore_route(
     params: dict[str, Any] | str | None,
     *,
     limits: RetroLimits = LIMITS,
+    engine: RetroEngine | None = None,
 ) -> dict[str, Any]:
     """Call one read-only exploration tool at the pending decision (spends one unit of budget)."""
     if isinstance(params, str):
@@ -212,7 +201,7 @@ def explore_route(
     with store.locked():
         meta = store.load_meta()
         route_id = store.resolve_route(meta, route_id)
-        rt = _orchestrator(store, meta, route_id, limits)
+        rt = _orchestrator(store, meta, route_id, limits, engine)
         out = rt.explore(tool, params or {})
         store.save_route(rt.route)
     return {"session_dir": str(store.dir), "route_id": route_id, **out}

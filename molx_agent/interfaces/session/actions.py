@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.interfaces._engine import resolve_target
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.commands import (
     bond_atoms,
@@ -22,6 +23,7 @@ from molx_agent.interfaces.session.context import (
     quick_terminal,
     reaction_type_name,
 )
+from molx_agent.interfaces.session.engine import SessionEngine
 from molx_agent.interfaces.session.sandbox import attempt_summary, evaluate_attempt
 from molx_agent.interfaces.session.state import SessionState, empty_sandbox
 from molx_agent.retro.route import (
@@ -36,20 +38,20 @@ from molx_agent.retro.route import (
 # ------------------------------------------------------------------------------------------------
 # init / next
 # ------------------------------------------------------------------------------------------------
-def cmd_init(session_file: Path, a: dict[str, Any]) -> tuple[SessionState, dict[str, Any]]:
+def cmd_init(session_file: Path, a: dict[str, Any], retro: SessionEngine) -> tuple[SessionState, dict[str, Any]]:
     if session_file.is_dir():
         raise ValidationError("session_not_a_file", f"session path is a directory: {session_file}",
                               value=str(session_file), hint="give a file name, e.g. session.json")
     if session_file.exists() and not a["overwrite"]:
         raise ValidationError("session_exists", f"session file already exists: {session_file}",
                               value=str(session_file), hint="pick another file or pass \"overwrite\": true")
-    try:  # whitespace inside, too many atoms for retrosynthesis, unparsable: the real problem is named
-        target = engine.canonical_or_raise(a["target"], what="target SMILES", retro=True)
-    except ChemistryError as exc:
-        if exc.code != "invalid_smiles":
-            raise
+    smiles, resolved_name = resolve_target(
+        a["target"], message="init: RDKit cannot parse the target SMILES {text!r} (nor is it a known name)")
+    target = engine.canonical_or_none(smiles)
+    if target is None:  # pragma: no cover - the resolver returns parsable SMILES only
         raise ChemistryError("invalid_smiles", f"init: RDKit cannot parse the target SMILES {a['target']!r}",
-                             value=a["target"]) from None
+                             value=a["target"])
+    name = a["name"] or resolved_name
     config: dict[str, Any] = {}
     for key in ("terminal_cs_threshold", "max_steps", "max_depth", "stock", "language", "top_k"):
         if a[key] is not None:
@@ -57,20 +59,20 @@ def cmd_init(session_file: Path, a: dict[str, Any]) -> tuple[SessionState, dict[
     for key in ("max_steps", "max_depth", "top_k"):
         if key in config and config[key] < 1:
             raise ValidationError("bad_argument_value", f"init: {key} must be >= 1", value=config[key])
-    state = SessionState.new(target, a["name"], config)
+    state = SessionState.new(target, name, config)
     if "stock" in config:  # fail now on an unreadable stock, not in the middle of the session
-        engine.availability(target, config["stock"])
+        retro.availability(target, config["stock"])
     cs = engine.cs_score(target, float(state.config["terminal_cs_threshold"]))
     state.target["cs_score"] = cs["cs_score"]
     node = state.graph.molecule_nodes[state.graph.target_id]
     node.complexity = cs
-    node.availability = engine.availability(target, str(state.config["stock"]))
+    node.availability = retro.availability(target, str(state.config["stock"]))
     state.audit.target_cs_score = float(cs["cs_score"] or 0.0)
     state.audit.max_linear_target = linear_target_for(cs["cs_score"])
     if a["strategic_plan"]:
         state.audit.strategic_plan.update(a["strategic_plan"])
     return state, {"ok": True, "session_id": state.session_id, "session_file": str(session_file),
-                   "target": target, "name": a["name"], "cs_score": cs["cs_score"],
+                   "target": target, "name": name, "cs_score": cs["cs_score"],
                    "classification": cs["classification"], "max_linear_target": state.audit.max_linear_target,
                    "in_stock": node.availability["available"], "stock_source": node.availability["source"]}
 
@@ -86,7 +88,7 @@ def _mark_terminal(state: SessionState, node_id: str, reason: str, availability:
         node.complexity = complexity
 
 
-def cmd_next(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_next(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     if state.current:
         return {**compact_context(state), "note": "a molecule is already awaiting a decision"}
     auto_terminal: list[dict[str, Any]] = []
@@ -99,13 +101,14 @@ def cmd_next(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any
             continue
         is_target = node.role == "target"
         if not is_target:
-            q = quick_terminal(smiles, state.config)
+            q = quick_terminal(smiles, state.config, cmd.engine)
             if q["terminal"]:
                 state.queue.pop(0)
                 _mark_terminal(state, node.node_id, q["reason"], q["availability"], q["complexity"])
                 auto_terminal.append({"smiles": smiles, "node_id": node.node_id, "reason": q["reason"]})
                 continue
-        ctx = build_decision_context(smiles, node.node_id, depth, is_target=is_target, config=state.config)
+        ctx = build_decision_context(smiles, node.node_id, depth, is_target=is_target, config=state.config,
+                                     retro=cmd.engine)
         state.queue.pop(0)
         node.decision_context = ctx
         node.complexity = {"cs_score": ctx["cs_score"], "classification": ctx["classification"],
@@ -129,7 +132,7 @@ def cmd_next(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any
 # ------------------------------------------------------------------------------------------------
 # sandbox
 # ------------------------------------------------------------------------------------------------
-def cmd_try_bond(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_try_bond(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     require_current(state, "try_bond")
     row = bond_row(state, a["bond_idx"], "try_bond")
     alts = row["alternatives"]
@@ -141,23 +144,25 @@ def cmd_try_bond(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str,
         raise ValidationError("invalid_alt_idx", f"try_bond: bond {a['bond_idx']} has alternatives "
                               f"0..{len(alts) - 1}", value=a["alt_idx"])
     alt = alts[a["alt_idx"]]
-    return evaluate_attempt(state, alt["precursors"], source=alt["source"],
+    return evaluate_attempt(state, alt["precursors"], engine=cmd.engine, source=alt["source"],
                             reaction_type=reaction_type_name(alt["template"]),
                             template_id=alt.get("template_id", ""), template_name=alt["template"],
-                            category=alt.get("category", ""), confidence=alt.get("score"),
+                            category=alt.get("category") or "", confidence=alt.get("score"),
+                            mapped_reaction=alt.get("mapped_reaction", ""), model_score=alt.get("model_score"),
                             origin={"bond_idx": a["bond_idx"], "alt_idx": a["alt_idx"]})
 
 
-def cmd_try_precursors(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_try_precursors(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     require_current(state, "try_precursors")
     if not a["precursors"]:
         raise ValidationError("missing_argument", "try_precursors: give at least one precursor SMILES",
                               value="precursors")
-    return evaluate_attempt(state, a["precursors"], source="llm_proposed", reaction_type=a["reaction_type"],
-                            template_id=a["template_id"], category=a["category"])
+    return evaluate_attempt(state, a["precursors"], engine=cmd.engine, source="llm_proposed",
+                            reaction_type=a["reaction_type"], template_id=a["template_id"],
+                            category=a["category"] or None)
 
 
-def cmd_try_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_try_fgi(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     ctx = current_context(state, "try_fgi")
     fgis = ctx["fgi"]
     if not 0 <= a["fgi_idx"] < len(fgis):
@@ -165,19 +170,21 @@ def cmd_try_fgi(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, 
                               + (f"(0..{len(fgis) - 1})" if fgis else "(no FGI proposed for this molecule)"),
                               value=a["fgi_idx"])
     f = fgis[a["fgi_idx"]]
-    return evaluate_attempt(state, f["precursors"], source="fgi", reaction_type=reaction_type_name(f["template"]),
+    return evaluate_attempt(state, f["precursors"], engine=cmd.engine, source="fgi",
+                            reaction_type=reaction_type_name(f["template"]),
                             template_id=f.get("template_id", ""), template_name=f["template"],
-                            category=f.get("category", ""), confidence=f.get("score"),
+                            category=f.get("category") or "", confidence=f.get("score"),
+                            mapped_reaction=f.get("mapped_reaction", ""), model_score=f.get("model_score"),
                             origin={"fgi_idx": a["fgi_idx"]})
 
 
-def cmd_custom_cap(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_custom_cap(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     ctx = current_context(state, "custom_cap")
     atoms = bond_atoms(state, a["bond_idx"], "custom_cap")
     capped = engine.custom_capping(ctx["smiles"], atoms, a["cap_i"], a["cap_j"])
     fragments = capped.get("fragments") or []
     reaction_type = a["reaction_type"] or capped.get("reaction_type") or "custom capping"
-    attempt = evaluate_attempt(state, fragments, source="custom_cap", reaction_type=reaction_type,
+    attempt = evaluate_attempt(state, fragments, engine=cmd.engine, source="custom_cap", reaction_type=reaction_type,
                                origin={"bond_idx": a["bond_idx"], "cap_i": a["cap_i"], "cap_j": a["cap_j"]})
     return {"ok": bool(fragments), "fragments": fragments, "capping": capped, **attempt}
 
@@ -239,7 +246,7 @@ def _update_protections(state: SessionState, step_id: str, product: str, precurs
     return events
 
 
-def cmd_commit(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, Any]:
+def cmd_commit(state: SessionState, a: dict[str, Any], cmd: Any) -> dict[str, Any]:
     cur = require_current(state, "commit")
     sandbox = cur["sandbox"]
     idx = a["idx"] if a["idx"] is not None else sandbox["selected"]
@@ -294,7 +301,7 @@ def cmd_commit(state: SessionState, a: dict[str, Any], _cmd: Any) -> dict[str, A
         node = graph.add_molecule(smi, role="pending", depth=depth)
         reactant_ids.append(node.node_id)
         state.seen_smiles.append(smi)
-        q = quick_terminal(smi, state.config)
+        q = quick_terminal(smi, state.config, cmd.engine)
         if q["terminal"]:
             _mark_terminal(state, node.node_id, q["reason"], q["availability"], q["complexity"])
             new_terminal.append(smi)

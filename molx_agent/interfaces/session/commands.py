@@ -1,13 +1,13 @@
 """``RetroCmd``: the interactive retrosynthesis session (seed 001 section 1).
 
 ``RetroCmd(session_file).execute(command, args)`` loads the session file, runs one command on the
-in-memory state and, only when the command succeeded and changed something, saves the file
-atomically.  A command that changes the session holds the file's lock from loading to saving, so two
-processes working on one session (two ``try_precursors`` at once) run one after the other and both results
-persist; a writer waits at most ``MOLX_LOCK_TIMEOUT`` seconds, then fails with ``session_locked``.  A
-command that fails (bad arguments, unknown bond, nothing selected, a damaged file) raises a
-:class:`~molx_agent.errors.RetroError` and leaves the file byte-for-byte unchanged, so a new process
-opening the same file always continues exactly where the last one stopped.
+in-memory state (with the engine it was given, ``RetroCmd(session_file, engine=)``) and, only when the command
+succeeded and changed something, saves the file atomically.  A command that changes the session holds the file's
+lock from loading to saving, so two processes working on one session (two ``try_precursors`` at once) run one after
+the other and both results persist; a writer waits at most ``MOLX_LOCK_TIMEOUT`` seconds, then fails with
+``session_locked``.  A command that fails (bad arguments, unknown bond, nothing selected, a damaged file) raises a
+:class:`~molx_agent.errors.RetroError` and leaves the file byte-for-byte unchanged, so a new process opening the
+same file always continues exactly where the last one stopped.
 """
 
 from __future__ import annotations
@@ -15,14 +15,18 @@ from __future__ import annotations
 import contextlib
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from molx_agent.errors import ValidationError
 from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.args import COMMANDS, check_args
 from molx_agent.interfaces.session.context import compact_view
+from molx_agent.interfaces.session.engine import SessionEngine
 from molx_agent.interfaces.session.state import SessionState, load_session, save_session
 from molx_agent.io_utils import ensure_output_dir, file_lock
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +45,17 @@ def linear_target_for(cs_score: float | None) -> int:
 
 
 class RetroCmd:
-    """One interactive retrosynthesis session stored in ``session_file``."""
+    """One interactive retrosynthesis session stored in ``session_file``.
+
+    ``engine``: the :class:`~molx_agent.retro.engine.RetroEngine` (single-step model, stock, step judgement) every
+    command uses; default: the process-wide engine.  The session's ``stock`` config is bound to it.
+    """
 
     commands = COMMANDS
 
-    def __init__(self, session_file: str | Path) -> None:
+    def __init__(self, session_file: str | Path, engine: RetroEngine | None = None) -> None:
         self.session_file = Path(session_file)
+        self.engine = SessionEngine(engine)
 
     # ------------------------------------------------------------------------------------------
     def execute(self, command: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -60,7 +69,7 @@ class RetroCmd:
 
             ensure_output_dir(self.session_file.parent, "session folder")
             with self._locked():
-                state, result = cmd_init(self.session_file, params)
+                state, result = cmd_init(self.session_file, params, self.engine)
                 save_session(state, self.session_file)
             return result
         handler = _handler(command)

@@ -15,17 +15,18 @@ import re
 from typing import Any
 
 from molx_agent.interfaces.session import engine
+from molx_agent.interfaces.session.engine import SessionEngine
 
 QUICK_PASS_HEAVY_ATOMS = 6
 COMPACT_BOND_LIMIT = 12
 COMPACT_CAPPING = 3
 
 
-def quick_terminal(smiles: str, config: dict[str, Any]) -> dict[str, Any]:
+def quick_terminal(smiles: str, config: dict[str, Any], retro: SessionEngine) -> dict[str, Any]:
     """Cheap terminal checks (stock, size, CS) of a precursor: ``{terminal, reason, complexity, availability}``."""
     threshold = float(config["terminal_cs_threshold"])
     complexity = engine.cs_score(smiles, threshold)
-    avail = engine.availability(smiles, str(config.get("stock") or "default"))
+    avail = retro.availability(smiles, str(config.get("stock") or "default"))
     n_heavy = engine.heavy_atoms(smiles)
     reason = ""
     if avail["available"]:
@@ -58,13 +59,13 @@ def _bond_row(bond: dict[str, Any], alternatives: list[dict[str, Any]]) -> dict[
 
 
 def build_decision_context(smiles: str, node_id: str, depth: int, *, is_target: bool,
-                           config: dict[str, Any]) -> dict[str, Any]:
+                           config: dict[str, Any], retro: SessionEngine) -> dict[str, Any]:
     """Full decision context: analysis, every bond with its alternatives (templates + model), FGIs."""
     analysis = engine.analyze(smiles)
     threshold = float(config["terminal_cs_threshold"])
     cs = analysis.get("cs_score")
-    top_k = int(config.get("top_k") or 50)
-    model = engine.model_alternatives(smiles, top_k)
+    top_k = int(config.get("top_k") or retro.retro.config.expansion_top_k)
+    model = retro.model_alternatives(smiles, top_k)
     templates, template_fgi = engine.template_alternatives(smiles)
     abm = analysis.get("atom_bond_map") or {}
     bonds_src = {int(b["bond_idx"]): b for b in abm.get("bonds", []) if "bond_idx" in b}

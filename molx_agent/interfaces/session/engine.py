@@ -1,8 +1,12 @@
 """The session's one door to the chemistry core (``molx_agent.chem``) and the retro engine.
 
-Every call into ``chem`` / ``retro.single_step`` / ``retro.stock`` goes through this module, imported
-lazily, so the session commands stay small and the engine can evolve behind one adapter.  Nothing here
-re-implements chemistry: it calls the engine and reshapes its answers for the session.
+Pure chemistry (parsing, analysis, CS score, atom balance, capping, named templates) is a module function here;
+everything that needs the single-step model, a stock or the step judgement goes through :class:`SessionEngine`,
+which wraps the :class:`~molx_agent.retro.engine.RetroEngine` the session was given (``RetroCmd(file, engine=)``)
+and binds the session's stock to it.  The session commands stay small and the engine evolves behind this adapter.
+Nothing here re-implements chemistry: it calls the engine and reshapes its answers for the session.  A step is
+judged by ``RetroEngine.judge_step`` exactly as the route search judges it (category, named template, atom map,
+model score).
 
 Single-step predictions are attributed to bonds of the molecule from their atom-mapped reaction: a
 product bond whose two mapped atoms are not bonded among the precursors is a bond the step forms
@@ -13,9 +17,12 @@ from __future__ import annotations
 
 import logging
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from molx_agent.errors import RetroError
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 logger = logging.getLogger(__name__)
 
@@ -86,34 +93,9 @@ def cs_score(smiles: str, threshold: float) -> dict[str, Any]:
             "is_terminal": bool(score is not None and score <= threshold)}
 
 
-def availability(smiles: str, stock_spec: str) -> dict[str, Any]:
-    """Real-stock lookup only (no SA estimate): ``{available, source, stock}``."""
-    from molx_agent.retro.stock import check_availability, load_stock
-
-    stock = _stock(stock_spec)
-    rec = check_availability([smiles], stock, fallback=False)[0]
-    return {"available": bool(rec.get("available")), "source": rec.get("source"), "stock": getattr(
-        load_stock(stock), "name", str(stock_spec)), "sa_score": rec.get("sa_score")}
-
-
-@lru_cache(maxsize=8)
-def _stock(spec: str):  # noqa: ANN202
-    from molx_agent.retro.stock import load_stock
-
-    return load_stock(None if spec in ("", "default") else spec)
-
-
 # ---------------------------------------------------------------------------
 # validation
 # ---------------------------------------------------------------------------
-def forward_validation(precursors: list[str], product: str, reaction_type: str | None,
-                       template_id: str | None) -> dict[str, Any]:
-    from molx_agent.chem import validate_forward
-
-    return validate_forward(precursors, product, reaction_type=reaction_type or None,
-                            template_id=template_id or None)
-
-
 def atom_balance(precursors: list[str], product: str, category: str | None) -> dict[str, Any]:
     from molx_agent.chem import check_atom_balance
 
@@ -138,20 +120,6 @@ def custom_capping(smiles: str, bond: tuple[int, int], cap_i: str, cap_j: str) -
 # ---------------------------------------------------------------------------
 # single-step model -> per-bond alternatives and FGIs
 # ---------------------------------------------------------------------------
-def predictions(smiles: str, top_k: int) -> tuple[list[Any], str | None]:
-    """``(predictions, problem)``: the model's top-k, or an empty list and why it is unavailable."""
-    try:
-        from molx_agent.retro.single_step import load_single_step_model
-
-        model = load_single_step_model()
-        return list(model.predict(smiles, top_k=top_k)), None
-    except RetroError as exc:
-        return [], f"{exc.code}: {exc.message}"
-    except (ImportError, FileNotFoundError, OSError) as exc:
-        logger.warning("single-step model unavailable: %s", exc)
-        return [], f"single-step model unavailable: {exc}"
-
-
 def broken_bonds(smiles: str, mapped_reaction: str) -> list[tuple[int, int]] | None:
     """Atom pairs (indices in ``smiles``) bonded in the product but not among the precursors.
 
@@ -200,41 +168,11 @@ def _prediction_alt(pred: Any, rank: int) -> dict[str, Any]:
         "precursors": list(pred.reactants),
         "score": round(float(pred.score), 4),
         "model_rank": rank,
+        "model_score": float(pred.score),
+        "mapped_reaction": getattr(pred, "mapped_reaction", "") or "",
         "source": "template" if named else "single_step_model",
         "incompatible_with": [],
     }
-
-
-def model_alternatives(smiles: str, top_k: int) -> dict[str, Any]:
-    """Model predictions grouped by the bond they break; the rest as FGIs.
-
-    Returns ``{"by_bond": {bond_idx: [alt, ...]}, "fgi": [alt, ...], "model_problem": str | None,
-    "n_predictions": int}``.
-    """
-    preds, problem = predictions(smiles, top_k)
-    mol = parse(smiles)
-    by_bond: dict[int, list[dict[str, Any]]] = {}
-    fgi: list[dict[str, Any]] = []
-    for rank, pred in enumerate(preds):
-        alt = _prediction_alt(pred, rank)
-        pairs = broken_bonds(smiles, pred.mapped_reaction)
-        if pairs is None:
-            logger.debug("prediction %s could not be aligned with %s", pred.template_id, smiles)
-            alt["note"] = "bond not identified (no usable atom map)"
-            fgi.append(alt)
-            continue
-        if not pairs:
-            fgi.append(alt)
-            continue
-        idxs = []
-        for i, j in pairs:
-            b = mol.GetBondBetweenAtoms(i, j)
-            if b is not None:
-                idxs.append(b.GetIdx())
-        alt["bonds_broken"] = sorted(idxs)
-        for idx in idxs:
-            by_bond.setdefault(idx, []).append(alt)
-    return {"by_bond": by_bond, "fgi": fgi, "model_problem": problem, "n_predictions": len(preds)}
 
 
 def template_alternatives(smiles: str) -> tuple[dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
@@ -272,6 +210,97 @@ def template_alternatives(smiles: str) -> tuple[dict[int, list[dict[str, Any]]],
     return by_bond, fgi
 
 
+# ---------------------------------------------------------------------------
+# the retro engine: model, stock, step judgement
+# ---------------------------------------------------------------------------
+class SessionEngine:
+    """The session's door to a :class:`RetroEngine` (the injected one, else the process-wide default).
+
+    ``stock_spec`` arguments are the session's ``config["stock"]``: ``"default"`` is the engine's own stock, any other
+    spec (a file, ``zinc``, ...) is bound to the same engine (same model and configuration) once per spec.
+    """
+
+    def __init__(self, engine: RetroEngine | None = None) -> None:
+        self._base = engine
+        self._by_stock: dict[str, RetroEngine] = {}
+
+    @property
+    def retro(self) -> RetroEngine:
+        """The RetroEngine (the injected one, else the process-wide default)."""
+        if self._base is None:
+            from molx_agent.interfaces._engine import engine_or_default
+
+            self._base = engine_or_default(None)
+        return self._base
+
+    def engine_for(self, stock_spec: str | None) -> RetroEngine:
+        """The engine on the session's stock (a bad spec or an unreadable file raises ``DataError`` here)."""
+        from molx_agent.interfaces._engine import engine_with_stock
+
+        key = str(stock_spec or "default")
+        if key not in self._by_stock:
+            self._by_stock[key] = engine_with_stock(self.retro, None if key in ("", "default") else key)
+        return self._by_stock[key]
+
+    def availability(self, smiles: str, stock_spec: str | None) -> dict[str, Any]:
+        """Real-stock lookup only (no SA estimate): ``{available, source, stock, tier, sa_score}``."""
+        engine = self.engine_for(stock_spec)
+        rec = engine.availability([smiles], fallback=False)[0]
+        return {"available": bool(rec.get("available")), "source": rec.get("source"),
+                "stock": getattr(engine.stock, "name", str(stock_spec)), "tier": rec.get("tier"),
+                "sa_score": rec.get("sa_score")}
+
+    def judge_step(self, precursors: list[str], product: str, *, category: str | None = None,
+                   reaction_type: str | None = None, template_id: str | None = None,
+                   mapped_reaction: str | None = None, score: float | None = None) -> dict[str, Any]:
+        """The engine's step judgement (forward validation + plausibility + verdict), as the search calls it."""
+        from molx_agent.interfaces._engine import judge_step
+
+        return judge_step(self.retro, precursors, product, category=category, reaction_type=reaction_type,
+                          template_id=template_id, mapped_reaction=mapped_reaction, score=score)
+
+    def predictions(self, smiles: str, top_k: int) -> tuple[list[Any], str | None]:
+        """``(predictions, problem)``: the model's top-k, or an empty list and why it is unavailable."""
+        try:
+            return self.retro.predict(smiles, top_k=top_k), None
+        except RetroError as exc:
+            return [], f"{exc.code}: {exc.message}"
+        except (ImportError, FileNotFoundError, OSError) as exc:
+            logger.warning("single-step model unavailable: %s", exc)
+            return [], f"single-step model unavailable: {exc}"
+
+    def model_alternatives(self, smiles: str, top_k: int) -> dict[str, Any]:
+        """Model predictions grouped by the bond they break; the rest as FGIs.
+
+        Returns ``{"by_bond": {bond_idx: [alt, ...]}, "fgi": [alt, ...], "model_problem": str | None,
+        "n_predictions": int}``.
+        """
+        preds, problem = self.predictions(smiles, top_k)
+        mol = parse(smiles)
+        by_bond: dict[int, list[dict[str, Any]]] = {}
+        fgi: list[dict[str, Any]] = []
+        for rank, pred in enumerate(preds):
+            alt = _prediction_alt(pred, rank)
+            pairs = broken_bonds(smiles, pred.mapped_reaction)
+            if pairs is None:
+                logger.debug("prediction %s could not be aligned with %s", pred.template_id, smiles)
+                alt["note"] = "bond not identified (no usable atom map)"
+                fgi.append(alt)
+                continue
+            if not pairs:
+                fgi.append(alt)
+                continue
+            idxs = []
+            for i, j in pairs:
+                b = mol.GetBondBetweenAtoms(i, j)
+                if b is not None:
+                    idxs.append(b.GetIdx())
+            alt["bonds_broken"] = sorted(idxs)
+            for idx in idxs:
+                by_bond.setdefault(idx, []).append(alt)
+        return {"by_bond": by_bond, "fgi": fgi, "model_problem": problem, "n_predictions": len(preds)}
+
+
 __all__ = [
     "canonical_or_none",
     "canonical_or_raise",
@@ -279,13 +308,10 @@ __all__ = [
     "heavy_atoms",
     "analyze",
     "cs_score",
-    "availability",
-    "forward_validation",
     "atom_balance",
     "smart_capping",
     "custom_capping",
-    "predictions",
     "broken_bonds",
-    "model_alternatives",
     "template_alternatives",
+    "SessionEngine",
 ]

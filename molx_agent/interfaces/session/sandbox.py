@@ -2,8 +2,8 @@
 
 An attempt checks, in order: SMILES validity of every precursor, cycles (a precursor equal to the
 molecule itself, the target or any ancestor), CS score and stock of every precursor, forward
-validation (5 weighted checks, hard gates) and atom balance.  ``success`` is true only when the
-precursors are valid, acyclic and pass forward validation's hard gates.
+validation (the engine's step judgement: 5 weighted checks, hard gates, plausibility) and atom balance.
+``success`` is true only when the precursors are valid, acyclic and pass forward validation's hard gates.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from molx_agent.errors import RetroError
-from molx_agent.interfaces.session import engine
 from molx_agent.interfaces.session.context import quick_terminal
+from molx_agent.interfaces.session.engine import SessionEngine, atom_balance, canonical_or_raise
 from molx_agent.interfaces.session.state import SessionState
 from molx_agent.retro.route import FailedAttempt, RetroGraph
 
@@ -42,10 +42,17 @@ def _brief_fv(fv: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def evaluate_attempt(state: SessionState, precursors: Any, *, source: str, reaction_type: str = "",
-                     template_id: str = "", template_name: str = "", category: str = "",
-                     confidence: float | None = None, origin: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Evaluate ``precursors`` -> current molecule, append the attempt to the sandbox, return it."""
+def evaluate_attempt(state: SessionState, precursors: Any, *, engine: SessionEngine, source: str,
+                     reaction_type: str = "", template_id: str = "", template_name: str = "",
+                     category: str | None = None, confidence: float | None = None, mapped_reaction: str = "",
+                     model_score: float | None = None, origin: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Evaluate ``precursors`` -> current molecule, append the attempt to the sandbox, return it.
+
+    The step is judged by the engine as the route search judges it (:meth:`SessionEngine.judge_step`):
+    ``category`` (``None`` when unknown), ``template_id`` (used when it names a named template),
+    ``mapped_reaction`` and ``model_score`` (the single-step model's probability) when the step came from the model.
+    ``forward_validation`` in the attempt carries the verdict (plausible / implausible / invalid).
+    """
     current = state.current or {}
     product = current["smiles"]
     node_id = current["node_id"]
@@ -53,7 +60,7 @@ def evaluate_attempt(state: SessionState, precursors: Any, *, source: str, react
     canon: list[str] = []
     for smi in precursors:
         try:
-            canon.append(engine.canonical_or_raise(smi, what="precursor SMILES"))
+            canon.append(canonical_or_raise(smi, what="precursor SMILES"))
         except RetroError as exc:  # whitespace inside (never cut), too large, unparsable
             message = exc.message if exc.code != "invalid_smiles" else f"RDKit cannot parse precursor {smi!r}"
             errors.append({"code": exc.code, "message": message, "value": smi})
@@ -75,13 +82,15 @@ def evaluate_attempt(state: SessionState, precursors: Any, *, source: str, react
     balance: dict[str, Any] | None = None
     if not errors:
         for c in canon:
-            q = quick_terminal(c, state.config)
+            q = quick_terminal(c, state.config, engine)
             details.append({"smiles": c, **q["complexity"], "heavy_atoms": q["heavy_atoms"],
                             "in_stock": q["availability"]["available"],
                             "stock_source": q["availability"]["source"], "terminal": q["terminal"],
                             "terminal_reason": q["reason"]})
-        fv = _brief_fv(engine.forward_validation(canon, product, reaction_type or None, template_id or None))
-        balance = engine.atom_balance(canon, product, category or None)
+        fv = _brief_fv(engine.judge_step(canon, product, category=category, reaction_type=reaction_type or None,
+                                         template_id=template_id or None, mapped_reaction=mapped_reaction or None,
+                                         score=model_score))
+        balance = atom_balance(canon, product, category or None)
     success = not errors and bool(fv and fv.get("pass"))
     sandbox = current["sandbox"]
     attempt = {
@@ -96,7 +105,7 @@ def evaluate_attempt(state: SessionState, precursors: Any, *, source: str, react
         "reaction_type": reaction_type or template_name,
         "template_id": template_id,
         "template_name": template_name,
-        "category": category,
+        "category": category or "",
         "confidence": confidence,
         "errors": errors,
         **(origin or {}),

@@ -30,6 +30,7 @@ from molx_agent.interfaces.session.schema import check_session_document
 from molx_agent.io_utils import atomic_write_text, dumps
 from molx_agent.limits import parse_json_text
 from molx_agent.retro.route import RetroGraph, SynthesisAuditState
+from molx_agent.retro.search_types import SearchConfig
 
 SESSION_FORMAT = "molx-agent/retro-session"
 SESSION_FORMAT_VERSION = 1
@@ -40,7 +41,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "terminal_cs_threshold": 2.5,
     "stock": "default",
     "language": "",  # "" = decide from the text the user wrote (name, reasoning)
-    "top_k": 50,
+    "top_k": SearchConfig().expansion_top_k,  # single-step proposals per molecule: the search's default
 }
 
 

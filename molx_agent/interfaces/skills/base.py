@@ -1,7 +1,9 @@
 """Skill base class and the uniform :class:`SkillResult` (seed 000, "SkillResult").
 
 A skill is a thin, named, argument-validated call into the chemistry core
-(:mod:`molx_agent.chem`) or the retrosynthesis engine (:mod:`molx_agent.retro`).
+(:mod:`molx_agent.chem`) or the retrosynthesis engine.  A skill reaches the engine (single-step model, stock,
+step judgement) only through the :class:`~molx_agent.retro.engine.RetroEngine` it was built with
+(``Skill(engine=...)``; the process-wide default engine when none is given).
 Every skill returns ``SkillResult {success, data, error}``; it never raises and
 never prints.  Arguments are validated by the skill's pydantic ``Args`` model,
 whose JSON schema is also what the CLI (``skill --list``), the LangChain tools
@@ -13,12 +15,15 @@ from __future__ import annotations
 import logging
 import time
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from molx_agent.errors import ChemistryError, RetroError, SkillError
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +113,18 @@ class BaseSkill(ABC):
     description: ClassVar[str] = ""
     Args: ClassVar[type[SkillArgs]] = SkillArgs
 
+    def __init__(self, engine: RetroEngine | None = None) -> None:
+        self._engine = engine
+
+    @property
+    def engine(self) -> RetroEngine:
+        """The engine this skill uses (the injected one; else the process-wide default, built at first use)."""
+        if self._engine is None:
+            from molx_agent.interfaces._engine import engine_or_default
+
+            self._engine = engine_or_default(None)
+        return self._engine
+
     @classmethod
     def args_schema(cls) -> dict[str, Any]:
         """JSON schema of the arguments."""
@@ -183,7 +200,17 @@ def canonical_or_raise(smiles: str) -> str:
     return Chem.MolToSmiles(mol)
 
 
+def target_or_raise(text: str) -> str:
+    """Canonical SMILES of a target given as a SMILES or a known name (the one resolver,
+    :func:`molx_agent.retro.targets.resolve_target`); ``ChemistryError("invalid_smiles")`` otherwise."""
+    from molx_agent.interfaces._engine import resolve_target
+
+    smiles, _name = resolve_target(text)
+    return canonical_or_raise(smiles)
+
+
 __all__ = [
+    "target_or_raise",
     "SkillResult",
     "SkillArgs",
     "BaseSkill",

@@ -1,8 +1,9 @@
 """``check_availability``: are the precursors purchasable?  Real stock first, SA estimate as fallback.
 
-Every answer says which source decided it (a stock name such as ``zinc-instock-mini`` or a
+Asks the engine (``RetroEngine.availability``): its stock, or the ``stock`` argument's stock bound to the same
+engine.  Every answer says which source decided it (a stock name such as ``zinc-instock-mini`` or a
 user stock file, or ``sa_estimate`` when no stock knows the molecule; see
-:func:`molx_agent.retro.stock.check_availability`).  An unparsable SMILES becomes an error
+:func:`molx_agent.retro.stock.check_availability`) and its ``tier``.  An unparsable SMILES becomes an error
 record in the list; no item is dropped.
 """
 
@@ -12,8 +13,9 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from molx_agent.interfaces._engine import engine_with_stock
 from molx_agent.interfaces.skills._common import coerce_smiles_list
-from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, require_engine
+from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs
 
 
 class CheckAvailabilityArgs(SkillArgs):
@@ -39,8 +41,8 @@ class CheckAvailabilitySkill(BaseSkill):
     Args = CheckAvailabilityArgs
 
     def _execute(self, args: CheckAvailabilityArgs) -> dict[str, Any]:
-        check = require_engine("molx_agent.retro.stock", "check_availability")
-        precursors = [dict(r) for r in check(list(args.smiles_list), stock=args.stock)]
+        engine = engine_with_stock(self.engine, args.stock)
+        precursors = [dict(r) for r in engine.availability(list(args.smiles_list))]
         return {
             "precursors": precursors,
             "n_total": len(precursors),

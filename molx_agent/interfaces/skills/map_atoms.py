@@ -4,7 +4,7 @@ Two mappers, tried in order:
 
 1. **RXNMapper** when the optional extra ``mapping`` is installed
    (``uv sync --extra mapping``; it pulls in PyTorch, so it is never a default dependency).
-2. **molx-agent's own template application**: when the reaction is one molx-agent's
+2. **molx-agent's own template application**: when the reaction is one the engine's
    single-step model produces for that product (same canonical precursor set), the model's
    atom-mapped reaction (rdchiral template application) is returned.
 
@@ -13,13 +13,16 @@ Otherwise the skill fails with ``mapping_unavailable`` and says how to get RXNMa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from molx_agent.errors import SkillError
 from molx_agent.interfaces.skills._common import split_reaction
-from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, canonical_or_raise, require_engine
+from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, canonical_or_raise
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 
 class MapAtomsArgs(SkillArgs):
@@ -58,11 +61,11 @@ def map_with_rxnmapper(reaction_smiles: str) -> dict[str, Any]:
     return {"mapped_rxn": result["mapped_rxn"], "confidence": float(result.get("confidence", 0.0))}
 
 
-def map_with_templates(reactants: list[str], product: str) -> dict[str, Any] | None:
-    """The single-step model's mapped reaction whose precursors equal ``reactants``, if any."""
-    load_model = require_engine("molx_agent.retro.single_step", "load_single_step_model")
+def map_with_templates(reactants: list[str], product: str, engine: RetroEngine) -> dict[str, Any] | None:
+    """The mapped reaction of ``engine``'s single-step prediction whose precursors equal ``reactants``, if any."""
     wanted = _canonical_set(reactants)
-    for pred in load_model().predict(_strip_maps(canonical_or_raise(product)), top_k=50):
+    top_k = engine.config.expansion_top_k
+    for pred in engine.predict(_strip_maps(canonical_or_raise(product)), top_k=top_k):
         if pred.mapped_reaction and _canonical_set(list(pred.reactants)) == wanted:
             return {
                 "mapped_rxn": pred.mapped_reaction,
@@ -115,7 +118,7 @@ class MapAtomsSkill(BaseSkill):
                 value=args.reaction_smiles,
                 hint="install RXNMapper (uv sync --extra mapping) for multi-product reactions",
             )
-        found = map_with_templates(reactants, products[0])
+        found = map_with_templates(reactants, products[0], self.engine)
         if found is None:
             raise SkillError(
                 "mapping_unavailable",

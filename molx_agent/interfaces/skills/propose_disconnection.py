@@ -1,8 +1,9 @@
 """``propose_disconnection``: ranked disconnections from molx-agent's single-step model.
 
-Each proposal comes from a reaction template (USPTO-50K extracted or a named expert template)
-and carries its score, template id and name, the atom-mapped reaction and the chemistry core's
-forward-validation verdict, so an agent can pick one and pass its ``reaction_smiles`` on.
+Each proposal comes from the engine's single-step model (``RetroEngine.predict``: USPTO-50K extracted or named
+expert templates) and carries its score, template id and name, the atom-mapped reaction and the engine's step
+judgement (``RetroEngine.judge_step``, called exactly as the route search calls it), so an agent can pick one and
+pass its ``reaction_smiles`` on.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any
 
 from pydantic import Field
 
+from molx_agent.interfaces._engine import brief_judgement, judge_prediction
 from molx_agent.interfaces.pipeline.limits import DEFAULT_MAX_PROPOSALS
-from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, canonical_or_raise, require_engine
+from molx_agent.interfaces.skills.base import BaseSkill, SkillArgs, target_or_raise
 
 STRATEGY_HINTS = ("linear", "convergent", "mixed")
 #: two precursors whose smaller one has at least this share of the larger's heavy atoms count as "comparable"
@@ -20,7 +22,7 @@ CONVERGENT_BALANCE = 0.4
 
 
 class ProposeDisconnectionArgs(SkillArgs):
-    target_smiles: str = Field(..., description="SMILES of the target molecule")
+    target_smiles: str = Field(..., description="SMILES of the target molecule (or a known compound name)")
     strategy_hint: str | None = Field(
         None,
         description=(
@@ -52,44 +54,45 @@ class ProposeDisconnectionSkill(BaseSkill):
     description = (
         "Propose retrosynthetic disconnection points automatically (single-step model over USPTO-50K "
         "templates and named reactions), each with precursors, reaction_smiles, score, reaction name and "
-        "forward-validation verdict."
+        "the engine's step judgement (forward validation, plausibility, verdict)."
     )
     Args = ProposeDisconnectionArgs
 
     def _execute(self, args: ProposeDisconnectionArgs) -> dict[str, Any]:
-        target = canonical_or_raise(args.target_smiles)
-        load_model = require_engine("molx_agent.retro.single_step", "load_single_step_model")
-        model = load_model()
+        target = target_or_raise(args.target_smiles)
         hint = (args.strategy_hint or "").strip()
-        top_k = max(50, args.max_proposals * 4)
-        predictions = model.predict(target, top_k=top_k)
-        proposals: list[dict[str, Any]] = []
+        top_k = max(self.engine.config.expansion_top_k, args.max_proposals * 4)
+        predictions = self.engine.predict(target, top_k=top_k)
+        pairs: list[tuple[dict[str, Any], Any]] = []  # (proposal, the model's prediction)
         for pred in predictions:
             reactants = list(pred.reactants)
-            proposals.append(
-                {
-                    "precursors": reactants,
-                    "reaction_smiles": ".".join(reactants) + ">>" + target,
-                    "score": float(pred.score),
-                    "template_id": pred.template_id,
-                    "reaction_name": pred.reaction_name,
-                    "category": pred.category,
-                    "mapped_reaction": pred.mapped_reaction,
-                    "fragment_balance": round(_balance(reactants), 3),
-                }
-            )
-        n_model = len(proposals)
+            proposal = {
+                "precursors": reactants,
+                "reaction_smiles": ".".join(reactants) + ">>" + target,
+                "score": float(pred.score),
+                "template_id": pred.template_id,
+                "named_template_id": getattr(pred, "named_template_id", "") or "",
+                "reaction_name": pred.reaction_name,
+                "category": pred.category,
+                "mapped_reaction": pred.mapped_reaction,
+                "fragment_balance": round(_balance(reactants), 3),
+            }
+            pairs.append((proposal, pred))
+        n_model = len(pairs)
         low = hint.lower()
         if low == "convergent":  # stable: the model's order within each group
-            proposals.sort(key=lambda p: p["fragment_balance"] < CONVERGENT_BALANCE)
+            pairs.sort(key=lambda pair: pair[0]["fragment_balance"] < CONVERGENT_BALANCE)
         elif low and low not in STRATEGY_HINTS:
-            proposals = [
-                p
-                for p in proposals
+            pairs = [
+                (p, pred)
+                for p, pred in pairs
                 if low in (p["reaction_name"] or "").lower() or low in (p["category"] or "").lower()
             ]
-        proposals = proposals[: args.max_proposals]
-        self._annotate(proposals, target)
+        proposals = []
+        for proposal, pred in pairs[: args.max_proposals]:
+            # the engine's step judgement, called exactly as the route search calls it
+            proposal["forward_validation"] = brief_judgement(judge_prediction(self.engine, pred, target))
+            proposals.append(proposal)
         for rank, prop in enumerate(proposals, 1):
             prop["rank"] = rank
         return {
@@ -100,22 +103,3 @@ class ProposeDisconnectionSkill(BaseSkill):
             "n_model_predictions": n_model,
             "source": "single_step_model",
         }
-
-    @staticmethod
-    def _annotate(proposals: list[dict[str, Any]], target: str) -> None:
-        """Add the chemistry core's forward-validation verdict to each proposal (when available)."""
-        try:
-            validate_forward = require_engine("molx_agent.chem", "validate_forward")
-        except Exception:  # noqa: BLE001 - annotation is optional
-            return
-        for prop in proposals:
-            try:
-                fv = validate_forward(prop["precursors"], target, reaction_type=prop["reaction_name"] or None)
-            except Exception as exc:  # noqa: BLE001 - recorded on the proposal, never dropped
-                prop["forward_validation"] = {"error": f"{type(exc).__name__}: {exc}"}
-                continue
-            prop["forward_validation"] = {
-                "pass": fv.get("pass", fv.get("ok")),
-                "feasibility_score": fv.get("feasibility_score"),
-                "hard_fail_reasons": fv.get("hard_fail_reasons"),
-            }

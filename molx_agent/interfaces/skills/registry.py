@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from molx_agent.errors import SkillError
 from molx_agent.interfaces.skills.analyze_molecule import AnalyzeMoleculeSkill
@@ -19,6 +19,9 @@ from molx_agent.interfaces.skills.propose_disconnection import ProposeDisconnect
 from molx_agent.interfaces.skills.render_report import RenderReportSkill
 from molx_agent.interfaces.skills.repair_reaction import RepairReactionSkill
 from molx_agent.interfaces.skills.validate_reaction import ValidateReactionSkill
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 SKILL_REGISTRY: dict[str, type[BaseSkill]] = {
     cls.name: cls
@@ -40,10 +43,11 @@ SKILL_REGISTRY: dict[str, type[BaseSkill]] = {
 }
 
 
-def get_skill(name: str) -> BaseSkill:
-    """An instance of the skill called ``name``; ``SkillError("unknown_skill")`` otherwise."""
+def get_skill(name: str, engine: RetroEngine | None = None) -> BaseSkill:
+    """An instance of the skill called ``name`` using ``engine`` (default: the process-wide engine);
+    ``SkillError("unknown_skill")`` otherwise."""
     try:
-        return SKILL_REGISTRY[name]()
+        return SKILL_REGISTRY[name](engine=engine)
     except KeyError:
         import difflib
 
@@ -57,10 +61,11 @@ def get_skill(name: str) -> BaseSkill:
         ) from None
 
 
-def run_skill(name: str, args: dict[str, Any] | None = None) -> SkillResult:
-    """Run skill ``name`` with ``args``; never raises (an unknown name is a failed result)."""
+def run_skill(name: str, args: dict[str, Any] | None = None, engine: RetroEngine | None = None) -> SkillResult:
+    """Run skill ``name`` with ``args`` on ``engine`` (a :class:`RetroEngine`; default: the process-wide engine);
+    never raises (an unknown name is a failed result)."""
     try:
-        skill = get_skill(name)
+        skill = get_skill(name, engine)
     except SkillError as exc:
         return SkillResult.from_error(exc)
     return skill.run(args)

@@ -15,7 +15,7 @@ def _verdict(fv: dict[str, Any], lb: dict[str, str]) -> str:
     if not fv["validated"]:
         return lb["not_validated"]
     verdict = lb["pass"] if fv["pass"] else lb["fail"]
-    band = f" ({lb['band_' + fv['band']]})" if fv["band"] else ""
+    band = f" ({lb['band_' + fv['band']]})" if fv["band"] else (f" ({fv['band_note']})" if fv.get("band_note") else "")
     text = f"{verdict}, {lb['feasibility']} {_cell(fv['feasibility_score'])}{band}"
     if fv["hard_fail_reasons"]:
         text += f"; {lb['hard_fails']}: {', '.join(fv['hard_fail_reasons'])}"
@@ -29,6 +29,11 @@ def render_markdown(d: dict[str, Any]) -> str:
     t, s = d["target"], d["summary"]
     title = f"{lb['title']}: {t['name']}" if t["name"] else lb["title"]
     out: list[str] = [f"# {title}", ""]
+    trust = d["trust"]
+    out += [f"> **{lb['route_confidence']}: {trust['confidence']}** — {trust['text']}", ">"]
+    out += [f"> - `{i['code']}` {i['message']}" + (f" (`{i['smiles']}`)" if i.get("smiles") else "")
+            for i in trust["issues"]] or [f"> {lb['issues']}: {lb['no_issues']}"]
+    out.append("")
     if s["text"]:
         out += [str(s["text"]), ""]
     out += [f"## {lb['target']}", "", f"![{t['node_id']}]({t['image']})", "",
@@ -53,6 +58,8 @@ def render_markdown(d: dict[str, Any]) -> str:
                 f"{lb['confidence']} {_cell(te['confidence'])}"]
         if st["score"] is not None:
             out.append(f"- **{lb['score']}**: {st['score']}")
+        if st["implausible"]:
+            out.append(f"- **{lb['plausibility']}**: {st['plausibility']['text']}")
         out.append(f"- **{lb['forward_validation']}**: {_verdict(st['forward_validation'], lb)}")
         for c in st["forward_validation"]["checks"]:
             out.append(f"  - {c['name']}: {_cell(c['score'])}" + (f" — {c['detail']}" if c["detail"] else ""))
@@ -67,11 +74,11 @@ def render_markdown(d: dict[str, Any]) -> str:
             f"`{r['smiles']}` ({r['node_id']}, {r['made_by'] or r['label']})" for r in st["reactants"]))
         out.append("")
     out += [f"## {lb['starting_materials']}", "",
-            f"| {lb['node']} | {lb['structure']} | {lb['smiles']} | {lb['mw']} | {lb['stock_source']} |",
-            "|---|---|---|---|---|"]
+            f"| {lb['node']} | {lb['structure']} | {lb['smiles']} | {lb['mw']} | {lb['tier']} | {lb['stock_source']} |",
+            "|---|---|---|---|---|---|"]
     for sm in d["starting_materials"]:
         out.append(f"| {sm['node_id']} | ![{sm['node_id']}]({sm['image']}) | `{_cell(sm['smiles'])}` | "
-                   f"{_cell(sm['mw'])} | {_cell(sm['label'])} |")
+                   f"{_cell(sm['mw'])} | {_cell(sm['tier_label'])} | {_cell(sm['label'])} |")
     out.append("")
     if d["decision_history"]:
         out += [f"## {lb['audit']}", "", f"| {lb['step']} | {lb['molecule']} | {lb['action']} | "

@@ -1,0 +1,112 @@
+"""The first route to well-known drugs with the default stock, as a chemist sees it (``molx-agent route NAME``).
+
+For each drug: the best route's steps in forward order (reaction names), its starting materials with the stock that
+has them and their purchasability tier, the route's confidence and issues, the search's time and stop reason.
+Used for the chemist's table in ``docs/benchmarks.md`` (old and new code side by side: the script runs with either,
+reading the fields the code provides).
+
+Usage::
+
+    nice uv run python benchmarks/drug_routes.py --time-limit 30 --workers 2 --out /tmp/drug_routes.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+DRUGS = ("paracetamol", "aspirin", "ibuprofen", "naproxen", "diphenhydramine", "haloperidol", "venlafaxine",
+         "salbutamol", "losartan", "imatinib", "bupropion", "fluoxetine", "sildenafil", "atenolol", "propranolol",
+         "omeprazole", "celecoxib", "diazepam", "lidocaine", "metoprolol")
+
+
+def _route_view(graph: Any) -> dict[str, Any]:
+    steps = []
+    for rxn in graph.forward_order():
+        product = graph.molecule_nodes[rxn.product_node].smiles
+        reactants = [graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes]
+        steps.append({"name": rxn.reaction_type or rxn.template_evidence.template_name or "step",
+                      "reaction": ".".join(reactants) + ">>" + product, "score": rxn.score})
+    leaves = []
+    for node in graph.leaves():
+        avail = node.availability or {}
+        leaves.append({"smiles": node.smiles, "source": avail.get("source"), "tier": avail.get("tier"),
+                       "heavy_atoms": _heavy(node.smiles)})
+    route = graph.metadata.get("route") or {}
+    return {"n_steps": graph.n_steps, "steps": steps, "leaves": leaves,
+            "confidence": route.get("confidence"), "issues": [i.get("code") for i in route.get("issues", [])]}
+
+
+def _heavy(smiles: str) -> int | None:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    return mol.GetNumHeavyAtoms() if mol is not None else None
+
+
+def run_one(name: str, time_limit: float) -> dict[str, Any]:
+    import logging
+
+    logging.disable(logging.WARNING)
+    from molx_agent.chem.names import lookup_name
+    from molx_agent.retro.search import search_routes
+
+    entry = lookup_name(name)
+    t0 = time.perf_counter()
+    res = search_routes(entry.smiles, time_limit=time_limit, name=name)
+    out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
+                           "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
+                           "n_expansions": res.n_expansions}
+    best = res.best_route
+    if best is not None:
+        out["first_route"] = _route_view(best)
+    return out
+
+
+def _packed(args: tuple[str, float]) -> dict[str, Any]:
+    return run_one(*args)
+
+
+def markdown(records: list[dict[str, Any]]) -> str:
+    lines = ["| drug | solved | steps (forward) | starting materials (source, tier) | confidence / issues |",
+             "|---|---|---|---|---|"]
+    for r in records:
+        route = r.get("first_route") or {}
+        steps = "; ".join(f"{s['name']}" + (f" ({s['score']:.2g})" if isinstance(s.get("score"), float) else "")
+                          for s in route.get("steps", []))
+        leaves = "; ".join(f"`{x['smiles']}` ({x['source']}, {x['tier'] or '-'})" for x in route.get("leaves", []))
+        trust = f"{route.get('confidence') or '-'}: {', '.join(route.get('issues') or []) or '-'}"
+        lines.append(f"| {r['name']} | {'yes' if r['solved'] else 'no'} | {steps or '-'} | {leaves or '-'} | {trust} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="first routes to well-known drugs with the default stock")
+    ap.add_argument("--time-limit", type=float, default=30.0)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--drugs", default=",".join(DRUGS), help="comma-separated names from the packaged name table")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    jobs = [(name.strip(), args.time_limit) for name in args.drugs.split(",") if name.strip()]
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            records = list(pool.map(_packed, jobs))
+    else:
+        records = [_packed(j) for j in jobs]
+    text = markdown(records)
+    print(text)
+    if args.out:
+        args.out.write_text(json.dumps({"time_limit": args.time_limit, "records": records}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,228 @@
+"""Trustworthy routes: purchasability tiers, the leaf policy, analog shortcuts, implausible steps, route ranking and
+the confidence/issues every route carries (toy model, small stocks; no real model)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from molx_agent.retro.engine import RetroEngine
+from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_route, reactive_kind
+from molx_agent.retro.search import SearchConfig, search_routes
+from molx_agent.retro.stock import CompositeStock, FileStock, canonical_smiles, check_availability
+from molx_agent.retro.toy_model import DictSingleStepModel
+
+NAPROXEN = "COc1ccc2cc([C@H](C)C(=O)O)ccc2c1"
+BROMO_NAPROXEN = "COc1ccc2cc([C@H](C)C(=O)O)ccc2c1Br"
+BROMO_METHOXYNAPHTHALENE = "COc1ccc2cc(Br)ccc2c1"
+CHLOROPROPANOIC = "C[C@H](Cl)C(=O)O"
+SALBUTAMOL = "CC(C)(C)NCC(O)c1ccc(O)c(CO)c1"
+ARYLLITHIUM = "[Li]c1ccc(O)c(CO)c1"
+AMINO_ALDEHYDE = "CC(C)(C)NCC=O"
+BIG = "CCCCCCCCCCCCCCCCCCCCCCC(=O)O"  # 25 heavy atoms
+
+
+class BloomStock(FileStock):
+    """A file-backed stand-in for the ZINC Bloom filter: its hits are only ``probable``."""
+
+    tier = "probable"
+
+    def __init__(self, path):
+        super().__init__(path, name="bloom")
+
+
+def _file(tmp_path, name, smiles):
+    path = tmp_path / name
+    path.write_text("\n".join(smiles) + "\n")
+    return path
+
+
+@pytest.fixture
+def passing_validation(monkeypatch):
+    """Every step passes forward validation (the toy steps are not real chemistry; their judgement is not tested here)."""
+    from molx_agent.retro import search as search_mod
+
+    def validate(precursors, product, reaction_type=None, template_id=None, mapped_reaction=None):
+        return {"ok": True, "pass": True, "feasibility_score": 0.9, "hard_fail_reasons": None}
+
+    monkeypatch.setattr(search_mod, "_forward_validator", lambda: validate)
+
+
+@pytest.fixture
+def bloom(tmp_path):
+    return BloomStock(_file(tmp_path, "bloom.smi", [BIG, "CCO", ARYLLITHIUM, BROMO_NAPROXEN]))
+
+
+@pytest.fixture
+def verified(tmp_path):
+    return FileStock(_file(tmp_path, "verified.smi", [BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC, AMINO_ALDEHYDE]))
+
+
+def test_availability_records_carry_tiers(verified, bloom):
+    stock = CompositeStock([verified, bloom])
+    recs = {r["smiles"]: r for r in check_availability([BROMO_METHOXYNAPHTHALENE, "CCO", "CC1=CC(C)C(O)C1C", "C1CC"],
+                                                        stock)}
+    assert recs[BROMO_METHOXYNAPHTHALENE]["tier"] == "verified"
+    assert recs["CCO"]["tier"] == "probable" and recs["CCO"]["false_positive_rate"] > 0
+    assert recs["CC1=CC(C)C(O)C1C"]["tier"] in ("estimated", "unavailable") and recs["CC1=CC(C)C(O)C1C"]["estimated"]
+    assert "error" in recs["C1CC"] and recs["C1CC"]["available"] is False
+
+
+def test_a_verified_entry_wins_over_a_bloom_hit(tmp_path, bloom):
+    both = FileStock(_file(tmp_path, "v.smi", ["CCO"]))
+    assert CompositeStock([bloom, both]).tier_of("CCO") == (both.name, "verified")
+
+
+def test_leaf_policy(verified, bloom):
+    cfg = SearchConfig()
+    stock = CompositeStock([verified, bloom])
+    small = judge_leaf("CCO", stock, cfg)
+    assert small["tier"] == "probable" and small["accept"] and 0 < small["cost"] < math.inf
+    assert [i["code"] for i in small["issues"]] == ["probable_leaf"]
+    big = judge_leaf(BIG, stock, cfg)
+    assert big["tier"] == "probable" and not big["accept"] and "building-block" in big["reason"]
+    lithium = judge_leaf(ARYLLITHIUM, stock, cfg)
+    assert lithium["reactive"] == "organolithium" and not lithium["accept"]
+    exact = judge_leaf(BROMO_METHOXYNAPHTHALENE, stock, cfg)
+    assert exact["tier"] == "verified" and exact["accept"] and exact["cost"] == 0.0
+
+
+def test_reactive_intermediates_are_recognised():
+    assert reactive_kind("[Li]c1ccc(O)cc1") == "organolithium"
+    assert reactive_kind("Cl[Zn]c1ccccc1") == "organozinc"
+    assert reactive_kind("Br[Mg]c1ccccc1") == "organomagnesium (Grignard)"
+    assert reactive_kind("N#[N+]c1ccccc1") == "diazonium salt"
+    assert reactive_kind("[c-]1ccccc1") is not None
+    assert reactive_kind("[C-]#N") is None and reactive_kind("[C-]#[O+]") is None
+    assert reactive_kind("CC(=O)Nc1ccc(O)cc1") is None and reactive_kind("OB(O)c1ccccc1") is None
+
+
+def test_analog_shortcut_definition():
+    assert is_analog_shortcut(BROMO_NAPROXEN, NAPROXEN) is not None
+    assert is_analog_shortcut("CN(C)CCOC(c1ccccc1)c1ccc(Br)cc1", "CN(C)CCOC(c1ccccc1)c1ccccc1") is not None
+    # a real disconnection: same ring system but the other precursor brings the side chain
+    assert is_analog_shortcut(BROMO_METHOXYNAPHTHALENE, NAPROXEN) is None
+    assert is_analog_shortcut("Nc1ccc(O)cc1", "CC(=O)Nc1ccc(O)cc1") is None
+
+
+def _naproxen_model():
+    return DictSingleStepModel({NAPROXEN: [
+        ([BROMO_NAPROXEN], 0.6, "hydrodebromination"),
+        ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], 0.05, "cross-coupling"),
+    ]})
+
+
+def test_an_analog_shortcut_ranks_after_a_real_disconnection_and_is_reported(verified, bloom):
+    stock = CompositeStock([verified, bloom])
+    res = search_routes(NAPROXEN, stock=stock, model=_naproxen_model(), config=SearchConfig(validate=False))
+    assert res.solved and len(res.routes) == 2
+    first, second = res.routes
+    assert sorted(n.smiles for n in first.leaves()) == sorted([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC])
+    assert {n.availability["tier"] for n in first.leaves()} == {"verified"}
+    shortcut = second.metadata["route"]
+    assert shortcut["confidence"] == "low"
+    assert "analog_shortcut" in {i["code"] for i in shortcut["issues"]}
+    assert second.leaves()[0].availability["analog_of_target"] > 0.5
+    assert "analog_shortcut" not in {i["code"] for i in first.metadata["route"]["issues"]}
+
+
+def test_analog_shortcut_is_still_found_when_nothing_else_solves(bloom):
+    model = DictSingleStepModel({NAPROXEN: [([BROMO_NAPROXEN], 0.6, "hydrodebromination")]})
+    res = search_routes(NAPROXEN, stock=bloom, model=model, config=SearchConfig(validate=False))
+    assert res.solved
+    codes = {i["code"] for i in res.routes[0].metadata["route"]["issues"]}
+    assert {"analog_shortcut", "probable_leaf"} <= codes
+
+
+def test_a_functionalised_aryllithium_is_not_bought_from_a_bloom_filter(verified, bloom):
+    model = DictSingleStepModel({SALBUTAMOL: [([ARYLLITHIUM, AMINO_ALDEHYDE], 0.5, "organolithium addition")]})
+    res = search_routes(SALBUTAMOL, stock=CompositeStock([verified, bloom]), model=model,
+                        config=SearchConfig(validate=False))
+    assert not res.solved
+    pending = [n for n in res.partial_route.leaves() if n.smiles == canonical_smiles(ARYLLITHIUM)][0]
+    assert "reactive intermediate" in pending.availability.get("not_a_leaf_because", "")
+
+
+def test_an_exact_stock_entry_of_a_reactive_reagent_is_a_leaf_with_an_issue(tmp_path, passing_validation):
+    stock = FileStock(_file(tmp_path, "exact.smi", [ARYLLITHIUM, AMINO_ALDEHYDE]))
+    model = DictSingleStepModel({SALBUTAMOL: [([ARYLLITHIUM, AMINO_ALDEHYDE], 0.5, "organolithium addition")]})
+    res = search_routes(SALBUTAMOL, stock=stock, model=model, config=SearchConfig())
+    assert res.solved
+    route = res.routes[0].metadata["route"]
+    assert route["confidence"] == "medium" and "reactive_leaf" in {i["code"] for i in route["issues"]}
+
+
+def test_probable_leaves_are_not_free_and_can_be_refused(bloom, verified, passing_validation):
+    model = DictSingleStepModel({"CCOC(C)=O": [(["CCO", "CC(=O)O"], 0.5, "esterification")]})
+    stock = CompositeStock([FileStock(_file(verified.path.parent, "acid.smi", ["CC(=O)O"])), bloom])
+    res = search_routes("CCOC(C)=O", stock=stock, model=model, config=SearchConfig())
+    assert res.solved
+    route = res.routes[0]
+    assert route.metadata["route"]["confidence"] == "medium"
+    assert route.metadata["total_cost"] > -math.log(0.5) + SearchConfig().step_penalty  # the probable leaf costs
+    strict = search_routes("CCOC(C)=O", stock=stock, model=model,
+                           config=SearchConfig(validate=False, allow_probable_leaves=False))
+    assert not strict.solved
+
+
+def test_an_implausible_step_is_used_only_when_nothing_better_solves(tmp_path):
+    stock = FileStock(_file(tmp_path, "s.smi", ["CC(=O)Cl", "Nc1ccccc1", "CC(=O)O", "CCOC(C)=O"]))
+    target = "CC(=O)Nc1ccccc1"
+    only = DictSingleStepModel({target: [(["CCOC(C)=O", "Nc1ccccc1"], 0.0004, "aminolysis")]})
+    res = search_routes(target, stock=stock, model=only, config=SearchConfig(validate=False))
+    assert res.solved
+    route = res.routes[0].metadata["route"]
+    assert route["confidence"] == "low" and "implausible_step" in {i["code"] for i in route["issues"]}
+    assert "plausibility floor" in res.routes[0].reaction_nodes[0].llm_decision.selection_reasoning
+    better = DictSingleStepModel({target: [(["CCOC(C)=O", "Nc1ccccc1"], 0.0004, "aminolysis"),
+                                           (["CC(=O)Cl", "Nc1ccccc1"], 0.01, "acylation")]})
+    res = search_routes(target, stock=stock, model=better, config=SearchConfig(validate=False))
+    assert [g.reaction_nodes[0].reaction_type for g in res.routes] == ["acylation", "aminolysis"]
+
+
+def test_routes_are_ranked_by_route_score_not_step_count_first(tmp_path):
+    stock = FileStock(_file(tmp_path, "s.smi", ["CC(=O)Cl", "Nc1ccccc1", "O=[N+]([O-])c1ccccc1"]))
+    target = "CC(=O)Nc1ccccc1"
+    model = DictSingleStepModel({target: [(["CC(=O)Cl", "Nc1ccccc1"], 0.002, "acylation (weak)"),
+                                          (["CC(=O)Nc1ccccc1[N+](=O)[O-]"], 0.9, "denitration")],
+                                 "CC(=O)Nc1ccccc1[N+](=O)[O-]": [(["CC(=O)Cl", "Nc1ccccc1[N+](=O)[O-]"], 0.9, "a")],
+                                 "Nc1ccccc1[N+](=O)[O-]": [(["O=[N+]([O-])c1ccccc1"], 0.9, "amination")]})
+    by_score = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False))
+    by_steps = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, rank_by="steps"))
+    assert by_steps.routes[0].n_steps == 1
+    assert by_score.routes[0].n_steps == 3  # three likely steps beat one step the model rates at 0.002
+    scores = [g.metadata["route_score"] for g in by_score.routes]
+    assert scores == sorted(scores)
+
+
+def test_excluded_leaves_and_steps(tmp_path):
+    stock = FileStock(_file(tmp_path, "s.smi", ["CC(=O)Cl", "Nc1ccccc1", "CC(=O)OC(C)=O"]))
+    target = "CC(=O)Nc1ccccc1"
+    model = DictSingleStepModel({target: [(["CC(=O)Cl", "Nc1ccccc1"], 0.5, "acyl chloride"),
+                                          (["CC(=O)OC(C)=O", "Nc1ccccc1"], 0.4, "anhydride")]})
+    res = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, exclude_leaves=("ClC(C)=O",)))
+    assert [g.reaction_nodes[0].reaction_type for g in res.routes] == ["anhydride"]
+    res = search_routes(target, stock=stock, model=model,
+                        config=SearchConfig(validate=False, exclude_steps=("Nc1ccccc1.CC(=O)OC(C)=O>>CC(=O)Nc1ccccc1",)))
+    assert [g.reaction_nodes[0].reaction_type for g in res.routes] == ["acyl chloride"]
+    assert res.stats["rejected"]["excluded"] == 1
+
+
+def test_engine_is_the_one_door(tmp_path, verified, bloom):
+    engine = RetroEngine(model=_naproxen_model(), stock=CompositeStock([verified, bloom]),
+                         config=SearchConfig(validate=False))
+    res = engine.search(NAPROXEN, time_limit=5)
+    assert res.solved and res.stats["config"]["time_limit"] == 5
+    judged = engine.judge_route(res.routes[0])
+    assert judged == {**judged, "confidence": res.routes[0].metadata["route"]["confidence"]}
+    assert engine.judge_leaf(BIG)["accept"] is False
+    assert [r["tier"] for r in engine.availability([BROMO_METHOXYNAPHTHALENE, "CCO"])] == ["verified", "probable"]
+    assert engine.predict(NAPROXEN, 1)[0].reaction_name == "hydrodebromination"
+    assert engine.resolve_target("paracetamol") == ("CC(=O)Nc1ccc(O)cc1", "paracetamol")
+
+
+def test_judge_route_on_an_unsolved_partial_route(bloom):
+    res = search_routes(SALBUTAMOL, stock=bloom, model=DictSingleStepModel({}), config=SearchConfig(validate=False))
+    judged = judge_route(res.partial_route)
+    assert judged["verdict"] == "reject" and judged["confidence"] == "low"
