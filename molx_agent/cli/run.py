@@ -51,7 +51,7 @@ def run_query(
     Keys: ``query``, ``intent``, ``intent_confidence``, ``intent_reasoning``, ``language``, ``tasks``,
     ``results``, ``final_answer``, ``report_paths``, ``errors``.
     """
-    from molx_agent.errors import ValidationError
+    from molx_agent.errors import DataError, ValidationError
     from molx_agent.limits import check_query
 
     query = check_query(query)  # not a string, empty, too long: ValidationError
@@ -68,6 +68,10 @@ def run_query(
         if llm is not None:
             overrides["llm_provider"] = llm
         settings = get_settings(**overrides) if overrides else get_settings()
+        reports = Path(settings.output_dir).expanduser()
+        if reports.exists() and not reports.is_dir():  # fail now, not after the work (MOLX_OUTPUT_DIR)
+            raise DataError("output_dir_is_file", f"the output directory {reports} (MOLX_OUTPUT_DIR) is a file",
+                            value=str(reports), hint="set MOLX_OUTPUT_DIR or --output-dir to a directory")
         agent = MolxAgent(settings=settings)
     state = agent.invoke(query, files=files)
     return {

@@ -34,9 +34,13 @@ def resolve_target(target: str) -> tuple[str, str]:
     try:  # the SMILES rule: whitespace inside is an error (RDKit would silently read up to the space), length
         check_smiles_text(text, what="target SMILES")
     except ChemistryError as exc:
-        raise ChemistryError(exc.code, f"{_preview(text)!r} is not a known compound name, and as a SMILES: "
-                             f"{exc.message.split(': ', 1)[-1] if exc.code == 'smiles_contains_whitespace' else exc.message}",
-                             value=exc.value, hint=exc.hint) from None
+        if exc.code == "smiles_contains_whitespace":
+            pos = next(i for i, ch in enumerate(text) if ch.isspace())
+            message = (f"{_preview(text)!r} is not a known compound name, and as a SMILES it contains whitespace at "
+                       f"position {pos} (a SMILES ends at the first space: the rest would be silently ignored)")
+        else:
+            message = f"{_preview(text)!r} is not a known compound name; as a SMILES: {exc.message}"
+        raise ChemistryError(exc.code, message, value=exc.value, hint=exc.hint) from None
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(text)
     if mol is None or mol.GetNumAtoms() == 0:
