@@ -72,7 +72,8 @@ def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
     try:
         data = parse_json_text(read_input_text(path, "MCP config file"), f"MCP config {path}")
     except RetroError as exc:
-        raise ConfigError("invalid_mcp_config", exc.message, value=str(path), hint=exc.hint) from None
+        message = f"{path}: malformed JSON: {exc.message}" if exc.code == "invalid_json" else exc.message
+        raise ConfigError("invalid_mcp_config", message, value=str(path), hint=exc.hint) from None
     return parse_mcp_config(data, str(path))
 
 
