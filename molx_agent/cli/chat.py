@@ -49,7 +49,8 @@ def run_chat(
     if must_exist and session_id and not session.exists():
         where = getattr(session, "db_path", "the chat database")
         session.close()
-        raise ValidationError("unknown_session", f"no chat session {session_id!r} in {where}", value=session_id,
+        raise ValidationError("unknown_session", f"no chat session {session_id!r} in {where} (a chat is stored once "
+                              "it has answered a question)", value=session_id,
                               hint="`molx-agent chat` starts a new session and prints its id; add --create to start "
                                    f"one named {session_id!r}")
     shown: set[str] = set()
