@@ -89,9 +89,18 @@ def run_query(
 
 
 def exit_code_for(result: dict[str, Any]) -> int:
-    """0 when every task is done (or skipped because not built / unsupported intent); 1 when any failed."""
+    """0 when every task is done (or skipped because not built / unsupported intent); 2 when a task failed because
+    of bad input (an invalid SMILES, an unusable data file: ``molx_agent.errors.INPUT_ERROR_CODES``); 1 when any
+    other task failed."""
+    from molx_agent.errors import INPUT_ERROR_CODES
+
     tasks = result.get("tasks") or {}
-    return 1 if any(t.get("status") == "failed" for t in tasks.values()) else 0
+    failed = [tid for tid, t in tasks.items() if t.get("status") == "failed"]
+    if not failed:
+        return 0
+    results = result.get("results") or {}
+    codes = {((results.get(tid) or {}).get("error") or {}).get("code") for tid in failed}
+    return 2 if codes & INPUT_ERROR_CODES else 1
 
 
 def register(app: typer.Typer) -> None:
