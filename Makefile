@@ -6,33 +6,43 @@ UV = $(shell command -v uv 2>/dev/null || { [ -x "$(HOME)/.local/bin/uv" ] && ec
 
 .PHONY: demo test install uv lint typecheck bench clean
 
-# Installs uv when it is missing: pip --user first, then a system pip that is marked externally managed
-# (PEP 668, e.g. Debian/Ubuntu Python), then plain pip.
+# 1 inside a virtualenv (where `pip install --user` is an error), else 0.
+IN_VENV = $(shell $(PY) -c 'import sys; print(int(sys.prefix != sys.base_prefix))' 2>/dev/null)
+# uv ignores an active virtualenv for the project (it uses ./.venv); unsetting VIRTUAL_ENV spares its warning.
+UV_RUN = env -u VIRTUAL_ENV $(UV)
+
+# Installs uv when it is missing, quietly: inside a virtualenv with that virtualenv's pip; otherwise pip --user
+# first, then a system pip that is marked externally managed (PEP 668, e.g. Debian/Ubuntu Python), then plain
+# pip (only the last attempt may print pip's errors).
 uv:
-	@command -v uv >/dev/null 2>&1 || [ -x "$(HOME)/.local/bin/uv" ] \
-	  || $(PY) -m pip install --user --quiet uv \
-	  || $(PY) -m pip install --user --quiet --break-system-packages uv \
-	  || $(PY) -m pip install --quiet uv \
-	  || { echo "could not install uv with pip; install it (see its documentation) and re-run" >&2; exit 1; }
+	@if command -v uv >/dev/null 2>&1 || [ -x "$(HOME)/.local/bin/uv" ]; then exit 0; fi; \
+	if [ "$(IN_VENV)" = 1 ]; then \
+	  $(PY) -m pip install --quiet --disable-pip-version-check uv && exit 0; \
+	else \
+	  $(PY) -m pip install --user --quiet --disable-pip-version-check uv 2>/dev/null \
+	  || $(PY) -m pip install --user --quiet --disable-pip-version-check --break-system-packages uv 2>/dev/null \
+	  || $(PY) -m pip install --quiet --disable-pip-version-check uv && exit 0; \
+	fi; \
+	echo "could not install uv with pip; install it (see its documentation) and re-run" >&2; exit 1
 
 install: uv
-	$(UV) sync --extra dev
+	$(UV_RUN) sync --extra dev
 
 demo: install
-	$(UV) run molx-agent run --query "What is the molecular weight and logP of aspirin?"
-	$(UV) run molx-agent run --query "Plan a synthesis of paracetamol"
+	$(UV_RUN) run molx-agent run --query "What is the molecular weight and logP of aspirin?"
+	$(UV_RUN) run molx-agent run --query "Plan a synthesis of paracetamol"
 
 test: install
-	$(UV) run pytest -q
+	$(UV_RUN) run pytest -q
 
 lint: install
-	$(UV) run ruff check molx_agent tests
+	$(UV_RUN) run ruff check molx_agent tests
 
 typecheck: install
-	$(UV) run mypy molx_agent
+	$(UV_RUN) run mypy molx_agent
 
 bench: install
-	$(UV) run python benchmarks/cli_latency.py
+	$(UV_RUN) run python benchmarks/cli_latency.py
 
 clean:
 	rm -rf .pytest_cache .ruff_cache .mypy_cache outputs

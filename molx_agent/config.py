@@ -39,6 +39,15 @@ class Settings(BaseSettings):
     output_dir: Path = Field(default=Path("./outputs"), validation_alias="MOLX_OUTPUT_DIR")
     molx_home: Path = Field(default=Path("~/.molx"), validation_alias="MOLX_HOME")
     max_iterations: int = Field(default=3, ge=1, le=20, validation_alias="MAX_ITERATIONS")
+    # Input-size limits (molx_agent.limits reads them; defaults are written once there)
+    max_smiles_chars: int = Field(default=10_000, ge=100, validation_alias="MOLX_MAX_SMILES_CHARS")
+    max_heavy_atoms: int = Field(default=5_000, ge=10, validation_alias="MOLX_MAX_HEAVY_ATOMS")
+    max_retro_heavy_atoms: int = Field(default=150, ge=10, validation_alias="MOLX_MAX_RETRO_HEAVY_ATOMS")
+    max_query_chars: int = Field(default=20_000, ge=100, validation_alias="MOLX_MAX_QUERY_CHARS")
+    max_json_depth: int = Field(default=64, ge=4, le=500, validation_alias="MOLX_MAX_JSON_DEPTH")
+    max_json_mb: float = Field(default=20.0, gt=0, validation_alias="MOLX_MAX_JSON_MB")
+    max_data_file_mb: float = Field(default=200.0, gt=0, validation_alias="MOLX_MAX_DATA_FILE_MB")
+    lock_timeout: float = Field(default=60.0, ge=0, validation_alias="MOLX_LOCK_TIMEOUT")
 
     @property
     def resolved_provider(self) -> Literal["openai", "rules"]:

@@ -56,7 +56,7 @@ class RetroError(Exception):
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         text = self.message
-        if self.value is not None and repr(self.value) not in text:
+        if self.value is not None and repr(self.value) not in text and str(self.value) not in text:
             text = f"{text} (value: {self.value!r})"
         if self.hint:
             text = f"{text}. Hint: {self.hint}"
@@ -99,7 +99,18 @@ class DataError(RetroError):
     default_code = "data_error"
 
 
+#: Codes that mean the input itself is bad (retrying cannot help; the CLI exits 2): the SMILES rule and size
+#: limits of ``molx_agent.limits``, unusable files and output folders of ``molx_agent.io_utils``.
+INPUT_ERROR_CODES = frozenset({
+    "invalid_smiles", "smiles_contains_whitespace", "smiles_too_long", "molecule_too_large",
+    "empty_query", "invalid_query", "query_too_long", "invalid_json", "json_too_deep",
+    "file_not_found", "is_a_directory", "not_a_file", "unreadable_file", "file_too_large", "empty_file",
+    "encoding_error", "binary_file", "compressed_file", "ragged_rows", "unsupported_file", "unsupported_format",
+    "output_dir_is_file", "output_dir_unwritable",
+})
+
 __all__ = [
+    "INPUT_ERROR_CODES",
     "ErrorSeverity",
     "RetroError",
     "ValidationError",

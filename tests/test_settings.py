@@ -24,6 +24,14 @@ FIELDS: dict[str, tuple[str, object, str, str, object]] = {
     "output_dir": ("MOLX_OUTPUT_DIR", Path("./outputs"), "out-dotenv", "out-env", Path("out-explicit")),
     "molx_home": ("MOLX_HOME", Path("~/.molx"), "home-dotenv", "home-env", Path("home-explicit")),
     "max_iterations": ("MAX_ITERATIONS", 3, "4", "5", 7),
+    "max_smiles_chars": ("MOLX_MAX_SMILES_CHARS", 10_000, "1000", "2000", 3000),
+    "max_heavy_atoms": ("MOLX_MAX_HEAVY_ATOMS", 5_000, "100", "200", 300),
+    "max_retro_heavy_atoms": ("MOLX_MAX_RETRO_HEAVY_ATOMS", 150, "100", "200", 300),
+    "max_query_chars": ("MOLX_MAX_QUERY_CHARS", 20_000, "1000", "2000", 3000),
+    "max_json_depth": ("MOLX_MAX_JSON_DEPTH", 64, "10", "20", 30),
+    "max_json_mb": ("MOLX_MAX_JSON_MB", 20.0, "1", "2", 3.0),
+    "max_data_file_mb": ("MOLX_MAX_DATA_FILE_MB", 200.0, "10", "20", 30.0),
+    "lock_timeout": ("MOLX_LOCK_TIMEOUT", 60.0, "1", "2", 3.0),
 }
 
 

@@ -100,7 +100,8 @@ def _functional_groups(smiles: str) -> tuple[list[dict[str, Any]], str]:
     except ImportError:  # pragma: no cover - chem.fg_detect ships with the package
         return [], "unavailable"
     groups = detect_functional_groups(smiles)
-    return [{"name": g["name"], "label": g.get("label", g["name"]), "count": g["count"], "atoms": g["atoms"]}
+    return [{"name": g["name"], "label": g.get("label", g["name"]), "count": g["count"], "atoms": g["atoms"],
+             **({"count_capped": True} if g.get("count_capped") else {})}
             for g in groups], "chem.fg_detect"
 
 
@@ -136,8 +137,10 @@ def describe_molecule(entry: dict[str, Any], asked: list[str], lang: str) -> str
         def label(g: dict[str, Any]) -> str:
             return FG_LABELS_ZH.get(g["name"], g["label"]) if lang == "zh" else g["label"]
 
-        lines.append(f"- {head}: " + ", ".join(label(g) + (f" ×{g['count']}" if g["count"] > 1 else "")
-                                           for g in groups))
+        def count(g: dict[str, Any]) -> str:  # a capped count is a lower bound and says so
+            return f" ×≥{g['count']}" if g.get("count_capped") else (f" ×{g['count']}" if g["count"] > 1 else "")
+
+        lines.append(f"- {head}: " + ", ".join(label(g) + count(g) for g in groups))
     return "\n".join(lines)
 
 

@@ -30,7 +30,9 @@ DATA_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt", ".smi", ".xlsx", ".xlsm", ".s
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SMILES_TOKEN = re.compile(r"[A-Za-z0-9@+\-\[\]\(\)=#$%/\\.:~*>]+")
 _ORGANIC_WORD = re.compile(r"^(?:Cl|Br|[CNOSPFI])+$")
-_FILE_TOKEN = re.compile(r"[\w\-./\\]+\.(?:csv|tsv|tab|xlsx|xlsm|sdf|sd|smi)\b", re.IGNORECASE)
+# starts only at a token boundary: without the look-behind a long run of word characters is rescanned from each
+# position (quadratic: 28 s on a 100,000-character token)
+_FILE_TOKEN = re.compile(r"(?<![\w\-./\\])[\w\-./\\]+\.(?:csv|tsv|tab|xlsx|xlsm|sdf|sd|smi)\b", re.IGNORECASE)
 
 #: Keywords per signal, English (lower-case, matched as substrings of the lower-cased query) and Chinese.
 KEYWORDS: dict[str, tuple[str, ...]] = {
@@ -98,8 +100,14 @@ def detect_language(text: str) -> Literal["en", "zh"]:
 
 
 def _quiet_parse(smiles: str) -> Any:
+    """The molecule, or ``None``; text longer than the SMILES limit is not parsed (RDKit's parse time grows
+    faster than linearly on huge tokens; such a SMILES is refused later with a clear message anyway)."""
     from rdkit import Chem, RDLogger
 
+    from molx_agent.limits import current_limits
+
+    if len(smiles) > current_limits().max_smiles_chars:
+        return None
     RDLogger.DisableLog("rdApp.*")
     try:
         return Chem.MolFromSmiles(smiles)
@@ -123,7 +131,13 @@ def _smiles_syntax(token: str) -> bool:
     )
 
 
+_BRACKET_ATOMS = re.compile(r"\[[^\[\]]*[A-Z][^\[\]]*\](?:\.?\[[^\[\]]*[A-Z][^\[\]]*\])*")
+
+
 def _looks_like_smiles(token: str) -> bool:
+    if _BRACKET_ATOMS.fullmatch(token):  # single-atom species and salts: [NH4+], [Fe], [Na+].[Cl-]
+        mol = _quiet_parse(token)
+        return mol is not None and mol.GetNumAtoms() >= 1
     if len(token) < 2 or token.lower() in _NOT_SMILES:
         return False
     has_syntax = bool(re.search(r"[()=#\[\]@0-9]", token)) or bool(re.search(r"[cnos]", token))
@@ -154,12 +168,21 @@ def _is_reaction(token: str) -> bool:
 
 
 def _strip_unbalanced(token: str) -> str:
-    """Drop parentheses that belong to the prose around a token: "(CCO)" -> "CCO", "CCO)," -> "CCO"."""
-    while token.startswith("(") and token.count("(") > token.count(")"):
-        token = token[1:]
-    while token.endswith(")") and token.count(")") > token.count("("):
-        token = token[:-1].rstrip(".,;:!?")
-    if token.startswith("(") and token.endswith(")") and token.count("(") == 1:
+    """Drop parentheses that belong to the prose around a token: "(CCO)" -> "CCO", "CCO)," -> "CCO".
+
+    Linear in the token's length (the counts are kept, not recounted)."""
+    opened, closed = token.count("("), token.count(")")
+    start, end = 0, len(token)
+    while start < end and token[start] == "(" and opened > closed:
+        start += 1
+        opened -= 1
+    while start < end and token[end - 1] == ")" and closed > opened:
+        end -= 1
+        closed -= 1
+        while start < end and token[end - 1] in ".,;:!?":
+            end -= 1  # no parenthesis among these characters: the counts stay
+    token = token[start:end]
+    if token.startswith("(") and token.endswith(")") and opened == 1:
         token = token[1:-1]
     return token
 
@@ -169,18 +192,25 @@ def extract_entities(query: str, input_files: list[str] | None = None) -> Entiti
     from molx_agent.chem.names import find_name_matches
 
     ents = Entities(files=[str(f) for f in (input_files or [])])
-    text = query or ""
+    text = query if isinstance(query, str) else ""
+    # membership in sets, not lists, and each distinct token judged once: linear in the query's length
+    files, smiles, reactions, judged = set(ents.files), set(), set(), set()
     for m in _FILE_TOKEN.finditer(text):
-        if m.group(0) not in ents.files and Path(m.group(0)).suffix.lower() in DATA_EXTENSIONS:
+        if m.group(0) not in files and Path(m.group(0)).suffix.lower() in DATA_EXTENSIONS:
+            files.add(m.group(0))
             ents.files.append(m.group(0))
     for m in _SMILES_TOKEN.finditer(text):
         token = _strip_unbalanced(m.group(0).rstrip(".,;:!?"))
+        if token in judged:
+            continue
+        judged.add(token)
         if _FILE_TOKEN.fullmatch(token):
             continue
         if _is_reaction(token):
-            if token not in ents.reaction_smiles:
-                ents.reaction_smiles.append(token)
-        elif ">" not in token and token not in ents.smiles and (_looks_like_smiles(token) or _smiles_syntax(token)):
+            reactions.add(token)
+            ents.reaction_smiles.append(token)
+        elif ">" not in token and (_looks_like_smiles(token) or _smiles_syntax(token)):
+            smiles.add(token)
             ents.smiles.append(token)  # a SMILES-looking token that does not parse is kept: the worker reports it
     seen: set[str] = set()
     for match in find_name_matches(text):
@@ -188,7 +218,8 @@ def extract_entities(query: str, input_files: list[str] | None = None) -> Entiti
             continue
         seen.add(match.name)
         ents.names.append(match.matched)  # as the user wrote it (resolve_name accepts every alias)
-        if match.smiles not in ents.smiles:
+        if match.smiles not in smiles:
+            smiles.add(match.smiles)
             ents.smiles.append(match.smiles)
     return ents
 

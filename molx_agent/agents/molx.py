@@ -18,7 +18,8 @@ from molx_agent.agents.modules.state import AgentState
 from molx_agent.agents.planner import PlannerAgent
 from molx_agent.agents.workers import get_worker
 from molx_agent.config import Settings, get_settings
-from molx_agent.errors import ConfigError, ValidationError
+from molx_agent.errors import ConfigError
+from molx_agent.limits import check_query
 
 logger = logging.getLogger(__name__)
 
@@ -163,9 +164,9 @@ class MolxAgent:
 
 
 def _check_query(user_query: str) -> None:
-    if not isinstance(user_query, str) or not user_query.strip():
-        raise ValidationError("empty_query", "the query is empty", value=user_query,
-                              hint='ask something, e.g. "What is the logP of aspirin?"')
+    """Not a string (``invalid_query``), empty (``empty_query``) or too long (``query_too_long``):
+    ``ValidationError`` (``molx_agent.limits.check_query``)."""
+    check_query(user_query)
 
 
 class ChatSession:
@@ -190,7 +191,13 @@ class ChatSession:
                               f"cannot open the chat database {self.db_path}: {getattr(exc, 'strerror', None) or exc}",
                               value=str(self.db_path), hint="set MOLX_HOME to a writable folder") from None
         self.checkpointer = SqliteSaver(self._conn)
-        self.checkpointer.setup()
+        try:
+            self.checkpointer.setup()
+        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+            self._conn.close()
+            raise ConfigError("chat_db_unavailable", f"the chat database {self.db_path} is unusable: {exc}",
+                              value=str(self.db_path),
+                              hint="move the file away (a new database is then created) or set MOLX_HOME") from None
         if agent is None:
             agent = MolxAgent(settings=self.settings, checkpointer=self.checkpointer, **agent_kwargs)
         else:
@@ -201,6 +208,10 @@ class ChatSession:
     @property
     def config(self) -> dict[str, Any]:
         return {"configurable": {"thread_id": self.session_id}, "recursion_limit": RECURSION_LIMIT}
+
+    def exists(self) -> bool:
+        """Whether this session id has a stored conversation (a new or cleared session has none)."""
+        return self.checkpointer.get_tuple(self.config) is not None
 
     def send(self, text: str, files: list[str] | None = None) -> AgentState:
         _check_query(text)

@@ -26,6 +26,7 @@ from molx_agent.agents.modules.prompts import (
 )
 from molx_agent.agents.modules.state import WORKER_TYPES, AgentState, Task
 from molx_agent.config import Settings, get_settings
+from molx_agent.errors import INPUT_ERROR_CODES
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ TASK_DESCRIPTIONS: dict[str, str] = {
 NON_RETRYABLE_CODES = frozenset({
     "invalid_smiles", "no_molecule", "no_data_file", "invalid_reaction", "unsupported_file",
     "file_not_found", "capability_unavailable", "no_task",
-})
+}) | INPUT_ERROR_CODES
 
 
 class PlannedTask(BaseModel):

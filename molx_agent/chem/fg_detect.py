@@ -16,6 +16,7 @@ from rdkit import Chem
 
 from molx_agent.chem.utils import MolLike, as_mol, compile_smarts, load_data
 from molx_agent.errors import ChemistryError
+from molx_agent.limits import MAX_GROUP_MATCHES
 
 _ELEMENT = re.compile(r"^\[?(#\d+|Cl|Br|Si|Sn|Zn|Mg|Li|Se|[BCNOSPFIcnosp])")
 
@@ -113,6 +114,9 @@ def scan_library(
 ) -> list[dict[str, Any]]:
     """Matches of a compiled library: ``[{name, count, atoms, <fields>}]``.
 
+    At most :data:`~molx_agent.limits.MAX_GROUP_MATCHES` matches are kept per group; a group that reaches
+    it also has ``count_capped: True`` (its ``count`` is then a lower bound).
+
     ``present`` (:func:`element_keys`) screens entries by the atoms they need.  Entries with
     ``requires_any_fg`` are searched only when one of those groups was found earlier in this scan or is in
     ``known_groups``; with ``known_groups=None`` that screen only uses this scan's own earlier hits (a
@@ -128,10 +132,12 @@ def scan_library(
         needs = g.info.get("requires_any_fg")
         if needs and have.isdisjoint(needs):
             continue
-        matches = mol.GetSubstructMatches(g.pattern, uniquify=True, maxMatches=200)
+        matches = mol.GetSubstructMatches(g.pattern, uniquify=True, maxMatches=MAX_GROUP_MATCHES)
         if matches:
             have.add(g.name)
             row = {"name": g.name, "count": len(matches), "atoms": [list(m) for m in matches]}
+            if len(matches) >= MAX_GROUP_MATCHES:  # matching stopped there: the count is a lower bound
+                row["count_capped"] = True
             for f in fields:
                 if f in g.info:
                     row[f] = g.info[f]

@@ -7,6 +7,7 @@ The table holds English names, common synonyms/abbreviations and Chinese names
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import unicodedata
@@ -155,15 +156,21 @@ def _text_patterns() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, 
 
 
 def find_name_matches(text: str) -> list[NameMatch]:
-    """Every known drug/reagent name in ``text``, longest match first, non-overlapping, in text order."""
+    """Every known drug/reagent name in ``text``, longest match first, non-overlapping, in text order.
+
+    Time grows as ``n log n`` with the number of candidate matches (taken spans are kept sorted and a new span
+    is checked against its two neighbours only), so a long text full of names is still fast.
+    """
     if not text:
         return []
     ci, cs, cjk = _text_patterns()
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the taken spans, sorted by start; they never overlap
+    ends: list[int] = []
     found: list[NameMatch] = []
 
     def free(a: int, b: int) -> bool:
-        return all(b <= s or a >= e for s, e in taken)
+        i = bisect.bisect_right(starts, a)
+        return (i == 0 or ends[i - 1] <= a) and (i == len(starts) or starts[i] >= b)
 
     candidates: list[tuple[int, int, str]] = []
     for pattern in (ci, cs):
@@ -181,7 +188,9 @@ def find_name_matches(text: str) -> list[NameMatch]:
         entry = lookup_name(matched)
         if entry is None:
             continue
-        taken.append((start, end))
+        i = bisect.bisect_right(starts, start)
+        starts.insert(i, start)
+        ends.insert(i, end)
         found.append(NameMatch(entry.name, entry.smiles, matched, start, end))
     found.sort(key=lambda m: m.start)
     return found

@@ -20,6 +20,7 @@ from rdkit import Chem, RDLogger
 from rdkit.Chem import QED, Crippen, Descriptors, Lipinski, rdMolDescriptors
 
 from molx_agent.errors import ChemistryError
+from molx_agent.limits import check_heavy_atoms, check_smiles_text
 
 logger = logging.getLogger(__name__)
 
@@ -141,16 +142,18 @@ def sa_class(score: float | None) -> str | None:
 def _to_mol(smiles: str) -> Chem.Mol:
     if not isinstance(smiles, str) or not smiles.strip():
         raise ChemistryError("invalid_smiles", "empty SMILES", value=smiles, hint="give a SMILES string")
+    text = check_smiles_text(smiles)  # whitespace inside, too long: refused (molx_agent.limits)
     lg = RDLogger.logger()
     lg.setLevel(RDLogger.CRITICAL)
     try:
-        mol = Chem.MolFromSmiles(smiles.strip())
+        mol = Chem.MolFromSmiles(text)
     finally:
         lg.setLevel(RDLogger.WARNING)
     if mol is None:
         raise ChemistryError(
             "invalid_smiles", f"RDKit cannot parse SMILES {smiles!r}", value=smiles, hint="check valences and ring closures"
         )
+    check_heavy_atoms(mol, value=text)  # before canonicalisation (quadratic, and it crashes on huge chains)
     return mol
 
 

@@ -20,6 +20,7 @@ from molx_agent.chem.byproducts import BYPRODUCTS, CATEGORY_LOSSES, normalize_ca
 from molx_agent.chem.forward_validate import forward_validate_mols
 from molx_agent.chem.utils import canonical, combine_mols, heavy_count, mol_formula_counter, parse_mol
 from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.limits import check_smiles_text
 
 #: Maximum repair attempts for one reaction (seed 000, ``MAX_REPAIR_RETRIES``).
 MAX_REPAIR_RETRIES = 3
@@ -93,7 +94,8 @@ def parse_reaction(reaction_smiles: str) -> ParsedReaction:
     if not reaction_smiles or not reaction_smiles.strip():
         raise ValidationError("empty_input", "empty reaction SMILES", value=reaction_smiles,
                               hint="write it as 'reactants>>product' or 'reactants>reagents>product'")
-    text = reaction_smiles.strip().split()[0]  # CXSMILES extensions / trailing names are ignored
+    # whitespace inside is an error, never a silent cut (a CXSMILES extension or a trailing name included)
+    text = check_smiles_text(reaction_smiles, what="reaction SMILES")
     blocks = text.split(">")
     if len(blocks) != 3:
         raise ValidationError(

@@ -27,7 +27,7 @@ from typing import Any
 from rdkit import Chem
 from rdkit.Chem import rdChemReactions
 
-from molx_agent.chem.utils import load_data, quiet_rdkit
+from molx_agent.chem.utils import load_data, parse_mol, quiet_rdkit
 from molx_agent.errors import ChemistryError
 
 log = logging.getLogger(__name__)
@@ -208,10 +208,8 @@ def _rdchiral_reaction(template_id: str):
 def _rdchiral_reactants(smiles: str):
     from rdchiral.initialization import rdchiralReactants
 
+    parse_mol(smiles)  # ChemistryError: unparsable, whitespace inside, too large (molx_agent.limits)
     with quiet_rdkit():
-        mol = Chem.MolFromSmiles(smiles)
-        if mol is None:
-            raise ChemistryError("invalid_smiles", f"cannot parse SMILES {smiles!r}", value=smiles)
         return rdchiralReactants(smiles)
 
 

@@ -26,6 +26,7 @@ from rdkit import Chem, DataStructs, rdBase
 from rdkit.Chem import rdFingerprintGenerator
 
 from molx_agent.errors import ChemistryError
+from molx_agent.limits import check_heavy_atoms, check_smiles_text
 
 MolLike = str | Chem.Mol
 
@@ -44,15 +45,13 @@ def parse_mol(smiles: str, *, sanitize: bool = True) -> Chem.Mol:
     """Parse ``smiles`` into a new RDKit ``Mol``.
 
     Raises ``ChemistryError(code="invalid_smiles", value=smiles)`` on empty or unparsable input;
-    RDKit's own messages never reach the terminal.
+    RDKit's own messages never reach the terminal.  The input rules of :mod:`molx_agent.limits` apply:
+    whitespace inside the SMILES (``smiles_contains_whitespace``), too long a string (``smiles_too_long``),
+    too many heavy atoms (``molecule_too_large``, checked before anything else touches the molecule).
     """
     if isinstance(smiles, Chem.Mol):
         return Chem.Mol(smiles)
-    if not isinstance(smiles, str) or not smiles.strip():
-        raise ChemistryError(
-            "invalid_smiles", "empty SMILES", value=smiles, hint="give a non-empty SMILES string"
-        )
-    text = smiles.strip()
+    text = check_smiles_text(smiles)
     if ">" in text:
         raise ChemistryError(
             "invalid_smiles",
@@ -69,6 +68,7 @@ def parse_mol(smiles: str, *, sanitize: bool = True) -> Chem.Mol:
             value=smiles,
             hint="check valences, aromaticity, brackets and ring-closure digits",
         )
+    check_heavy_atoms(mol, value=text)
     return mol
 
 

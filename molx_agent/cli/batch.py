@@ -6,7 +6,6 @@ A failing task does not stop the batch; there is exactly one result per task, in
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,17 +13,14 @@ import typer
 
 
 def load_tasks(task_file: str | Path) -> list[Any]:
+    """The tasks of a task file; ``RetroError`` naming the problem (missing file, a directory, binary or
+    compressed data, not UTF-8, malformed or too deeply nested JSON, not a list)."""
     from molx_agent.errors import DataError
+    from molx_agent.io_utils import read_input_text
+    from molx_agent.limits import parse_json_text
 
     path = Path(task_file)
-    if not path.is_file():
-        raise DataError("file_not_found", f"task file not found: {path}", value=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(
-            "invalid_json", f"task file {path} is not valid JSON: {exc}", value=str(path)
-        ) from None
+    data = parse_json_text(read_input_text(path, "task file"), f"task file {path}")
     if isinstance(data, dict) and isinstance(data.get("tasks"), list):
         data = data["tasks"]
     if not isinstance(data, list):
@@ -68,6 +64,11 @@ def run_batch(task_file: str | Path, output: str | Path | None = None, *, engine
     ``{n_tasks, n_succeeded, n_failed, results}``."""
     from molx_agent.interfaces._engine import engine_or_default
 
+    if output is not None and Path(output).is_dir():  # refuse before running every task
+        from molx_agent.errors import DataError
+
+        raise DataError("is_a_directory", f"--output {output} is a directory, not a file", value=str(output),
+                        hint="give a file path such as results.json")
     tasks = load_tasks(task_file)
     engine = engine_or_default(engine)
     results = [run_one(i, t, engine) for i, t in enumerate(tasks)]

@@ -24,9 +24,14 @@ def run_chat(
     llm: str | None = None,
     interactive: bool | None = None,
     session: Any = None,
+    must_exist: bool = False,
 ) -> dict[str, Any]:
-    """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``."""
-    from molx_agent.errors import RetroError
+    """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``.
+
+    ``must_exist``: ``session_id`` names a session to resume; an id with no stored conversation is a
+    ``ValidationError("unknown_session")`` instead of silently starting a new session under that id.
+    """
+    from molx_agent.errors import RetroError, ValidationError
 
     out = out or typer.echo
     err = err or (lambda s: typer.echo(s, err=True))
@@ -41,6 +46,13 @@ def run_chat(
 
         settings = get_settings(llm_provider=llm) if llm else get_settings()
         session = ChatSession(session_id, settings=settings)
+    if must_exist and session_id and not session.exists():
+        where = getattr(session, "db_path", "the chat database")
+        session.close()
+        raise ValidationError("unknown_session", f"no chat session {session_id!r} in {where} (a chat is stored once "
+                              "it has answered a question)", value=session_id,
+                              hint="`molx-agent chat` starts a new session and prints its id; add --create to start "
+                                   f"one named {session_id!r}")
     shown: set[str] = set()
     for w in session.agent.warnings:
         shown.add(w)
@@ -104,10 +116,12 @@ def _prompting_lines(stream: TextIO) -> Iterable[str]:
 def register(app: typer.Typer) -> None:
     @app.command("chat")
     def chat_cmd(
-        session: str = typer.Option(None, "--session", "-s", help="Session id to resume (default: a new one)."),
+        session: str = typer.Option(None, "--session", "-s", help="Session id to resume (it must exist; default: a "
+                                    "new session)."),
+        create: bool = typer.Option(False, "--create", help="With --session: start that session if it does not exist."),
         llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER."),
     ) -> None:
-        """Multi-turn chat; the session survives restarts (resume with --session ID)."""
+        """Multi-turn chat; the session survives restarts (resume with --session ID; an unknown ID is an error)."""
         from molx_agent.cli.common import fail, handle_errors
 
         if llm is not None and llm not in ("rules", "openai", "auto"):
@@ -117,7 +131,7 @@ def register(app: typer.Typer) -> None:
 
         @handle_errors
         def go() -> dict[str, Any]:
-            return run_chat(session, llm=llm)
+            return run_chat(session, llm=llm, must_exist=session is not None and not create)
 
         result = go()
         typer.echo(f"(session {result['session_id']})", err=True)

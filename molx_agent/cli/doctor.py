@@ -60,8 +60,11 @@ def run_doctor(settings: Any = None) -> list[Check]:
         checks.append(Check("langgraph", "ok", f"langgraph {version('langgraph')}, langchain-core {version('langchain-core')}"))
     except Exception as exc:  # noqa: BLE001
         checks.append(Check("langgraph", "fail", f"{type(exc).__name__}: {exc}"))
-    checks.append(_llm_check(settings))
-    checks.append(_mcp_check(settings))
+    for name, check in (("llm", _llm_check), ("mcp", _mcp_check)):
+        try:
+            checks.append(check(settings))
+        except Exception as exc:  # noqa: BLE001 - doctor reports every problem, it never crashes
+            checks.append(Check(name, "fail", f"{type(exc).__name__}: {exc}"))
     for label, path in (("output_dir", Path(settings.output_dir)), ("molx_home", settings.home_dir)):
         ok, detail = _writable(path.expanduser())
         checks.append(Check(label, "ok" if ok else "fail", detail))
@@ -104,6 +107,8 @@ def _mcp_check(settings: Any) -> Check:
         servers = load_mcp_config(path)
     except ConfigError as exc:
         return Check("mcp", "fail", str(exc))
+    except Exception as exc:  # noqa: BLE001 - doctor reports every problem, it never crashes
+        return Check("mcp", "fail", f"{path}: {type(exc).__name__}: {exc}")
     enabled = [n for n, s in servers.items() if s.get("enabled", True)]
     state = "enabled" if settings.mcp_enabled else "disabled (MCP_ENABLED=false)"
     return Check("mcp", "ok", f"{path}: valid, {len(servers)} server(s), {len(enabled)} enabled; MCP {state}")
@@ -113,9 +118,9 @@ def register(app: typer.Typer) -> None:
     @app.command("doctor")
     def doctor_cmd(json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
         """Check the installation: RDKit, data, LLM endpoint, MCP config, writable directories."""
-        from molx_agent.cli.common import emit_json
+        from molx_agent.cli.common import emit_json, handle_errors
 
-        checks = run_doctor()
+        checks = handle_errors(run_doctor)()
         if json_out:
             emit_json([asdict(c) for c in checks])
         else:

@@ -11,7 +11,6 @@ passes it to the pipeline.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -78,12 +77,13 @@ def run_retro_decide(
     from molx_agent.errors import ValidationError
     from molx_agent.interfaces._engine import engine_or_default
     from molx_agent.interfaces.pipeline.service import decide_route
+    from molx_agent.io_utils import read_input_text
 
+    if decision is not None and decision_file is not None:
+        raise ValidationError("invalid_instruction", "give --decision or --decision-file, not both",
+                              hint="the file would otherwise silently win")
     if decision_file is not None:
-        path = Path(decision_file)
-        if not path.is_file():
-            raise ValidationError("file_not_found", f"--decision-file not found: {path}", value=str(path))
-        decision = path.read_text(encoding="utf-8")
+        decision = read_input_text(decision_file, "--decision-file")
     if decision is None:
         raise ValidationError(
             "invalid_instruction",
@@ -295,17 +295,15 @@ def skill_cmd(
     args_file: str = typer.Option(None, "--args-file", "--args_file", help="JSON file with the arguments"),
 ) -> None:
     """Same as `molx-agent skill` (all 9 seed sub-commands live under `retro` too)."""
-    from molx_agent.cli.common import EXIT_FAILURE, EXIT_USAGE, emit_json, handle_errors
-    from molx_agent.cli.skill import run_skill_command
+    from molx_agent.cli.common import emit_json, handle_errors
+    from molx_agent.cli.skill import exit_code_for_result, run_skill_command
 
     def _run() -> None:
         result = run_skill_command(name, args, args_file)
         emit_json(result)
         if not result["success"]:
             typer.echo(f"Error: {result['error']}", err=True)
-            raise typer.Exit(
-                EXIT_USAGE if result.get("error_code") in ("invalid_json", "file_not_found") else EXIT_FAILURE
-            )
+            raise typer.Exit(exit_code_for_result(result))
 
     handle_errors(_run)()
 

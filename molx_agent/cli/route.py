@@ -73,10 +73,12 @@ def run_route(
     ``output_dir`` and ``files`` (``routes_json``, ``html``, ``md``, ...).
     """
     from molx_agent.config import get_settings
-    from molx_agent.io_utils import atomic_write_json, timestamped_dir
+    from molx_agent.io_utils import atomic_write_json, ensure_output_dir, timestamped_dir
     from molx_agent.retro.payload import search_payload
 
     smiles, name = resolve_target(target)
+    if write_files and output_dir:
+        ensure_output_dir(output_dir, "--output-dir")  # a file there is refused before the search, not after
     eng = route_engine(engine, stock=stock, model=model)  # bad stock spec/file fails before the model loads
     changes: dict[str, Any] = {}
     if first:
@@ -89,7 +91,6 @@ def run_route(
     files: dict[str, str] = {}
     if write_files:
         out = Path(output_dir) if output_dir else timestamped_dir(get_settings().output_dir, f"route_{name or 'target'}")
-        out.mkdir(parents=True, exist_ok=True)
         payload["output_dir"] = str(out)
         files["routes_json"] = str(atomic_write_json(out / "routes.json", {k: v for k, v in payload.items() if k != "files"}))
         best = result.best_route

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,42 +13,29 @@ LLM_CHOICES = ("rules", "openai", "auto")
 
 
 def check_data_files(files: list[str] | None) -> list[str]:
-    """Each ``--data`` file must exist, be a readable file and have a supported type (DataError otherwise)."""
+    """Each ``--data`` file must exist, be a readable file within the size limit and have a supported type,
+    and a text file must really be text (``DataError`` naming the problem otherwise: a directory, gzip or
+    binary data, an encoding that is not UTF-8/UTF-16, ... see ``molx_agent.io_utils``)."""
     from molx_agent.errors import DataError
+    from molx_agent.io_utils import check_input_file
+    from molx_agent.sar.io import check_data_file_content
 
     out = []
     for f in files or []:
-        path = Path(f)
-        if not path.exists():
-            raise DataError("file_not_found", f"data file not found: {f}", value=f)
-        if not path.is_file():
-            raise DataError("not_a_file", f"data path is not a file: {f}", value=f)
+        path = check_input_file(f, "data file", data=True)
         if path.suffix.lower() not in DATA_SUFFIXES:
             raise DataError("unsupported_file", f"unsupported data file type {path.suffix or '(none)'!r}: {f}",
                             value=f, hint=f"use one of {', '.join(DATA_SUFFIXES)}")
-        if not os.access(path, os.R_OK):
-            raise DataError("unreadable_file", f"data file is not readable: {f}", value=f)
-        try:
-            with path.open("rb") as fh:
-                fh.read(1)
-        except OSError as exc:
-            raise DataError("unreadable_file", f"data file is not readable: {f} ({exc.strerror})", value=f) from None
+        check_data_file_content(path)
         out.append(str(path))
     return out
 
 
 def check_output_dir(output_dir: str | Path) -> Path:
-    from molx_agent.errors import DataError
+    """``output_dir`` created if needed; ``DataError`` (``output_dir_is_file``, ``output_dir_unwritable``)."""
+    from molx_agent.io_utils import ensure_output_dir
 
-    path = Path(output_dir)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise DataError("output_dir_unwritable", f"cannot create output directory {path}: {exc.strerror}",
-                        value=str(path)) from None
-    if not os.access(path, os.W_OK):
-        raise DataError("output_dir_unwritable", f"output directory is not writable: {path}", value=str(path))
-    return path
+    return ensure_output_dir(output_dir)
 
 
 def run_query(
@@ -65,11 +51,10 @@ def run_query(
     Keys: ``query``, ``intent``, ``intent_confidence``, ``intent_reasoning``, ``language``, ``tasks``,
     ``results``, ``final_answer``, ``report_paths``, ``errors``.
     """
-    from molx_agent.errors import ValidationError
+    from molx_agent.errors import DataError, ValidationError
+    from molx_agent.limits import check_query
 
-    if not isinstance(query, str) or not query.strip():
-        raise ValidationError("empty_query", "the query is empty", value=query,
-                              hint='e.g. --query "What is the molecular weight of aspirin?"')
+    query = check_query(query)  # not a string, empty, too long: ValidationError
     if llm is not None and llm not in LLM_CHOICES:
         raise ValidationError("invalid_llm_provider", f"--llm must be one of {', '.join(LLM_CHOICES)}", value=llm)
     files = check_data_files(data)
@@ -83,10 +68,14 @@ def run_query(
         if llm is not None:
             overrides["llm_provider"] = llm
         settings = get_settings(**overrides) if overrides else get_settings()
+        reports = Path(settings.output_dir).expanduser()
+        if reports.exists() and not reports.is_dir():  # fail now, not after the work (MOLX_OUTPUT_DIR)
+            raise DataError("output_dir_is_file", f"the output directory {reports} (MOLX_OUTPUT_DIR) is a file",
+                            value=str(reports), hint="set MOLX_OUTPUT_DIR or --output-dir to a directory")
         agent = MolxAgent(settings=settings)
-    state = agent.invoke(query.strip(), files=files)
+    state = agent.invoke(query, files=files)
     return {
-        "query": query.strip(),
+        "query": query,
         "intent": state.get("intent"),
         "intent_confidence": state.get("intent_confidence"),
         "intent_reasoning": state.get("intent_reasoning", []),
@@ -100,9 +89,18 @@ def run_query(
 
 
 def exit_code_for(result: dict[str, Any]) -> int:
-    """0 when every task is done (or skipped because not built / unsupported intent); 1 when any failed."""
+    """0 when every task is done (or skipped because not built / unsupported intent); 2 when a task failed because
+    of bad input (an invalid SMILES, an unusable data file: ``molx_agent.errors.INPUT_ERROR_CODES``); 1 when any
+    other task failed."""
+    from molx_agent.errors import INPUT_ERROR_CODES
+
     tasks = result.get("tasks") or {}
-    return 1 if any(t.get("status") == "failed" for t in tasks.values()) else 0
+    failed = [tid for tid, t in tasks.items() if t.get("status") == "failed"]
+    if not failed:
+        return 0
+    results = result.get("results") or {}
+    codes = {((results.get(tid) or {}).get("error") or {}).get("code") for tid in failed}
+    return 2 if codes & INPUT_ERROR_CODES else 1
 
 
 def register(app: typer.Typer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,36 +9,58 @@ import typer
 
 
 def load_args(args: str | None, args_file: str | Path | None) -> dict[str, Any]:
-    """Parse ``--args`` / ``--args-file`` (``-`` reads stdin) into a dict; RetroError when malformed."""
+    """Parse ``--args`` / ``--args-file`` (``-`` reads stdin) into a dict; RetroError when malformed.
+
+    The error names the real problem: both options given, a missing file or a directory, binary/compressed
+    data, text that is not UTF-8, malformed JSON, nesting deeper than ``MOLX_MAX_JSON_DEPTH``, not an object.
+    """
     import sys
 
-    from molx_agent.errors import DataError, ValidationError
+    from molx_agent.errors import ValidationError
+    from molx_agent.io_utils import decode_text, read_input_text
+    from molx_agent.limits import parse_json_text
 
     if args is not None and args_file is not None:
         raise ValidationError("invalid_args", "give --args or --args-file, not both")
     text = args
+    what = "--args"
     if args_file is not None:
+        what = "--args-file"
         if str(args_file) == "-":
-            text = sys.stdin.read()
+            text = decode_text(sys.stdin.buffer.read(), "stdin", "--args-file")
         else:
-            path = Path(args_file)
-            if not path.is_file():
-                raise DataError("file_not_found", f"--args-file not found: {path}", value=str(path))
-            text = path.read_text(encoding="utf-8")
+            text = read_input_text(args_file, "--args-file")
     if text is None or not text.strip():
         return {}
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError(
-            "invalid_json",
-            f"--args is not valid JSON ({exc.msg} at column {exc.colno})",
-            value=text[:200],
-            hint="on Windows shells prefer --args-file or `molx-agent batch`",
-        ) from None
+        value = parse_json_text(text, what)
+    except ValidationError as exc:
+        if exc.code == "invalid_json":
+            exc.hint = "on Windows shells prefer --args-file or `molx-agent batch`"
+        raise
     if not isinstance(value, dict):
-        raise ValidationError("invalid_args", "--args must be a JSON object", value=text[:200])
+        raise ValidationError("invalid_args", f"{what} must be a JSON object", value=text[:200])
     return value
+
+
+#: Skill failures caused by the arguments (exit 2) besides the input codes of ``molx_agent.errors``.
+ARGUMENT_ERROR_CODES = frozenset({"invalid_args", "unknown_skill", "invalid_task"})
+#: Error classes that mean the input was wrong (a molecule, a reaction, a file, a value).
+INPUT_ERROR_TYPES = frozenset({"ValidationError", "ChemistryError", "DataError", "ConfigError"})
+
+
+def exit_code_for_result(result: dict[str, Any]) -> int:
+    """0 success; 2 the skill failed because of its input (bad SMILES, arguments, unknown skill, unreadable
+    argument file); 1 any other failure (the engine could not do it)."""
+    from molx_agent.errors import INPUT_ERROR_CODES
+
+    if result.get("success"):
+        return 0
+    code = result.get("error_code")
+    kind = ((result.get("data") or {}).get("error_details") or {}).get("error_type")
+    if code in INPUT_ERROR_CODES or code in ARGUMENT_ERROR_CODES or kind in INPUT_ERROR_TYPES:
+        return 2
+    return 1
 
 
 def run_skill_command(
@@ -76,9 +97,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Run one retrosynthesis skill; prints the SkillResult JSON {success, data, error}.
 
-        Exit status: 0 success, 1 success=false, 2 malformed arguments.
+        Exit status: 0 success, 2 bad input (arguments, SMILES, unknown skill), 1 any other failure.
         """
-        from molx_agent.cli.common import EXIT_FAILURE, EXIT_USAGE, emit_json, handle_errors
+        from molx_agent.cli.common import emit_json, handle_errors
 
         @handle_errors
         def _run() -> None:
@@ -93,7 +114,6 @@ def register(app: typer.Typer) -> None:
             emit_json(result)
             if not result["success"]:
                 typer.echo(f"Error: {result['error']}", err=True)
-                bad_input = result.get("error_code") in ("invalid_json", "file_not_found")
-                raise typer.Exit(EXIT_USAGE if bad_input else EXIT_FAILURE)
+                raise typer.Exit(exit_code_for_result(result))
 
         _run()

@@ -17,6 +17,8 @@ import contextlib
 import io
 import json
 import logging
+import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -59,6 +61,49 @@ def rdchiral_quiet() -> Iterator[None]:
         RDLogger.EnableLog("rdApp.*")
 
 
+_LOCAL = threading.local()  # the deadline of the template applications running in this thread
+
+
+class DeadlineBudget:
+    """The deadline of a block of template applications and whether it cut any of them short."""
+
+    __slots__ = ("deadline", "cut")
+
+    def __init__(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self.cut = False
+
+    def expired(self) -> bool:
+        """Whether the deadline has passed (and so something is about to be cut short: ``cut`` becomes true)."""
+        if self.deadline is None or time.perf_counter() <= self.deadline:
+            return False
+        self.cut = True
+        return True
+
+
+@contextlib.contextmanager
+def application_deadline(deadline: float | None) -> Iterator[DeadlineBudget]:
+    """Template applications in this block (this thread) stop producing outcomes past ``deadline`` (a
+    ``time.perf_counter()`` value; ``None``: no deadline).  Nests (the earlier deadline wins); the budget's
+    ``cut`` says whether an application or a loop checking :meth:`DeadlineBudget.expired` was cut short."""
+    outer: DeadlineBudget | None = getattr(_LOCAL, "budget", None)
+    if outer is not None and outer.deadline is not None:
+        deadline = outer.deadline if deadline is None else min(deadline, outer.deadline)
+    budget = DeadlineBudget(deadline)
+    _LOCAL.budget = budget
+    try:
+        yield budget
+    finally:
+        _LOCAL.budget = outer
+        if outer is not None and budget.cut:
+            outer.cut = True
+
+
+def _application_expired() -> bool:
+    budget: DeadlineBudget | None = getattr(_LOCAL, "budget", None)
+    return budget is not None and budget.expired()
+
+
 @dataclass(frozen=True)
 class NamedMatch:
     """The named template that reproduces a precursor set."""
@@ -89,6 +134,17 @@ def _outcome_key(outcome: tuple[Chem.Mol, ...]) -> str:
     return ".".join(sorted(parts))
 
 
+class _OutcomesUntilDeadline(tuple):
+    """RunReactants outcomes whose iteration (rdchiral's post-processing loop) ends once the deadline of
+    :func:`application_deadline` has passed; the first outcome is always given."""
+
+    def __iter__(self) -> Iterator[Any]:
+        for i, item in enumerate(tuple.__iter__(self)):
+            if i and _application_expired():
+                return
+            yield item
+
+
 class UniqueOutcomes:
     """Wraps an RDKit reaction so ``RunReactants`` drops exact duplicate outcomes.
 
@@ -102,12 +158,16 @@ class UniqueOutcomes:
         self._reaction = reaction
 
     def RunReactants(self, reactants: tuple, *args: Any, **kwargs: Any) -> tuple:  # noqa: N802 - RDKit name
+        if _application_expired():  # see application_deadline: no new outcomes once the time is up
+            return ()
         outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
         if len(outcomes) < 2:
             return outcomes
         seen: set[str] = set()
         unique = []
-        for outcome in outcomes:
+        for i, outcome in enumerate(outcomes):
+            if i % 16 == 15 and _application_expired():  # a huge molecule: keep what was deduplicated so far
+                break
             try:
                 key = _outcome_key(outcome)
             except Exception:  # noqa: BLE001 - cannot key it: keep it, rdchiral will judge
@@ -116,6 +176,9 @@ class UniqueOutcomes:
             if key not in seen:
                 seen.add(key)
                 unique.append(outcome)
+        budget: DeadlineBudget | None = getattr(_LOCAL, "budget", None)
+        if budget is not None and budget.deadline is not None:
+            return _OutcomesUntilDeadline(unique)  # rdchiral's per-outcome work stops at the deadline too
         return tuple(unique)
 
     def __getattr__(self, name: str) -> Any:
@@ -385,24 +448,38 @@ class NamedTemplateMatcher:
         return cls(templates, classes=_load_classes() if classes else None)
 
     def precursor_table(
-        self, product: str, target: rdchiralReactants | None = None
+        self, product: str, target: rdchiralReactants | None = None, *, deadline: float | None = None
     ) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
         """Canonical precursor set -> (the first named template (file order) that produces it, the atom-mapped
         precursors as that template wrote them).
 
         ``target``: the product already initialised by rdchiral (``rdchiralReactants(product)``), to save
-        building it again; rdchiral only reads it.
+        building it again; rdchiral only reads it.  ``deadline``: see :meth:`precursor_table_until`.
+        """
+        return self.precursor_table_until(product, target, deadline=deadline)[0]
+
+    def precursor_table_until(
+        self, product: str, target: rdchiralReactants | None = None, *, deadline: float | None = None
+    ) -> tuple[dict[tuple[str, ...], tuple[NamedMatch, str]], bool]:
+        """:meth:`precursor_table` and whether ``deadline`` (a ``time.perf_counter()`` value) cut it short.
+
+        Past the deadline no further template is applied (checked before each template family and inside
+        template application, see :func:`application_deadline`); a table cut short holds what was found by
+        then and is not cached.  Without a deadline the table is complete.
         """
         hit = self._cache.get(product)
         if hit is not None:
             self._cache.move_to_end(product)
-            return hit
+            return hit, False
         found: list[tuple[int, tuple[str, ...], NamedMatch, str]] = []
+        budget = DeadlineBudget(None)
         try:
-            with rdchiral_quiet():
+            with rdchiral_quiet(), application_deadline(deadline) as budget:
                 if target is None:
                     target = rdchiralReactants(product)
                 for family in self._families:
+                    if budget.expired():
+                        break
                     if not target.reactants_achiral.HasSubstructMatch(family.pattern):
                         continue
                     try:
@@ -433,15 +510,17 @@ class NamedTemplateMatcher:
                                           mapped_smiles))
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)
+        cut = budget.cut
         table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
         found.sort(key=lambda item: item[0])  # stable: the first template in file order names a precursor set
         for _, canon, match, mapped_smiles in found:
             if canon not in table:
                 table[canon] = (match, mapped_smiles)
-        self._cache[product] = table
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return table
+        if not cut:
+            self._cache[product] = table
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return table, cut
 
     def match(self, product: str, reactants: tuple[str, ...]) -> NamedMatch | None:
         hit = self.precursor_table(product).get(tuple(sorted(reactants)))
@@ -453,6 +532,8 @@ __all__ = [
     "NamedMatch",
     "NamedTemplateMatcher",
     "UniqueOutcomes",
+    "DeadlineBudget",
+    "application_deadline",
     "compile_template",
     "rdchiral_quiet",
 ]

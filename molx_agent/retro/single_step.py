@@ -17,6 +17,12 @@ The default model (:class:`TemplateKNNModel`) ranks templates learned from USPTO
    by ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
    candidates gives ``Prediction.score`` (probabilities summing to 1 before the ``top_k`` cut).
 
+``predict(product, top_k, deadline=t)`` stops applying templates at ``t`` (a ``time.perf_counter()`` value; checked
+between templates and inside template application) and ranks what it found by then; the returned
+:class:`PredictionList` says ``cut_short``.  Without a deadline the predictions are exactly those of a call without
+the keyword.  A product above ``MOLX_MAX_RETRO_HEAVY_ATOMS`` heavy atoms (default 150) is refused
+(``ChemistryError("molecule_too_large")``), as is a SMILES with whitespace inside (``molx_agent.limits``).
+
 Precursor sets are unique (canonical, sorted SMILES).  Reaction names come from the named template
 when one reproduces the precursors, otherwise from the template's Schneider class (rule-inferred,
 ``retro.reaction_class``).  Any other model plugs in by implementing :class:`SingleStepModel`.
@@ -36,7 +42,14 @@ from rdchiral.main import rdchiralRun
 from rdkit import Chem
 
 from molx_agent.errors import ChemistryError
-from molx_agent.retro.named_templates import NamedTemplateMatcher, compile_template, rdchiral_quiet
+from molx_agent.limits import check_heavy_atoms, check_smiles_text
+from molx_agent.retro.named_templates import (
+    NamedMatch,
+    NamedTemplateMatcher,
+    application_deadline,
+    compile_template,
+    rdchiral_quiet,
+)
 from molx_agent.retro.ranker import (
     FEATURES,
     CandidateEvidence,
@@ -97,13 +110,30 @@ class Prediction:
         }
 
 
+class PredictionList(list):
+    """Predictions, best first, and whether a deadline cut the prediction short.
+
+    ``cut_short`` is true when ``predict(..., deadline=...)`` stopped applying templates before it had tried
+    them all: the list holds the best of what was found by then.  A caller that caches predictions should not
+    cache a list cut short as the molecule's answer.
+    """
+
+    cut_short: bool = False
+
+    def __init__(self, items: Any = (), *, cut_short: bool = False) -> None:
+        super().__init__(items)
+        self.cut_short = cut_short
+
+
 @runtime_checkable
 class SingleStepModel(Protocol):
     """Anything that proposes ranked one-step precursor sets for a product."""
 
-    def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+    def predict(self, product_smiles: str, top_k: int = 50, *, deadline: float | None = None) -> list[Prediction]:
         """Unique precursor sets for ``product_smiles``, best first, at most ``top_k``.
 
+        ``deadline``: a ``time.perf_counter()`` value; a model that can stop early returns what it has by then
+        (a :class:`PredictionList` with ``cut_short=True``); one that cannot may ignore it.
         Raises :class:`~molx_agent.errors.ChemistryError` (code ``invalid_smiles``) for bad input.
         """
         ...
@@ -117,15 +147,21 @@ def _strip_maps(mol: Chem.Mol) -> Chem.Mol:
 
 
 def parse_product(smiles: str) -> Chem.Mol:
-    """The product as an RDKit molecule without atom maps; ``ChemistryError`` when unusable."""
+    """The product as an RDKit molecule without atom maps; ``ChemistryError`` when unusable.
+
+    Codes: ``invalid_smiles``, ``smiles_contains_whitespace``, ``smiles_too_long`` and ``molecule_too_large``
+    (above the retrosynthesis heavy-atom limit, ``molx_agent.limits``).
+    """
     if not isinstance(smiles, str) or not smiles.strip():
         raise ChemistryError("invalid_smiles", "Empty product SMILES", value=smiles,
                              hint="give the target as a SMILES string, e.g. CC(=O)Nc1ccc(O)cc1")
+    text = check_smiles_text(smiles, what="product SMILES")
     with rdchiral_quiet():
-        mol = Chem.MolFromSmiles(smiles.strip())
+        mol = Chem.MolFromSmiles(text)
     if mol is None or mol.GetNumAtoms() == 0:
         raise ChemistryError("invalid_smiles", f"Invalid product SMILES: {smiles!r}", value=smiles,
                              hint="check ring closures, brackets and aromaticity")
+    check_heavy_atoms(mol, retro=True, what="product", value=text)
     return _strip_maps(mol)
 
 
@@ -269,6 +305,13 @@ class TemplateKNNModel:
         self, product_smiles: str, exclude: np.ndarray | None = None
     ) -> tuple[str, str, list[CandidateEvidence], np.ndarray]:
         """Canonical product, mapped product, candidate evidence and their feature matrix."""
+        product, mapped_product, cands, feats, _, _ = self._candidates(product_smiles, exclude)
+        return product, mapped_product, cands, feats
+
+    def _candidates(
+        self, product_smiles: str, exclude: np.ndarray | None = None, deadline: float | None = None
+    ) -> tuple[str, str, list[CandidateEvidence], np.ndarray, dict[tuple[str, ...], tuple[NamedMatch, str]], bool]:
+        """:meth:`candidates`, the named templates' precursor table and whether ``deadline`` cut them short."""
         mol = parse_product(product_smiles)
         product = Chem.MolToSmiles(mol)
         lib = self.library
@@ -301,12 +344,15 @@ class TemplateKNNModel:
             )
             return found[canon]
 
-        with rdchiral_quiet():
+        named: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
+        with rdchiral_quiet(), application_deadline(deadline) as budget:
             target = rdchiralReactants(product)
             mapped_product = Chem.MolToSmiles(target.reactants)
             for rank, (j, sim) in enumerate(zip(idx.tolist(), sims.tolist(), strict=True)):
                 t = int(lib.template_idx[j])
                 if t not in applied:
+                    if budget.expired():  # the templates of the remaining neighbours are not applied
+                        break
                     applied[t] = self._apply(t, target)
                 for canon, mapped in applied[t]:
                     if canon == (product,):
@@ -315,8 +361,8 @@ class TemplateKNNModel:
                     if cand is None:
                         continue
                     cand.supports.append(Support(sim, reac_sim[canon][rank], t, rank))
-            if self._named is not None:
-                named = self._named.precursor_table(product, target)
+            if self._named is not None and not budget.expired():
+                named, _ = self._named.precursor_table_until(product, target, deadline=deadline)
                 for canon, cand in found.items():
                     cand.named = canon in named
                 if self.merge_named:
@@ -344,23 +390,32 @@ class TemplateKNNModel:
             ],
             dtype=np.float64,
         ).reshape(len(cands), len(FEATURES))
-        return product, mapped_product, cands, feats
+        return product, mapped_product, cands, feats, named, budget.cut
 
-    def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:
+    def predict(self, product_smiles: str, top_k: int = 50, *, deadline: float | None = None) -> PredictionList:
+        """Unique precursor sets for ``product_smiles``, best first, at most ``top_k``.
+
+        ``deadline``: a ``time.perf_counter()`` value after which no further template is applied (checked
+        between templates and inside template application); the candidates found by then are ranked and
+        returned with ``cut_short=True``.  ``None`` (default): every template is applied.
+        """
         if top_k <= 0:
             parse_product(product_smiles)  # still reject bad input
-            return []
-        product, mapped_product, cands, feats = self.candidates(product_smiles)
+            return PredictionList()
+        product, mapped_product, cands, feats, named, cut = self._candidates(product_smiles, deadline=deadline)
         if not cands:
-            return []
+            return PredictionList(cut_short=cut)
         probs = self.ranker.probabilities(feats)
         order = sorted(range(len(cands)), key=lambda i: (-probs[i], cands[i].reactants))[:top_k]
-        return [self._to_prediction(cands[i], float(probs[i]), product, mapped_product) for i in order]
+        return PredictionList((self._to_prediction(cands[i], float(probs[i]), product, mapped_product, named)
+                               for i in order), cut_short=cut)
 
-    def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str) -> Prediction:
+    def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str,
+                       named_table: dict[tuple[str, ...], tuple[NamedMatch, str]]) -> Prediction:
         mapped = f"{cand.mapped}>>{mapped_product}" if cand.mapped else ""
         best = cand.best_support()
-        named = self._named.match(product, cand.reactants) if self._named is not None and cand.named else None
+        hit = named_table.get(tuple(sorted(cand.reactants))) if cand.named else None
+        named = hit[0] if hit is not None else None
         if best is None:  # proposed by a named expert template alone
             assert named is not None, "a candidate without supports comes from a named template"
             return Prediction(
@@ -422,6 +477,7 @@ def load_single_step_model() -> TemplateKNNModel:
 
 __all__ = [
     "Prediction",
+    "PredictionList",
     "SingleStepModel",
     "TemplateKNNModel",
     "load_single_step_model",

@@ -46,7 +46,8 @@ class DictSingleStepModel:
                 ))
             self._rows[key] = sorted(preds, key=lambda p: -p.score)
 
-    def predict(self, product_smiles: str, top_k: int = 50) -> list[ToyPrediction]:
+    def predict(self, product_smiles: str, top_k: int = 50, *, deadline: float | None = None) -> list[ToyPrediction]:
+        """The table's rows for ``product_smiles`` (``deadline`` is accepted and ignored: a lookup is instant)."""
         self.n_calls += 1
         key = canonical_smiles(product_smiles) or product_smiles
         return list(self._rows.get(key, []))[:top_k]

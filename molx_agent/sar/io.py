@@ -11,13 +11,16 @@ skipped, empty spreadsheet rows in the middle count); every later step refers to
 
 from __future__ import annotations
 
+import io
 import logging
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from molx_agent.errors import DataError
+from molx_agent.io_utils import check_input_file, decode_text, sniff_text_encoding
 
 logger = logging.getLogger(__name__)
 
@@ -55,16 +58,33 @@ class RawTable:
         return [str(c) for c in self.df.columns]
 
 
+def check_data_file_content(path: str | Path) -> None:
+    """The first bytes of a data file agree with its suffix, or ``DataError`` naming what the file really is.
+
+    A text file (CSV/TSV/SMI/SDF) that is gzip- or zip-compressed (``compressed_file``) or holds NUL bytes
+    (``binary_file``) is refused (UTF-16 with a byte-order mark is text); an ``.xlsx`` that is not a zip
+    workbook is ``not_a_workbook``.
+    """
+    p = Path(path)
+    with p.open("rb") as fh:
+        head = fh.read(4096)
+    if p.suffix.lower() in EXCEL_SUFFIXES:
+        if head and not head.startswith(b"PK\x03\x04"):
+            raise DataError("not_a_workbook", f"{p} is not an Excel workbook (an .xlsx file is a zip archive)",
+                            value=str(p), hint="save it from Excel as .xlsx, or give a CSV file a .csv suffix")
+        return
+    sniff_text_encoding(head, p, "data file")
+
+
 def read_table(path: str | Path, sheet: str | None = None) -> RawTable:
     """Read a CSV/TSV/Excel/SDF file.
 
-    Raises :class:`DataError` with code ``file_not_found``, ``unsupported_format``, ``empty_file``,
-    ``unreadable_file``, ``multiple_sheets`` (an Excel workbook with several sheets and no ``sheet``;
-    the message lists them) or ``unknown_sheet``.
+    Raises :class:`DataError` with code ``file_not_found``, ``is_a_directory``, ``file_too_large``,
+    ``unsupported_format``, ``empty_file``, ``unreadable_file``, ``compressed_file``, ``binary_file``,
+    ``not_a_workbook``, ``ragged_rows`` (a row with more cells than the header), ``multiple_sheets`` (an Excel
+    workbook with several sheets and no ``sheet``; the message lists them) or ``unknown_sheet``.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise DataError("file_not_found", f"data file not found: {p}", value=str(p))
+    p = check_input_file(path, "data file", data=True)
     suffix = p.suffix.lower()
     if suffix not in SUPPORTED_SUFFIXES:
         raise DataError(
@@ -75,6 +95,7 @@ def read_table(path: str | Path, sheet: str | None = None) -> RawTable:
         )
     if p.stat().st_size == 0:
         raise DataError("empty_file", f"data file is empty: {p}", value=str(p))
+    check_data_file_content(p)
     if suffix in EXCEL_SUFFIXES:
         table = read_excel(p, sheet)
     elif suffix in SDF_SUFFIXES:
@@ -95,12 +116,43 @@ def _strip_frame(df: pd.DataFrame) -> pd.DataFrame:
     return df.iloc[:last].reset_index(drop=True) if last < len(df) else df
 
 
+def _ragged_error(path: Path, line: int, n_fields: int, n_header: int) -> DataError:
+    return DataError(
+        "ragged_rows",
+        f"{path.name}: line {line} has {n_fields} fields but the header has {n_header}",
+        value=str(path),
+        hint="a value probably contains the separator without quotes; quote it, or fix the row",
+    )
+
+
+def _check_first_row(path: Path, head: str, sep: str) -> None:
+    """A first data row longer than the header would make pandas shift every column (it reads the extra
+    leading cells as an index), so the columns would be misnamed: refuse it, naming the line."""
+    import csv
+
+    rows = [r for r in csv.reader(io.StringIO(head), delimiter=sep) if any(c.strip() for c in r)][:2]
+    if len(rows) == 2 and len(rows[1]) > len(rows[0]):
+        raise _ragged_error(path, 2, len(rows[1]), len(rows[0]))
+
+
 def read_delimited(path: Path, sep: str | None = None) -> RawTable:
-    """Read CSV/TSV text; ``sep=None`` sniffs tab, comma or semicolon from the header."""
+    """Read CSV/TSV text; ``sep=None`` sniffs tab, comma or semicolon from the header.
+
+    UTF-8 (with or without a byte-order mark) and UTF-16 with a byte-order mark are read as such; other text is
+    read as cp1252 or latin-1 with a note.  A row with more fields than the header is ``ragged_rows``.
+    """
     try:
-        text_head = path.read_text(encoding="utf-8-sig", errors="replace")[:20000]
+        with path.open("rb") as fh:
+            raw_head = fh.read(65536)
     except OSError as exc:
-        raise DataError("unreadable_file", f"cannot read {path}: {exc}", value=str(path)) from exc
+        raise DataError("unreadable_file", f"cannot read {path}: {exc.strerror or exc}", value=str(path)) from None
+    utf16 = sniff_text_encoding(raw_head, path, "data file").startswith("utf-16")
+    source: Path | io.StringIO = path
+    if utf16:  # pandas cannot sniff it: decode once (size already checked)
+        text = decode_text(path.read_bytes(), path, "data file")
+        text_head = text[:20000]
+    else:
+        text_head = raw_head.decode("utf-8-sig", errors="replace")[:20000]
     if not text_head.strip():
         raise DataError("empty_file", f"data file is empty: {path}", value=str(path))
     first = text_head.splitlines()[0]
@@ -113,20 +165,29 @@ def read_delimited(path: Path, sep: str | None = None) -> RawTable:
         other = max(("\t", ";"), key=first.count)
         if first.count(other):
             sep = other
+    _check_first_row(path, text_head, sep)
     notes: list[str] = []
     # UTF-8 first; files saved by Windows spreadsheets are often cp1252 ("µM" is byte 0xB5), latin-1 never fails
-    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
+    for encoding in (("utf-16",) if utf16 else ("utf-8-sig", "cp1252", "latin-1")):
         try:
-            df = pd.read_csv(path, sep=sep, dtype=str, keep_default_na=False, encoding=encoding,
-                             skip_blank_lines=True)
+            if utf16:
+                source = io.StringIO(text)
+            df = pd.read_csv(source, sep=sep, dtype=str, keep_default_na=False,
+                             encoding=None if utf16 else encoding, skip_blank_lines=True)
             break
         except UnicodeDecodeError:
             continue
         except pd.errors.EmptyDataError as exc:
             raise DataError("empty_file", f"data file is empty: {path}", value=str(path)) from exc
         except (pd.errors.ParserError, ValueError) as exc:
-            raise DataError("unreadable_file", f"cannot parse {path}: {exc}", value=str(path)) from exc
-    if encoding != "utf-8-sig":
+            ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+            if ragged:
+                n_header, line, n_fields = (int(x) for x in ragged.groups())
+                raise _ragged_error(path, line, n_fields, n_header) from None
+            raise DataError("unreadable_file", f"cannot parse {path}: {str(exc).strip()}", value=str(path)) from None
+    if utf16:
+        notes.append(f"{path.name} is UTF-16 text; read as such")
+    elif encoding != "utf-8-sig":
         notes.append(f"{path.name} is not UTF-8; read as {encoding}")
     fmt = {",": "csv", "\t": "tsv", ";": "csv"}.get(sep, "csv")
     return RawTable(_strip_frame(df), str(path), fmt, notes=notes)
@@ -173,7 +234,6 @@ def read_excel(path: Path, sheet: str | None = None) -> RawTable:
 def _sdf_record_text_fields(text: str) -> dict[str, str]:
     """Title line and SD properties of a raw record that RDKit could not parse (so its row keeps its ID and
     potency in the error records)."""
-    import re
 
     lines = text.splitlines()
     row: dict[str, str] = {SDF_NAME_COLUMN: lines[0].strip() if lines else ""}
@@ -234,4 +294,4 @@ def read_sdf(path: Path) -> RawTable:
     return RawTable(df, str(path), "sdf")
 
 
-__all__ = ["RawTable", "read_table", "read_delimited", "read_excel", "read_sdf", "list_sheets", "SUPPORTED_SUFFIXES"]
+__all__ = ["RawTable", "read_table", "check_data_file_content", "read_delimited", "read_excel", "read_sdf", "list_sheets", "SUPPORTED_SUFFIXES"]

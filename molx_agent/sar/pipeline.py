@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from molx_agent.errors import DataError
-from molx_agent.io_utils import atomic_write_json, atomic_write_text, timestamped_dir
+from molx_agent.io_utils import atomic_write_json, atomic_write_text, ensure_output_dir, timestamped_dir
 from molx_agent.sar.clean import CleanResult, clean_table, require_valid, save_cleaned
 from molx_agent.sar.cliffs import CliffResult, ecfp4_bits, find_activity_cliffs
 from molx_agent.sar.io import read_table
@@ -319,11 +319,12 @@ def run_sar_pipeline(
     report_mode = parse_mode(mode)
     timings: dict[str, float] = {}
     t_all = t = _now()
+    if output_dir:
+        ensure_output_dir(output_dir, "output directory")  # a file there: refused before the analysis
     table = read_table(data, sheet=sheet)
     clean = clean_table(table, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units,
                         llm=llm, progress=progress)
     out = Path(output_dir) if output_dir else timestamped_dir(get_settings().output_dir, f"sar_{Path(data).stem}")
-    out.mkdir(parents=True, exist_ok=True)
     save_cleaned(clean, out)
     require_valid(clean)
     t = _tick(timings, "clean", t)

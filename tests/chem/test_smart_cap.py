@@ -124,5 +124,5 @@ def test_impossible_cap_and_aromatic_bond_raise_chemistry_errors():
         custom_cap("c1ccccc1", (0, 1), "H", "H")
     assert exc.value.code == "aromatic_bond"
     with pytest.raises(ChemistryError) as exc:
-        suggest_capping("not a smiles", (0, 1))
+        suggest_capping("notasmiles", (0, 1))
     assert exc.value.code == "invalid_smiles"

@@ -23,12 +23,39 @@ def test_parse_mol_returns_molecule(aspirin):
     assert parse_mol(aspirin).GetNumHeavyAtoms() == 13
 
 
-@pytest.mark.parametrize("bad", ["", "   ", "C1CC", "c1cccc1", "C(C)(C)(C)(C)C", "not a smiles", "CC>>CO"])
+@pytest.mark.parametrize("bad", ["", "   ", "C1CC", "c1cccc1", "C(C)(C)(C)(C)C", "notasmiles", "CC>>CO"])
 def test_parse_mol_bad_input_raises_with_code_and_value(bad):
     with pytest.raises(ChemistryError) as exc:
         parse_mol(bad)
     assert exc.value.code == "invalid_smiles"
     assert exc.value.value == bad
+
+
+@pytest.mark.parametrize("text", ["CC O", "c1ccccc1 CCN", "CCO\nCCN", "CC\tO", "not a smiles"])
+def test_parse_mol_refuses_whitespace_inside_instead_of_truncating(text):
+    with pytest.raises(ChemistryError) as exc:
+        parse_mol(text)
+    assert exc.value.code == "smiles_contains_whitespace"
+    assert "whitespace" in exc.value.message
+
+
+def test_parse_mol_ignores_surrounding_whitespace():
+    assert parse_mol("  CCO\n").GetNumAtoms() == 3
+
+
+def test_parse_mol_size_limits(monkeypatch):
+    from molx_agent.config import reset_settings_cache
+
+    monkeypatch.setenv("MOLX_MAX_HEAVY_ATOMS", "50")
+    monkeypatch.setenv("MOLX_MAX_SMILES_CHARS", "200")
+    reset_settings_cache()
+    assert parse_mol("C" * 50).GetNumHeavyAtoms() == 50
+    with pytest.raises(ChemistryError) as exc:
+        parse_mol("C" * 51)
+    assert exc.value.code == "molecule_too_large" and "51 heavy atoms" in exc.value.message
+    with pytest.raises(ChemistryError) as exc:
+        parse_mol("C" * 201)
+    assert exc.value.code == "smiles_too_long"
 
 
 def test_parse_mol_keeps_rdkit_quiet(capfd):

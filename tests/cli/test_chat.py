@@ -23,12 +23,18 @@ def test_run_chat_commands():
 
 
 def test_cli_chat_with_piped_stdin_resumes_session():
-    res = runner.invoke(app, ["chat", "--session", "piped", "--llm", "rules"],
+    res = runner.invoke(app, ["chat", "--session", "piped", "--create", "--llm", "rules"],
                         input="What is the logP of ibuprofen?\n")
     assert res.exit_code == 0, res.output
     assert "3.07" in res.stdout
     res = runner.invoke(app, ["chat", "--session", "piped", "--llm", "rules"], input="/history\n/exit\n")
     assert "you> What is the logP of ibuprofen?" in res.stdout
+
+
+def test_cli_chat_unknown_session_is_an_error_not_a_new_session():
+    res = runner.invoke(app, ["chat", "--session", "nosuch", "--llm", "rules"], input="MW of aspirin\n")
+    assert res.exit_code == 2 and "no chat session 'nosuch'" in res.stderr and "--create" in res.stderr
+    assert "180.16" not in res.stdout  # nothing was answered in a silently created session
 
 
 def test_cli_chat_bad_options():

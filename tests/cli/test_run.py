@@ -74,9 +74,11 @@ def test_cli_bad_input_exits_2_without_traceback(args, message):
     assert message in res.stderr and "Traceback" not in res.output
 
 
-def test_cli_failed_task_exits_1():
+def test_cli_task_failed_on_bad_input_exits_2_and_other_failures_1():
     res = runner.invoke(app, ["run", "--query", "What is the TPSA of C1CC?", "--llm", "rules"])
-    assert res.exit_code == 1 and "C1CC" in res.stdout
+    assert res.exit_code == 2 and "C1CC" in res.stdout  # the answer says why; bad input is exit 2 everywhere
+    failed = {"tasks": {"t1": {"status": "failed"}}, "results": {"t1": {"error": {"code": "search_failed"}}}}
+    assert exit_code_for(failed) == 1
 
 
 def test_cli_openai_endpoint_down_is_a_clear_error(monkeypatch, unused_port_url):

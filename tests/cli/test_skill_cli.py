@@ -46,12 +46,12 @@ def test_skill_cli_success_and_args_file(tmp_path, paracetamol):
 
 def test_skill_cli_failure_exit_codes(tmp_path):
     res = runner.invoke(app, ["skill", "propose_disconnection", "--args", '{"target_smiles": "C1CC"}'])
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # bad input: exit 2 on every surface (issue 29)
     body = json.loads(res.stdout)
     assert body["success"] is False and body["error_code"] == "invalid_smiles"
     assert "Traceback" not in res.output
     res = runner.invoke(app, ["skill", "no_such_skill", "--args", "{}"])
-    assert res.exit_code == 1 and json.loads(res.stdout)["error_code"] == "unknown_skill"
+    assert res.exit_code == 2 and json.loads(res.stdout)["error_code"] == "unknown_skill"
     res = runner.invoke(app, ["skill", "analyze_molecule", "--args", "{not json"])
     assert res.exit_code == 2 and json.loads(res.stdout)["error_code"] == "invalid_json"
     res = runner.invoke(app, ["skill", "analyze_molecule", "--args-file", str(tmp_path / "missing.json")])
@@ -86,7 +86,7 @@ def test_retro_group_has_skill_and_batch_too(tmp_path):
     res = runner.invoke(app, ["retro", "skill", "check_availability", "--args", '{"smiles_list": ["CCO"]}'])
     assert res.exit_code == 0 and json.loads(res.stdout)["success"] is True
     res = runner.invoke(app, ["retro", "skill", "analyze_molecule", "--args", '{"smiles": "C1CC"}'])
-    assert res.exit_code == 1 and json.loads(res.stdout)["error_code"] == "invalid_smiles"
+    assert res.exit_code == 2 and json.loads(res.stdout)["error_code"] == "invalid_smiles"
     f = tmp_path / "tasks.json"
     f.write_text(json.dumps([{"skill": "analyze_molecule", "args": {"smiles": "CCO"}}]), encoding="utf-8")
     res = runner.invoke(app, ["retro", "batch", str(f)])

@@ -204,7 +204,7 @@ def test_corrupted_foreign_and_missing_files(tmp_path):
 
 def test_invalid_target(tmp_path):
     with pytest.raises(RetroError) as err:
-        RetroCmd(tmp_path / "s.json").execute("init", {"target": "not a smiles"})
+        RetroCmd(tmp_path / "s.json").execute("init", {"target": "notasmiles"})
     assert err.value.code == "invalid_smiles" and not (tmp_path / "s.json").exists()
 
 

@@ -17,7 +17,6 @@ MCP tools are async; each gets a synchronous twin (``ensure_sync_tool``) so sync
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from pathlib import Path
@@ -61,14 +60,20 @@ def parse_mcp_config(data: Any, source: str = "<config>") -> dict[str, dict[str,
 
 
 def load_mcp_config(path: str | Path) -> dict[str, dict[str, Any]]:
+    """The servers of an MCP config file; ``ConfigError`` naming the problem (missing, a directory, binary or
+    not UTF-8, malformed or too deeply nested JSON, a bad server entry)."""
+    from molx_agent.errors import RetroError
+    from molx_agent.io_utils import read_input_text
+    from molx_agent.limits import parse_json_text
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError("mcp_config_missing", f"MCP config file not found: {path}", value=str(path))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ConfigError("invalid_mcp_config", f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})",
-                          value=str(path)) from None
+        data = parse_json_text(read_input_text(path, "MCP config file"), f"MCP config {path}")
+    except RetroError as exc:
+        message = f"{path}: malformed JSON: {exc.message}" if exc.code == "invalid_json" else exc.message
+        raise ConfigError("invalid_mcp_config", message, value=str(path), hint=exc.hint) from None
     return parse_mcp_config(data, str(path))
 
 

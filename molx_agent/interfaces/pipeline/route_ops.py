@@ -35,11 +35,24 @@ class RepairRetriesExhausted(ValidationError):
 
 
 def canonical_nomap(smiles: str) -> str | None:
+    """Canonical SMILES without atom maps, or ``None`` when ``smiles`` is not one usable SMILES (unparsable, or
+    breaking the input rules of ``molx_agent.limits``: whitespace inside, too long, too many atoms)."""
     from rdkit import Chem, rdBase
 
+    from molx_agent.errors import ChemistryError
+    from molx_agent.limits import check_heavy_atoms, check_smiles_text
+
+    try:
+        text = check_smiles_text(smiles)
+    except ChemistryError:
+        return None
     with rdBase.BlockLogs():
-        mol = Chem.MolFromSmiles(smiles) if isinstance(smiles, str) and smiles.strip() else None
+        mol = Chem.MolFromSmiles(text)
     if mol is None:
+        return None
+    try:
+        check_heavy_atoms(mol)
+    except ChemistryError:
         return None
     for atom in mol.GetAtoms():
         atom.SetAtomMapNum(0)

@@ -9,7 +9,6 @@ leaves the session files unchanged.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,8 @@ from molx_agent.interfaces.pipeline.models import RouteStatus, now_iso
 from molx_agent.interfaces.pipeline.orchestrator import Orchestrator
 from molx_agent.interfaces.pipeline.route_ops import canonical_nomap
 from molx_agent.interfaces.pipeline.session_store import SessionStore
-from molx_agent.io_utils import atomic_write_json, timestamped_dir
+from molx_agent.io_utils import atomic_write_json, ensure_output_dir, timestamped_dir
+from molx_agent.limits import parse_json_text
 from molx_agent.retro.route import RetroGraph
 
 if TYPE_CHECKING:
@@ -78,6 +78,8 @@ def plan_session(
         from molx_agent.config import get_settings
 
         output_dir = timestamped_dir(Path(get_settings().output_dir) / "retro", name or "route")
+    else:
+        ensure_output_dir(output_dir, "--output-dir")  # a file there: a clear error, not an internal one
     store = SessionStore(output_dir)
     with store.locked(create=True):
         if store.exists():
@@ -145,11 +147,11 @@ def decide_route(
     """Apply a DecisionInstruction to the paused route and run on to the next decision point."""
     if isinstance(decision, str):
         try:
-            decision = json.loads(decision)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                "invalid_instruction", f"--decision is not valid JSON ({exc.msg})", value=decision[:200]
-            ) from None
+            decision = parse_json_text(decision, "--decision")
+        except ValidationError as exc:
+            if exc.code == "invalid_json":
+                exc.code = "invalid_instruction"
+            raise
     if not isinstance(decision, dict):
         raise ValidationError("invalid_instruction", "the decision must be a JSON object", value=decision)
     store = SessionStore(session_dir)
@@ -190,11 +192,11 @@ def explore_route(
     """Call one read-only exploration tool at the pending decision (spends one unit of budget)."""
     if isinstance(params, str):
         try:
-            params = json.loads(params) if params.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                "invalid_exploration_params", f"--params is not valid JSON ({exc.msg})", value=params[:200]
-            ) from None
+            params = parse_json_text(params, "--params") if params.strip() else {}
+        except ValidationError as exc:
+            if exc.code == "invalid_json":
+                exc.code = "invalid_exploration_params"
+            raise
     store = SessionStore(session_dir)
     with store.locked():
         meta = store.load_meta()
@@ -359,6 +361,8 @@ def finalize_route(
     """Build the RetroGraph of the route and write the report (HTML, Markdown, JSON) plus the graph JSON."""
     from molx_agent.retro.report import render_route_report
 
+    if output_dir is not None:
+        ensure_output_dir(output_dir, "--output-dir")
     store = SessionStore(session_dir)
     with store.locked():
         meta = store.load_meta()

@@ -10,13 +10,13 @@ Layout::
 
 Every write goes through :func:`molx_agent.io_utils.atomic_write_json` (temp file + fsync +
 rename), so a crash never leaves a half-written file.  Mutating commands hold an exclusive
-lock on ``SESSION_DIR/.lock`` (POSIX ``flock``; no lock where ``fcntl`` is unavailable).
+lock on ``SESSION_DIR/.lock`` (POSIX ``flock`` through ``io_utils.file_lock``: a second writer waits up to
+``MOLX_LOCK_TIMEOUT`` seconds, then fails with ``session_locked``; no lock where ``fcntl`` is unavailable).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +26,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from molx_agent.errors import DataError, ValidationError
 from molx_agent.interfaces.pipeline.models import RouteState, now_iso
-from molx_agent.io_utils import atomic_write_json
+from molx_agent.io_utils import atomic_write_json, ensure_output_dir, file_lock
+from molx_agent.limits import parse_json_text
 
 SESSION_FILE = "session.json"
 ROUTES_DIR = "routes"
@@ -90,13 +91,10 @@ class SessionStore:
                 hint="pass the --output-dir given to `retro plan`",
             )
         try:
-            meta = json.loads(self.session_file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(
-                "corrupt_session",
-                f"{self.session_file} is not valid JSON: {exc}",
-                value=str(self.session_file),
-            ) from None
+            meta = parse_json_text(self.session_file.read_bytes(), str(self.session_file))
+        except ValidationError as exc:
+            raise DataError("corrupt_session", f"{self.session_file} is not a readable session file: {exc.message}",
+                            value=str(self.session_file)) from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise DataError(
                 "corrupt_session",
@@ -163,24 +161,17 @@ class SessionStore:
     # ------------------------------------------------------------------ locking
     @contextlib.contextmanager
     def locked(self, *, create: bool = False) -> Iterator[None]:
-        """Exclusive lock for a read-modify-write of the session (no-op without fcntl).
+        """Exclusive lock for a read-modify-write of the session (``io_utils.file_lock``: a bounded wait,
+        ``MOLX_LOCK_TIMEOUT``, then ``session_locked``; no-op without fcntl).
 
         Only ``create=True`` (``plan``) may create the directory; otherwise a missing session is an error.
         """
         if not create and not self.dir.is_dir():
             self.load_meta()  # raises session_not_found
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
+        if create:
+            ensure_output_dir(self.dir, "session directory")
+        with file_lock(self.dir / ".lock", what=f"the session {self.dir}"):
             yield
-            return
-        self.dir.mkdir(parents=True, exist_ok=True)
-        with open(self.dir / ".lock", "a+") as fh:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 __all__ = ["SessionStore", "SESSION_FILE", "ROUTES_DIR", "REPORTS_DIR", "FORMAT", "FORMAT_VERSION"]

@@ -2,14 +2,17 @@
 
 ``RetroCmd(session_file).execute(command, args)`` loads the session file, runs one command on the
 in-memory state (with the engine it was given, ``RetroCmd(session_file, engine=)``) and, only when the command
-succeeded and changed something, saves the file
-atomically.  A command that fails (bad arguments, unknown bond, nothing selected, a damaged file)
-raises a :class:`~molx_agent.errors.RetroError` and leaves the file byte-for-byte unchanged, so a new
-process opening the same file always continues exactly where the last one stopped.
+succeeded and changed something, saves the file atomically.  A command that changes the session holds the file's
+lock from loading to saving, so two processes working on one session (two ``try_precursors`` at once) run one after
+the other and both results persist; a writer waits at most ``MOLX_LOCK_TIMEOUT`` seconds, then fails with
+``session_locked``.  A command that fails (bad arguments, unknown bond, nothing selected, a damaged file) raises a
+:class:`~molx_agent.errors.RetroError` and leaves the file byte-for-byte unchanged, so a new process opening the
+same file always continues exactly where the last one stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +23,7 @@ from molx_agent.interfaces.session.args import COMMANDS, check_args
 from molx_agent.interfaces.session.context import compact_view
 from molx_agent.interfaces.session.engine import SessionEngine
 from molx_agent.interfaces.session.state import SessionState, load_session, save_session
+from molx_agent.io_utils import ensure_output_dir, file_lock
 
 if TYPE_CHECKING:
     from molx_agent.retro.engine import RetroEngine
@@ -63,15 +67,27 @@ class RetroCmd:
         if command == "init":
             from molx_agent.interfaces.session.actions import cmd_init
 
-            state, result = cmd_init(self.session_file, params, self.engine)
-            save_session(state, self.session_file)
+            ensure_output_dir(self.session_file.parent, "session folder")
+            with self._locked():
+                state, result = cmd_init(self.session_file, params, self.engine)
+                save_session(state, self.session_file)
             return result
-        state = load_session(self.session_file)
         handler = _handler(command)
-        result = handler(state, params, self)
-        if command not in READ_ONLY:
+        if command in READ_ONLY:  # reads see a whole file (writes are atomic renames): no lock needed
+            return handler(load_session(self.session_file), params, self)
+        with self._locked():  # load, change and save as one step: a second writer waits, nothing is lost
+            state = load_session(self.session_file)
+            result = handler(state, params, self)
             save_session(state, self.session_file)
         return result
+
+    def _locked(self) -> contextlib.AbstractContextManager[None]:
+        """The session file's lock (``.NAME.lock`` beside it; ``io_utils.file_lock``: a bounded wait, then
+        ``session_locked``).  No lock when the folder does not exist (loading then fails clearly)."""
+        if not self.session_file.parent.is_dir():
+            return contextlib.nullcontext()
+        return file_lock(self.session_file.parent / f".{self.session_file.name}.lock",
+                         what=f"the session {self.session_file}")
 
     def state(self) -> SessionState:
         """The current session state (read from disk)."""

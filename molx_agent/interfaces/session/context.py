@@ -144,7 +144,8 @@ def compact_view(ctx: dict[str, Any], *, tier: str = "standard") -> dict[str, An
         "is_terminal": ctx["is_terminal"],
         "is_target": ctx["is_target"],
         "heavy_atoms": ctx["heavy_atoms"],
-        "functional_groups": [{k: g.get(k) for k in ("name", "count", "atoms")} for g in ctx["functional_groups"]],
+        "functional_groups": [{k: g[k] for k in ("name", "count", "atoms", "count_capped") if k in g}
+                              for g in ctx["functional_groups"]],
         "protecting_groups": ctx["protecting_groups"],
         "bond_summary": [compact_bond(r) for r in ctx["bonds"][:COMPACT_BOND_LIMIT]],
         "n_bonds_total": len(ctx["bonds"]),

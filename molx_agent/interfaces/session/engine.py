@@ -42,6 +42,26 @@ def canonical_or_none(smiles: Any) -> str | None:
         return None
 
 
+def canonical_or_raise(smiles: Any, *, what: str = "SMILES", retro: bool = False) -> str:
+    """Canonical SMILES, or the ``ChemistryError`` naming the problem (``invalid_smiles``, whitespace inside,
+    too long, too many atoms; ``retro=True`` applies the retrosynthesis heavy-atom limit, ``molx_agent.limits``)."""
+    from molx_agent.chem.utils import canonical, parse_mol
+    from molx_agent.errors import ChemistryError
+    from molx_agent.limits import check_heavy_atoms, check_smiles_text
+
+    text = check_smiles_text(smiles, what=what)
+    try:
+        mol = parse_mol(text)
+    except ChemistryError as exc:
+        if exc.code == "molecule_too_large" and retro:
+            raise ChemistryError("molecule_too_large", exc.message.replace("the molecule", f"the {what}"),
+                                 value=exc.value, hint=exc.hint) from None
+        raise
+    if retro:
+        check_heavy_atoms(mol, retro=True, what=what, value=text)
+    return canonical(mol)
+
+
 def parse(smiles: str):  # noqa: ANN201 - RDKit Mol
     from molx_agent.chem.utils import parse_mol
 
@@ -283,6 +303,7 @@ class SessionEngine:
 
 __all__ = [
     "canonical_or_none",
+    "canonical_or_raise",
     "parse",
     "heavy_atoms",
     "analyze",

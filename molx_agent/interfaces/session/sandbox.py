@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from molx_agent.errors import RetroError
 from molx_agent.interfaces.session.context import quick_terminal
-from molx_agent.interfaces.session.engine import SessionEngine, atom_balance, canonical_or_none
+from molx_agent.interfaces.session.engine import SessionEngine, atom_balance, canonical_or_raise
 from molx_agent.interfaces.session.state import SessionState
 from molx_agent.retro.route import FailedAttempt, RetroGraph
 
@@ -58,12 +59,11 @@ def evaluate_attempt(state: SessionState, precursors: Any, *, engine: SessionEng
     errors: list[dict[str, Any]] = []
     canon: list[str] = []
     for smi in precursors:
-        c = canonical_or_none(smi)
-        if c is None:
-            errors.append({"code": "invalid_smiles", "message": f"RDKit cannot parse precursor {smi!r}",
-                           "value": smi})
-        else:
-            canon.append(c)
+        try:
+            canon.append(canonical_or_raise(smi, what="precursor SMILES"))
+        except RetroError as exc:  # whitespace inside (never cut), too large, unparsable
+            message = exc.message if exc.code != "invalid_smiles" else f"RDKit cannot parse precursor {smi!r}"
+            errors.append({"code": exc.code, "message": message, "value": smi})
     if not precursors:
         errors.append({"code": "no_precursors", "message": "no precursor given"})
     cycle: list[str] = []

@@ -19,7 +19,6 @@ refused with a clear error and never overwritten by a command.
 
 from __future__ import annotations
 
-import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from typing import Any
 from molx_agent.errors import DataError, ValidationError
 from molx_agent.interfaces.session.schema import check_session_document
 from molx_agent.io_utils import atomic_write_text, dumps
+from molx_agent.limits import parse_json_text
 from molx_agent.retro.route import RetroGraph, SynthesisAuditState
 from molx_agent.retro.search_types import SearchConfig
 
@@ -174,11 +174,10 @@ def load_session(path: str | Path) -> SessionState:
         raise ValidationError("corrupted_session_file", f"session file {path} is not UTF-8 text",
                               value=str(path)) from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValidationError("corrupted_session_file",
-                              f"session file {path} is not valid JSON ({exc.msg} at line {exc.lineno})",
-                              value=str(path), hint="restore it from an export's session.json") from exc
+        data = parse_json_text(text, f"session file {path}")  # too deep or too large: refused, not a crash
+    except ValidationError as exc:
+        raise ValidationError("corrupted_session_file", exc.message, value=str(path),
+                              hint="restore it from an export's session.json") from None
     return SessionState.from_dict(data, source=str(path))
 
 

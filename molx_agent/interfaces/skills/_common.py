@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.limits import check_smiles_text
 
 
 def coerce_smiles_list(value: Any) -> list[str]:
@@ -23,7 +24,12 @@ def coerce_smiles_list(value: Any) -> list[str]:
         raise ValueError("expected a list of SMILES strings, a JSON array string or a comma-separated string")
     if not value:
         raise ValueError("the list is empty")
-    return value
+    for i, item in enumerate(value):  # each item is one SMILES: whitespace inside is an error, not a cut
+        try:
+            check_smiles_text(item, what=f"SMILES #{i + 1}")
+        except ChemistryError as exc:
+            raise ValueError(exc.message) from None
+    return [item.strip() for item in value]
 
 
 def split_reaction(reaction_smiles: str) -> tuple[list[str], list[str], list[str]]:
@@ -31,7 +37,9 @@ def split_reaction(reaction_smiles: str) -> tuple[list[str], list[str], list[str
 
     Raises ``ValidationError("invalid_reaction")`` when the text is not a reaction SMILES.
     """
-    text = (reaction_smiles or "").strip()
+    text = (reaction_smiles or "").strip() if isinstance(reaction_smiles, str) else ""
+    if text:
+        text = check_smiles_text(text, what="reaction SMILES")  # whitespace inside: an error, never a cut
     parts = text.split(">")
     if len(parts) != 3 or not parts[0].strip() or not parts[2].strip():
         raise ValidationError(

@@ -177,10 +177,16 @@ class BaseSkill(ABC):
 
 
 def canonical_or_raise(smiles: str) -> str:
-    """Canonical SMILES, or ``ChemistryError("invalid_smiles")`` naming the offending value."""
+    """Canonical SMILES, or ``ChemistryError`` naming the offending value: ``invalid_smiles``, or the input
+    rules of :mod:`molx_agent.limits` (``smiles_contains_whitespace``, ``smiles_too_long``,
+    ``molecule_too_large``) -- a SMILES is never cut at a space."""
     from rdkit import Chem, rdBase
 
+    from molx_agent.limits import check_heavy_atoms, check_smiles_text
+
     text = (smiles or "").strip() if isinstance(smiles, str) else ""
+    if text:
+        text = check_smiles_text(text)
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(text) if text else None
     if mol is None:
@@ -190,6 +196,7 @@ def canonical_or_raise(smiles: str) -> str:
             value=smiles,
             hint="check brackets, valences and aromaticity; analyze_molecule validates a SMILES",
         )
+    check_heavy_atoms(mol, value=text)
     return Chem.MolToSmiles(mol)
 
 
