@@ -36,7 +36,8 @@ route are counted apart (``stats["n_replicated"]``).  Node ids and tie-breaks fo
 search is deterministic for the same inputs and expansion limits.
 
 The search stops at ``time_limit`` (checked before each expansion; a model call that would end past the
-limit if it took as long as the slowest of the last five is not started), at
+limit if it took as long as the slowest of the last five is not started, and a model that accepts ``deadline=``
+stops applying templates at the limit), at
 ``max_expansions``, when nothing is left to expand, or once ``n_routes`` solved routes exist.  Routes
 are extracted best first by (number of steps, total cost) as :class:`RetroGraph` objects
 (:mod:`molx_agent.retro.search_routes`).
@@ -79,6 +80,17 @@ def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
         p = min_score
     p = min(max(p, min_score), 1.0) if p == p else min_score
     return -math.log(p) + step_penalty
+
+
+def _takes_deadline(model: Any) -> bool:
+    """Whether ``model.predict`` accepts ``deadline=`` (the packaged model does; a toy model may not)."""
+    import inspect
+
+    try:
+        params = inspect.signature(model.predict).parameters
+    except (TypeError, ValueError, AttributeError):
+        return False
+    return "deadline" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def _below(score: Any, floor: float) -> bool:
@@ -136,6 +148,9 @@ class RetroStarSearch:
                            "excluded": 0}
         self.rejection_examples: dict[str, list[str]] = {}
         self.model_errors: dict[str, str] = {}
+        self.deadline: float | None = None  # time.perf_counter() value, set by run()
+        self._model_takes_deadline = _takes_deadline(model)
+        self.n_cut_short = 0  # predictions the model cut short at the deadline
         self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
         self.excluded_steps = frozenset(filter(None, (_step_key(x) for x in config.exclude_steps)))
         self.n_analog_shortcuts = 0
@@ -192,7 +207,15 @@ class RetroStarSearch:
         cache = self.caches.predictions
         if smiles not in cache:
             try:
-                cache[smiles] = list(self.model.predict(smiles, top_k=self.config.expansion_top_k))
+                if self._model_takes_deadline and self.deadline is not None:
+                    # the model stops applying templates at the search's deadline (one expansion of a very large
+                    # molecule cannot overrun the time limit); a table cut short is kept for this search only
+                    preds = self.model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
+                    if getattr(preds, "cut_short", False):
+                        self.n_cut_short += 1
+                else:
+                    preds = self.model.predict(smiles, top_k=self.config.expansion_top_k)
+                cache[smiles] = list(preds)
             except Exception as exc:  # noqa: BLE001 - one molecule the model cannot handle is a dead end, recorded
                 logger.info("single-step model failed on %s: %s", smiles, exc)
                 self.model_errors[smiles] = f"{type(exc).__name__}: {exc}"
@@ -515,6 +538,7 @@ class RetroStarSearch:
         cfg = self.config
         start = time.perf_counter()
         deadline = start + cfg.time_limit
+        self.deadline = deadline
         self.confirm_deadline = deadline + 0.05 * cfg.time_limit
         stopped_by = "exhausted"
         recent: list[float] = []  # durations of the last expansions that called the model
@@ -641,6 +665,9 @@ def search_routes(
         "stopped_by": stopped_by,
         "n_model_calls": len(search.caches.predictions),
         "n_replicated": search.n_replicated,
+        "n_predictions_cut_short": search.n_cut_short,
+        "n_analog_shortcuts": search.n_analog_shortcuts,
+        "n_implausible_steps": search.n_implausible,
         "n_nodes": search._next_id,
         "rejected": dict(search.n_rejected),
         "rejection_examples": dict(search.rejection_examples),
