@@ -67,14 +67,9 @@ def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
 # -- molecules ------------------------------------------------------------------------------------------------
 @lru_cache(maxsize=50_000)
 def _mol(smiles: str) -> Any:
-    from rdkit import Chem, RDLogger
+    from molx_agent.retro.stock import _quiet_mol
 
-    lg = RDLogger.logger()
-    lg.setLevel(RDLogger.CRITICAL)
-    try:
-        return Chem.MolFromSmiles(smiles)
-    finally:
-        lg.setLevel(RDLogger.WARNING)
+    return _quiet_mol(smiles)
 
 
 @lru_cache(maxsize=1)
