@@ -94,14 +94,15 @@ def parse_reaction(reaction_smiles: str) -> ParsedReaction:
     if not reaction_smiles or not reaction_smiles.strip():
         raise ValidationError("empty_input", "empty reaction SMILES", value=reaction_smiles,
                               hint="write it as 'reactants>>product' or 'reactants>reagents>product'")
-    # whitespace inside is an error, never a silent cut (a CXSMILES extension or a trailing name included)
-    text = check_smiles_text(reaction_smiles, what="reaction SMILES")
+    text = reaction_smiles.strip()
     blocks = text.split(">")
     if len(blocks) != 3:
         raise ValidationError(
             "invalid_reaction", f"{reaction_smiles!r} is not a reaction SMILES", value=reaction_smiles,
             hint="write it as 'reactants>>product' or 'reactants>reagents>product'",
         )
+    # whitespace inside is an error, never a silent cut (a CXSMILES extension or a trailing name included)
+    text = check_smiles_text(text, what="reaction SMILES")
     reactants, r_mols = _parse_parts(blocks[0], "reactant", text)
     reagents, g_mols = _parse_parts(blocks[1], "reagent", text)
     products, p_mols = _parse_parts(blocks[2], "product", text)
