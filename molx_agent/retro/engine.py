@@ -109,12 +109,21 @@ class RetroEngine:
         return self._model is not None
 
     # -- single step ------------------------------------------------------------------------------------------
-    def predict(self, smiles: str, top_k: int | None = None) -> list[Any]:
+    def predict(self, smiles: str, top_k: int | None = None, *, deadline: float | None = None) -> list[Any]:
         """Top-k precursor sets for ``smiles`` (``Prediction`` objects, best first; cached per molecule; ``top_k``
-        defaults to the search's ``expansion_top_k``)."""
+        defaults to the search's ``expansion_top_k``).  ``deadline``: a ``time.perf_counter()`` value at which a
+        model that supports it stops applying templates (a list cut short is returned, never cached)."""
         key = (smiles, int(top_k if top_k is not None else self.config.expansion_top_k))
         top_k = key[1]
         hit = self._predictions.get(key)
+        if hit is None and deadline is not None:
+            from molx_agent.retro.search import _takes_deadline
+
+            if _takes_deadline(self.model):
+                preds = self.model.predict(smiles, top_k=top_k, deadline=deadline)
+                if getattr(preds, "cut_short", False):
+                    return list(preds)
+                hit = list(preds)
         if hit is None:
             hit = list(self.model.predict(smiles, top_k=top_k))
             if len(self._predictions) > 4096:

@@ -151,6 +151,7 @@ class RetroStarSearch:
         self.deadline: float | None = None  # time.perf_counter() value, set by run()
         self._model_takes_deadline = _takes_deadline(model)
         self.n_cut_short = 0  # predictions the model cut short at the deadline
+        self._cut_predictions: dict[str, list[Any]] = {}  # cut-short tables (this search only)
         self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
         self.excluded_steps = frozenset(filter(None, (_step_key(x) for x in config.exclude_steps)))
         self.n_analog_shortcuts = 0
@@ -205,14 +206,19 @@ class RetroStarSearch:
 
     def _predictions(self, smiles: str) -> list[Any]:
         cache = self.caches.predictions
+        if smiles in self._cut_predictions:
+            return self._cut_predictions[smiles]
         if smiles not in cache:
             try:
                 if self._model_takes_deadline and self.deadline is not None:
                     # the model stops applying templates at the search's deadline (one expansion of a very large
-                    # molecule cannot overrun the time limit); a table cut short is kept for this search only
+                    # molecule cannot overrun the time limit); a table cut short is kept for this search only (the
+                    # shared caches never hold it: a later search with more time predicts again)
                     preds = self.model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
                     if getattr(preds, "cut_short", False):
                         self.n_cut_short += 1
+                        self._cut_predictions[smiles] = list(preds)
+                        return self._cut_predictions[smiles]
                 else:
                     preds = self.model.predict(smiles, top_k=self.config.expansion_top_k)
                 cache[smiles] = list(preds)
@@ -624,7 +630,13 @@ def search_routes(
 
     if not isinstance(target, str) or not target.strip():
         raise ChemistryError("invalid_smiles", "empty target SMILES", value=target, hint="give the target as a SMILES")
-    target_can = canonical_smiles(target.strip())
+    from molx_agent.limits import check_heavy_atoms, check_smiles_text
+
+    text = check_smiles_text(target, what="target SMILES")  # no whitespace inside, not too long
+    parsed = Chem.MolFromSmiles(text, sanitize=False)
+    if parsed is not None:
+        check_heavy_atoms(parsed, retro=True, what="target", value=text)  # molecule_too_large, before any work
+    target_can = canonical_smiles(text)
     if target_can is None:
         raise ChemistryError("invalid_smiles", f"RDKit cannot parse target SMILES {target!r}", value=target,
                              hint="check valences and ring closures, or give a known name")

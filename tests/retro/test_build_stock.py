@@ -63,14 +63,14 @@ def test_building_blocks_rule_and_reproducible_bytes(repo_script, fixture_data, 
     bb = first[1]
     assert bb[:2] == b"\x1f\x8b" and bb[4:8] == b"\x00\x00\x00\x00"  # gzip, mtime 0
     lines = gzip.decompress(bb).decode().splitlines()
-    assert all(line.startswith("#") for line in lines[:7]) and not lines[7].startswith("#")
+    assert all(line.startswith("#") for line in lines[:8]) and not lines[8].startswith("#")
     rows = dict(line.split("\t") for line in lines if not line.startswith("#"))
     assert list(rows) == sorted(rows)
     assert rows == {canonical_smiles(ACID): "2", canonical_smiles(AMINE): "1", canonical_smiles(BOC2O): "0"}
     # not: the training product AMIDE, the test product BROMIDE, the benchmark-excluded PHENOL, the validation
     # product's tautomer HYDROXYPYRIDINE, the drug; the names reagent benzoic acid keeps its USPTO count
     assert all(canonical_smiles(s) == s for s in rows)
-    assert "1 added from names.json, 3 entries" in lines[5]
+    assert "1 added from names.json, 3 entries" in lines[6]
     stock = FileStock(tmp_path / "a" / "bb.smi.gz", canonicalize=False)
     assert len(stock) == 3 and "O=C(O)c1ccccc1" in stock and AMIDE not in stock and PHENOL not in stock
     # the common-reagents file keeps its own rule (training products only, names reagents not produced)
@@ -90,10 +90,28 @@ def test_packaged_building_blocks_load_exactly():
 
     path = DATA_DIR / "building_blocks.smi.gz"
     stock = FileStock(path, canonicalize=False)
-    assert len(stock) > 30_000 and stock.n_invalid == 0
+    assert len(stock) > 20_000 and stock.n_invalid == 0
     sample = sorted(stock.smiles)[::500]
     assert all(canonical_smiles(s) == s for s in sample)
     assert "CC(C)(C)OC(=O)OC(=O)OC(C)(C)C" in stock  # Boc2O
     with gzip.open(path, "rt") as fh:
         header = [line for line in fh if line.startswith("#")]
     assert any("exclude_product_inchikeys" in line for line in header)
+
+
+def test_only_building_block_like_uspto_entries_are_kept(repo_script):
+    build = repo_script("scripts/build_stock.py")
+    small = "O=C(O)c1ccc(Br)cc1"  # 10 heavy atoms, used once: kept
+    mid = "CC(C)(C)OC(=O)N1CCN(c2ccc(C(=O)O)cc2)CC1"  # 22 heavy atoms: kept only when two reactions use it
+    big = "CC(C)(C)OC(=O)N1CCN(c2ccc(C(=O)NCc3ccc(Cl)cc3Cl)cc2)CC1"  # 31 heavy atoms: never
+    assert (build.heavy_atoms(small), build.heavy_atoms(mid), build.heavy_atoms(big)) == (10, 22, 31)
+
+    def kept(counts: dict[str, int]) -> set[str]:
+        training = build.Training()
+        training.n_rows = 3
+        training.used.update({canonical_smiles(k): v for k, v in counts.items()})
+        data, _ = build.building_blocks(training, set(), 0, set(), names=Path("/nonexistent/names.json"))
+        return {line.split("\t")[0] for line in gzip.decompress(data).decode().splitlines() if not line.startswith("#")}
+
+    assert kept({small: 1, mid: 1, big: 5}) == {canonical_smiles(small)}
+    assert kept({small: 1, mid: 2, big: 5}) == {canonical_smiles(small), canonical_smiles(mid)}

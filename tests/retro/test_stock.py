@@ -162,7 +162,7 @@ def test_load_stock_specs(reagents_smi, tmp_path):
     assert isinstance(comp, CompositeStock)
     assert [s.name for s in comp.stocks] == ["reagents.smi", "zinc-instock-mini"]
     default = load_stock(None)
-    assert default.name == "common-reagents+zinc-instock-mini"
+    assert default.name == "building-blocks+common-reagents+zinc-instock-mini"
     st = FileStock(reagents_smi)
     assert load_stock(st) is st
     with pytest.raises(DataError):
@@ -192,7 +192,7 @@ def test_check_availability_without_fallback(reagents_smi):
 
 def test_check_availability_default_stock_accepts_a_single_string():
     rec = check_availability("CC(=O)Cl")[0]
-    assert rec["available"] and rec["source"] == "common-reagents"
+    assert rec["available"] and rec["tier"] == "verified" and rec["source"] in ("building-blocks", "common-reagents")
 
 
 def test_sa_class_thresholds():

@@ -226,3 +226,41 @@ def test_judge_route_on_an_unsolved_partial_route(bloom):
     res = search_routes(SALBUTAMOL, stock=bloom, model=DictSingleStepModel({}), config=SearchConfig(validate=False))
     judged = judge_route(res.partial_route)
     assert judged["verdict"] == "reject" and judged["confidence"] == "low"
+
+
+def test_a_target_over_the_retro_size_limit_is_refused_before_any_work():
+    from molx_agent.errors import ChemistryError
+
+    with pytest.raises(ChemistryError) as err:
+        search_routes("C" * 400, model=DictSingleStepModel({}))  # refused before the stock or model is touched
+    assert err.value.code == "molecule_too_large"
+    with pytest.raises(ChemistryError) as err:
+        search_routes("CC O", model=DictSingleStepModel({}))
+    assert err.value.code == "smiles_contains_whitespace"
+
+
+class _CutList(list):
+    cut_short = True
+
+
+class _DeadlineModel:
+    """Answers with a table cut short at the deadline, as the packaged model does past its deadline."""
+
+    def __init__(self):
+        self.deadlines = []
+
+    def predict(self, product_smiles, top_k=50, *, deadline=None):
+        self.deadlines.append(deadline)
+        return _CutList([DictSingleStepModel({product_smiles: [(["CC(=O)Cl", "Nc1ccccc1"], 0.5, "acylation")]})
+                         .predict(product_smiles)[0]])
+
+
+def test_the_search_passes_its_deadline_and_never_shares_a_cut_short_table(tmp_path):
+    from molx_agent.retro.search_types import SearchCaches
+
+    stock = FileStock(_file(tmp_path, "s.smi", ["CC(=O)Cl", "Nc1ccccc1"]))
+    model, caches = _DeadlineModel(), SearchCaches()
+    res = search_routes("CC(=O)Nc1ccccc1", stock=stock, model=model, caches=caches,
+                        config=SearchConfig(validate=False, time_limit=5))
+    assert res.solved and model.deadlines and all(d is not None for d in model.deadlines)
+    assert res.stats["n_predictions_cut_short"] == 1 and caches.predictions == {}
