@@ -142,10 +142,23 @@ class RetroEngine:
 
     # -- purchasability ----------------------------------------------------------------------------------------
     def availability(self, smiles_list: Sequence[str] | str, *, fallback: bool = True) -> list[dict[str, Any]]:
-        """Purchasability records, each with ``tier`` (verified / probable / estimated / unavailable)."""
+        """Purchasability records, each with ``tier`` (verified / probable / estimated / unavailable) and ``leaf``:
+        the leaf policy's answer (``{accept, cost, reason, reactive}``: may this molecule end a route?), so every
+        protocol decides "starting material" the way the search does."""
+        from molx_agent.retro.judge import judge_leaf
         from molx_agent.retro.stock import check_availability
 
-        return check_availability(smiles_list, self.stock, fallback=fallback)
+        records = check_availability(smiles_list, self.stock, fallback=fallback)
+        for rec in records:
+            can = rec.get("canonical_smiles")
+            if not can:
+                continue
+            in_stock = rec.get("in_stock")
+            leaf = judge_leaf(can, self.stock, self.config, tier=rec.get("tier") if in_stock else "unavailable",
+                              source=rec.get("source") if in_stock else None)
+            rec["leaf"] = {"accept": leaf["accept"], "cost": None if leaf["cost"] == float("inf") else leaf["cost"],
+                           "reason": leaf["reason"], "reactive": leaf["reactive"]}
+        return records
 
     def judge_leaf(self, smiles: str, *, target: str | None = None) -> dict[str, Any]:
         """May ``smiles`` end a route? ``{tier, accept, cost, reason, issues, ...}`` (see :func:`retro.judge.judge_leaf`)."""

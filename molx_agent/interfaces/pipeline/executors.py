@@ -319,10 +319,15 @@ class TaskExecutors(RouteOps):
         for node, rec in zip(nodes, avail, strict=True):
             mw = mol_weight(node.smiles)
             sa = rec.get("sa_score")
-            in_stock = bool(rec.get("in_stock"))
+            leaf = rec.get("leaf") or {}
+            # a starting material by the engine's leaf policy, as in the search (a Bloom-filter-only hit must be
+            # building-block-like; a reactive intermediate must be listed by an exact stock)
+            in_stock = bool(rec.get("in_stock")) and bool(leaf.get("accept", True))
             action, reason = recursion_default(sa, mw, in_stock, self.limits.MW_TERMINAL)
             if in_stock:
-                reason = f"in stock ({rec.get('source')})"
+                reason = f"in stock ({rec.get('source')}, {rec.get('tier')})"
+            elif rec.get("in_stock"):
+                reason = f"{reason}; not a starting material: {leaf.get('reason')}"
             precursors.append(
                 {
                     "smiles": node.smiles,
@@ -334,6 +339,7 @@ class TaskExecutors(RouteOps):
                     "available": rec.get("available"),
                     "in_stock": in_stock,
                     "source": rec.get("source"),
+                    "tier": rec.get("tier"),
                     "suggested_action": action,
                     "reason": reason,
                 }

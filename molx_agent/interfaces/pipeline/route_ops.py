@@ -371,7 +371,7 @@ class RouteOps:
         counts: dict[str, int] = {}
         for p, action, reason in plan:
             node = self.graph.molecule_nodes[p["node_id"]]
-            node.availability = {k: p.get(k) for k in ("available", "source", "in_stock", "sa_score")}
+            node.availability = {k: p.get(k) for k in ("available", "source", "in_stock", "sa_score", "tier")}
             node.complexity = {"sa_score": p.get("sa_score"), "molecular_weight": p.get("molecular_weight")}
             node.decision_context = {"recursion_action": action, "reason": reason, "task_id": task.id}
             counts[action] = counts.get(action, 0) + 1

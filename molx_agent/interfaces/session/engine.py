@@ -243,12 +243,19 @@ class SessionEngine:
         return self._by_stock[key]
 
     def availability(self, smiles: str, stock_spec: str | None) -> dict[str, Any]:
-        """Real-stock lookup only (no SA estimate): ``{available, source, stock, tier, sa_score}``."""
+        """Real-stock lookup only (no SA estimate): ``{available, source, stock, tier, sa_score}``; ``available``
+        follows the engine's leaf policy (a Bloom-filter-only hit that is not building-block-like, or an unlisted
+        reactive intermediate, is not a starting material: ``not_a_leaf_because`` says why)."""
         engine = self.engine_for(stock_spec)
         rec = engine.availability([smiles], fallback=False)[0]
-        return {"available": bool(rec.get("available")), "source": rec.get("source"),
-                "stock": getattr(engine.stock, "name", str(stock_spec)), "tier": rec.get("tier"),
-                "sa_score": rec.get("sa_score")}
+        leaf = rec.get("leaf") or {}
+        accepted = bool(rec.get("available")) and bool(leaf.get("accept", True))
+        out = {"available": accepted, "source": rec.get("source") if accepted else None,
+               "stock": getattr(engine.stock, "name", str(stock_spec)), "tier": rec.get("tier"),
+               "sa_score": rec.get("sa_score")}
+        if rec.get("available") and not accepted:
+            out["not_a_leaf_because"] = leaf.get("reason")
+        return out
 
     def judge_step(self, precursors: list[str], product: str, *, category: str | None = None,
                    reaction_type: str | None = None, template_id: str | None = None,
