@@ -24,8 +24,14 @@ def run_chat(
     llm: str | None = None,
     interactive: bool | None = None,
     session: Any = None,
+    engine: Any = None,
+    search_time: float | None = None,
 ) -> dict[str, Any]:
-    """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``."""
+    """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``.
+
+    ``engine``: the retrosynthesis engine the session's agent uses (default: built from the settings when first
+    needed); ``search_time``: the first route search's time limit of each turn.
+    """
     from molx_agent.errors import RetroError
 
     out = out or typer.echo
@@ -40,7 +46,8 @@ def run_chat(
         from molx_agent.config import get_settings
 
         settings = get_settings(llm_provider=llm) if llm else get_settings()
-        session = ChatSession(session_id, settings=settings)
+        session = ChatSession(session_id, settings=settings, engine=engine)
+    options = {"search_time": search_time} if search_time else None
     shown: set[str] = set()
     for w in session.agent.warnings:
         shown.add(w)
@@ -75,7 +82,7 @@ def run_chat(
                 errors += 1
             else:
                 try:
-                    state = session.send(text)
+                    state = session.send(text, options=options)
                 except RetroError as exc:
                     err(f"Error: {exc}")
                     errors += 1
@@ -106,6 +113,7 @@ def register(app: typer.Typer) -> None:
     def chat_cmd(
         session: str = typer.Option(None, "--session", "-s", help="Session id to resume (default: a new one)."),
         llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER."),
+        search_time: float = typer.Option(None, "--search-time", help="Time limit (s) of each turn's first route search."),
     ) -> None:
         """Multi-turn chat; the session survives restarts (resume with --session ID)."""
         from molx_agent.cli.common import fail, handle_errors
@@ -114,10 +122,12 @@ def register(app: typer.Typer) -> None:
             fail("--llm must be rules, openai or auto")
         if session is not None and not session.strip():
             fail("--session must not be empty")
+        if search_time is not None and not search_time > 0:
+            fail("--search-time must be a positive number of seconds")
 
         @handle_errors
         def go() -> dict[str, Any]:
-            return run_chat(session, llm=llm)
+            return run_chat(session, llm=llm, search_time=search_time)
 
         result = go()
         typer.echo(f"(session {result['session_id']})", err=True)
