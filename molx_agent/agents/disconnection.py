@@ -103,6 +103,15 @@ def _buy_record(smiles: str, name: str, leaf: dict[str, Any], language: str) -> 
             "routes": [], "n_steps": 0, "searches": [], "summary": summary}
 
 
+def _stock_record(smiles: str, leaf: dict[str, Any], language: str) -> dict[str, Any]:
+    """A fragment that may end a route as it is (no search needed: a search of a stock molecule finds no route)."""
+    source = leaf.get("source") or "stock"
+    return {"target_smiles": smiles, "solved": True, "in_stock": True, "route_graphs": [], "route_graph": None,
+            "n_expansions": 0, "time_s": 0.0, "stock": source, "reasons": [],
+            "availability": {"available": True, "source": source, "tier": leaf.get("tier")},
+            "summary": f"{smiles}: 库存中有（{source}）" if language == "zh" else f"{smiles}: in stock ({source})"}
+
+
 def graft_route(graph: Any, node_id: str, sub: Any) -> None:
     """Attach the route ``sub`` (a RetroGraph) under molecule ``node_id`` of ``graph``."""
     mapping = {sub.target_id: node_id}
@@ -135,14 +144,23 @@ def compose_first_disconnection(target: str, name: str, spec: dict[str, Any], ju
                                 fragment_records: list[dict[str, Any]], language: str) -> dict[str, Any]:
     """One route: the strategic first step, then each fragment's best route (or the fragment left unsolved)."""
     from molx_agent.retro.export import to_aizynth_tree
-    from molx_agent.retro.route import RetroGraph
+    from molx_agent.retro.route import RetroGraph, TemplateEvidence
 
     fragments = list(spec.get("fragments") or [])
     graph = RetroGraph.new(target, name)
+    evidence = TemplateEvidence(template_name=str(spec.get("reaction_type") or ""),
+                                category=str(spec.get("reaction_type") or ""),
+                                confidence=float(spec.get("confidence") or 0.0), source="strategic_disconnection")
     rxn = graph.add_reaction(graph.target_id, fragments, reaction_type=str(spec.get("reaction_type") or ""),
+                             template_evidence=evidence,
                              forward_validation={k: v for k, v in judgement.items() if k != "steps"})
     solved_frags = []
     for node_id, rec in zip(rxn.reactant_nodes, fragment_records, strict=True):
+        node = graph.molecule_nodes[node_id]
+        if rec.get("in_stock"):
+            node.role, node.availability = "terminal", dict(rec["availability"])
+            solved_frags.append(True)
+            continue
         sub = (rec.get("route_graphs") or [None])[0] if rec.get("solved") else \
             (rec.get("route_graph") or rec.get("partial_route_graph"))
         if sub:
@@ -236,9 +254,15 @@ class DisconnectionAgent(BaseAgent):
             records.append(None)
             spec = first_dis.get(can) if isinstance(first_dis, dict) else None
             if spec and spec.get("fragments"):
-                start = len(jobs)
-                jobs += [SearchJob(f, "", kwargs, language) for f in spec["fragments"]]
-                plan.append((idx, "strategic", (smiles, name, spec, start, leaf)))
+                slots: list[Any] = []
+                for frag in spec["fragments"]:
+                    frag_leaf = engine.judge_leaf(frag)
+                    if frag_leaf.get("accept"):
+                        slots.append(_stock_record(frag, frag_leaf, language))
+                    else:
+                        slots.append(len(jobs))
+                        jobs.append(SearchJob(frag, "", kwargs, language))
+                plan.append((idx, "strategic", (smiles, name, spec, slots, leaf)))
             else:
                 plan.append((idx, "search", (smiles, name, len(jobs), leaf)))
                 jobs.append(SearchJob(smiles, name, kwargs, language))
@@ -248,8 +272,8 @@ class DisconnectionAgent(BaseAgent):
                 smiles, name, j, leaf = payload
                 rec = done[j]
             else:
-                smiles, name, spec, start, leaf = payload
-                frag_recs = done[start:start + len(spec["fragments"])]
+                smiles, name, spec, slots, leaf = payload
+                frag_recs = [done[x] if isinstance(x, int) else x for x in slots]
                 judgement = engine.judge_step(spec["fragments"], smiles, reaction_type=spec.get("reaction_type"))
                 comp = compose_first_disconnection(smiles, name, spec, judgement, frag_recs, language)
                 rec = {"target_smiles": _canonical(smiles), "target_name": name, "solved": comp["solved"],

@@ -10,7 +10,8 @@ different plan -- a longer/wider search, a search avoiding the criticised leaf o
 a first disconnection at the strategic bond, another SAR core or series split, a retry of a transient failure --
 at most ``MAX_ITERATIONS`` rounds; with an LLM, the LLM may rewrite the remaining plan (validated against the
 worker types and their option keys), else the rules' changes apply.  Every plan is appended to
-``state["plan_history"]``.
+``state["plan_history"]``.  THINK and OPTIMIZE return the whole new plan as ``tasks`` (the graph node writes it with
+``replace``, so tasks a new plan drops are gone).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from molx_agent.agents.modules.prompts import (
     PLANNER_SYSTEM_PROMPT,
     REFLECT_SYSTEM_PROMPT,
 )
-from molx_agent.agents.modules.state import WORKER_TYPES, AgentState, Task, replace
+from molx_agent.agents.modules.state import WORKER_TYPES, AgentState, Task
 from molx_agent.agents.reflection import derive_reflection, satisfied, verdict_rank
 from molx_agent.agents.replan import apply_changes, dependants
 from molx_agent.config import Settings, get_settings
@@ -270,7 +271,7 @@ class PlannerAgent:
             tasks[tid] = Task(id=tid, type="tool_agent", description=f"Call the tool {mentioned[0]}",
                               inputs=tool_in, depends_on=[], status="pending")
         logger.info("plan (%s) for %s: %s", source, intent, [t["type"] for t in tasks.values()])
-        return {"tasks": replace(tasks), "current_task_id": None, "iteration": state.get("iteration", 0) or 0,
+        return {"tasks": tasks, "current_task_id": None, "iteration": state.get("iteration", 0) or 0,
                 "plan_history": [plan_entry(tasks, 0, source, f"first plan for intent {intent}")]}
 
     def _invoke_planner_llm(self, intent: str, ents: Entities, inputs: dict[str, Any]) -> dict[str, Task] | None:
@@ -395,7 +396,7 @@ class PlannerAgent:
             new_tasks = apply_changes(tasks, actions)
         reason = "; ".join(a.get("why", a.get("strategy", "")) for a in actions)
         logger.info("optimize round %d (%s): %s", iteration, source, reason)
-        return {"tasks": replace(new_tasks), "iteration": iteration,
+        return {"tasks": new_tasks, "iteration": iteration,
                 "plan_history": [plan_entry(new_tasks, iteration, f"replan-{source}", reason, actions)]}
 
     def _invoke_optimize_llm(self, state: AgentState, tasks: dict[str, Any],

@@ -54,6 +54,21 @@ def _result_issues(tid: str, task: dict[str, Any], result: dict[str, Any]) -> li
     return out
 
 
+#: Error types of bad input (``RetroError.to_dict()["error_type"]``) and codes that always mean bad input.
+BAD_INPUT_TYPES = frozenset({"ValidationError", "ChemistryError", "DataError", "ConfigError", "SkillError"})
+BAD_INPUT_CODES = frozenset({"invalid_smiles", "no_molecule", "no_data_file", "invalid_reaction", "unsupported_file",
+                             "file_not_found", "capability_unavailable", "no_task", "no_target"})
+
+
+def error_class(task: dict[str, Any], err: dict[str, Any]) -> str:
+    """The class of a failed task: the worker's classification, else inferred from the error type and code."""
+    if task.get("error_class"):
+        return str(task["error_class"])
+    if err.get("code") in BAD_INPUT_CODES or err.get("error_type") in BAD_INPUT_TYPES:
+        return "bad_input"
+    return "transient"
+
+
 def _issue_fields(item: dict[str, Any]) -> dict[str, Any]:
     keep = ("code", "message", "smiles", "step", "severity", "hint", "series", "value")
     return {k: item[k] for k in keep if k in item and item[k] is not None}
@@ -70,7 +85,7 @@ def collect_issues(state: AgentState) -> list[dict[str, Any]]:
         status = task.get("status")
         if status == "failed":
             err = result.get("error") if isinstance(result.get("error"), dict) else {}
-            issue = {"task_id": tid, "type": task.get("type"), "class": task.get("error_class") or "transient",
+            issue = {"task_id": tid, "type": task.get("type"), "class": error_class(task, err),
                      "code": err.get("code") or "failed", "message": err.get("message") or task.get("error", "")}
             if err.get("hint"):
                 issue["hint"] = err["hint"]

@@ -4,12 +4,12 @@
 task, except avoiding newly criticised leaves or steps):
 
 - a transient failure -> ``retry`` (same inputs);
-- a route search judged weak or rejected (its ``validation`` dependant's verdicts) ->
+- a route search judged weak or rejected (its ``validation`` dependant's verdicts), in this order:
   ``avoid`` (``exclude_leaves``: the near analog bought for an analog shortcut; ``exclude_steps``: implausible or
-  failing steps), else ``verified_only`` (``allow_probable_leaves=False`` when a starting material is only a
-  Bloom-filter hit), else for an unsolved target ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2,
-  ``max_expansions`` x2) and then ``strategic_disconnection`` (first disconnection at the analysis worker's
-  strategic bond, then searches of the fragments); only the targets that were not accepted are searched again;
+  failing steps), ``verified_only`` (``allow_probable_leaves=False`` when a starting material is only a
+  Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
+  ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
+  fragments); only the targets that were not accepted are searched again;
 - a SAR result judged weak -> another core or series split (``core_strategy`` ``murcko`` then ``mcs`` for a trivial
   or missing core; ``min_series_size`` 3 for small series or many unassigned compounds);
 - bad input and internal errors -> nothing (the answer gives the fix).
@@ -100,6 +100,18 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> dict[str, Any]:
+    """Target -> the first strategic bond (with its capped fragments) of the analysis guidance, where there is one."""
+    plans: dict[str, Any] = {}
+    for target in targets:
+        guide = guidance_for(state, search_tid, target) or {}
+        bond = next((b for b in guide.get("strategic_bonds") or [] if b.get("fragments")), None)
+        if bond is not None:
+            plans[_canonical(target) or target] = {k: bond.get(k) for k in (
+                "bond_idx", "atoms", "label", "reaction_type", "fragments", "priority", "confidence")}
+    return plans
+
+
 def _search_change(state: AgentState, search_tid: str, issues: list[dict[str, Any]]) -> dict[str, Any] | None:
     tasks = state.get("tasks") or {}
     options = dict(((tasks.get(search_tid) or {}).get("inputs") or {}).get("options") or {})
@@ -117,6 +129,7 @@ def _search_change(state: AgentState, search_tid: str, issues: list[dict[str, An
     leaves, steps = list(dict.fromkeys(leaves)), list(dict.fromkeys(steps))
     unsolved = "not_solved" in codes
     change: dict[str, Any] = {}
+    plans = _strategic_plans(state, search_tid, targets) if "strategic_disconnection" not in tried else {}
     if leaves or steps:
         strategy = "avoid"
         if leaves:
@@ -131,39 +144,24 @@ def _search_change(state: AgentState, search_tid: str, issues: list[dict[str, An
         change["allow_probable_leaves"] = False
         why = ("starting materials found only in the ZINC Bloom filter (~7 % false positives): search again "
                "ending only in verified (exact) stock entries")
-    elif unsolved and "wider_longer" not in tried:
+    elif "wider_longer" not in tried:
         strategy = "wider_longer"
         base_t = float(options.get("time_limit") or cfg.time_limit)
         top_k = int(options.get("expansion_top_k") or cfg.expansion_top_k)
         max_exp = int(options.get("max_expansions") or cfg.max_expansions)
         change.update(time_limit=round(base_t * TIME_FACTOR, 1), expansion_top_k=min(MAX_TOP_K, top_k * 2),
                       max_expansions=max_exp * 2)
-        why = (f"no route within {_fmt_s(base_t)} and {top_k} proposals per molecule: search longer "
+        what = "no route" if unsolved else "only weak routes"
+        why = (f"{what} within {_fmt_s(base_t)} and {top_k} proposals per molecule: search longer "
                f"({_fmt_s(change['time_limit'])}) and wider ({change['expansion_top_k']} proposals, "
                f"{change['max_expansions']} expansions)")
-    elif unsolved and "strategic_disconnection" not in tried:
-        plans: dict[str, Any] = {}
-        for target in targets:
-            guide = guidance_for(state, search_tid, target) or {}
-            bond = next((b for b in guide.get("strategic_bonds") or [] if b.get("fragments")), None)
-            if bond is not None:
-                plans[_canonical(target) or target] = {k: bond.get(k) for k in (
-                    "bond_idx", "atoms", "label", "reaction_type", "fragments", "priority")}
-        if not plans:
-            return None
+    elif plans:
         strategy = "strategic_disconnection"
         change["first_disconnection"] = plans
         first = next(iter(plans.values()))
-        why = (f"no route found by the search alone: disconnect first at the analysis's strategic bond "
-               f"({first.get('label')}, {first.get('reaction_type')}) into {' + '.join(first.get('fragments') or [])}"
-               " and search the fragments")
-    elif codes & {"low_score_step", "low_feasibility_step", "unvalidated_step", "estimated_leaf"} \
-            and "wider_longer" not in tried:
-        strategy = "wider_longer"
-        base_t = float(options.get("time_limit") or cfg.time_limit)
-        top_k = int(options.get("expansion_top_k") or cfg.expansion_top_k)
-        change.update(time_limit=round(base_t * TIME_FACTOR, 1), expansion_top_k=min(MAX_TOP_K, top_k * 2))
-        why = "weak steps or leaves: search longer and wider for better-supported alternatives"
+        why = (f"{'no route' if unsolved else 'no acceptable route'} from the search alone: disconnect first at the "
+               f"strategic bond found by the analysis ({first.get('label')}, {first.get('reaction_type')}) into "
+               f"{' + '.join(first.get('fragments') or [])}, then search the fragments")
     else:
         return None
     return {"kind": "search", "task_id": search_tid, "strategy": strategy, "options": change,

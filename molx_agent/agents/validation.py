@@ -153,6 +153,8 @@ def judge_route_dict(engine: Any, graph_dict: dict[str, Any]) -> dict[str, Any]:
             steps.append(row)
             continue
         fg = ((judged.get("steps") or {}).get("fg_compatibility") or {}).get("warnings") or []
+        aligned = ((judged.get("steps") or {}).get("mcs_alignment") or {}).get("source")
+        row["atom_map_source"] = "template" if aligned == "atom_maps" else "alignment"
         row.update(verdict=judged.get("verdict"), is_valid=judged.get("verdict") != "invalid",
                    plausibility=judged.get("plausibility"), feasibility_score=judged.get("feasibility_score"),
                    hard_fail_reasons=judged.get("hard_fail_reasons"), fg_warnings=list(fg),
@@ -201,6 +203,8 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
                    summary=f"{label}: {err.get('message', '')}")
         return out
     graphs = list(record.get("route_graphs") or [])[:MAX_JUDGED_ROUTES]
+    if not graphs and record.get("route_graph") and record.get("solved") is not False:
+        graphs = [record["route_graph"]]  # a route handed over as such (not a search result)
     routes = [dict(judge_route_dict(engine, g), index=i) for i, g in enumerate(graphs)]
     if routes:
         best = max(routes, key=lambda r: (_VERDICT_RANK.get(r["verdict"], 0), _CONF_RANK.get(r["confidence"], 0),

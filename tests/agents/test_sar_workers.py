@@ -9,7 +9,7 @@ import pytest
 
 from molx_agent.agents.data_cleaner import DataCleanerAgent
 from molx_agent.agents.reporter import ReporterAgent
-from molx_agent.agents.sar import _RESULTS, SARAgent, mode_from_query
+from molx_agent.agents.sar import SARAgent, mode_from_query
 from tests.sar.sar_data import ANILIDES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "series.csv"
@@ -67,11 +67,13 @@ def test_cleaner_sar_reporter_chain(anilide_csv):
     assert html and Path(html[0]).is_file() and "subset" in r3["summary"]
 
 
-def test_reporter_recomputes_when_the_cache_is_gone(anilide_csv):
+def test_reporter_recomputes_when_the_saved_result_is_gone(anilide_csv):
     state = _state([anilide_csv], query="R1 SAR please")
     for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
         state = _step(agent, state, tid)
-    _RESULTS.clear()
+    saved = Path(state["results"]["t2"]["sar_result_file"])
+    assert saved.is_file()
+    saved.unlink()
     state = _step(ReporterAgent(), state, "t3")
     assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
     assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])

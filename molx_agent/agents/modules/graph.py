@@ -36,7 +36,7 @@ class MolxGraphNodes:
         return self.classifier.run(state)
 
     def plan(self, state: AgentState) -> dict[str, Any]:
-        return self.planner.think(state)
+        return _replacing_tasks(self.planner.think(state))
 
     def act(self, state: AgentState) -> dict[str, Any]:
         """Schedule: skip blocked tasks, drop useless ones, mark every ready task ``running``."""
@@ -69,7 +69,7 @@ class MolxGraphNodes:
         return self.planner.reflect(state)
 
     def optimize(self, state: AgentState) -> dict[str, Any]:
-        return self.planner.optimize(state)
+        return _replacing_tasks(self.planner.optimize(state))
 
     def finalize(self, state: AgentState) -> dict[str, Any]:
         answer, reports = compose_final_answer(state)
@@ -108,6 +108,13 @@ class MolxGraphNodes:
 
     def route_after_reflect(self, state: AgentState) -> Literal["optimize", "finalize"]:
         return "optimize" if (state.get("reflection") or {}).get("should_replan") else "finalize"
+
+
+def _replacing_tasks(update: dict[str, Any]) -> dict[str, Any]:
+    """A planner update whose ``tasks`` is a whole new plan: written with ``replace`` (not merged per id)."""
+    if "tasks" in update:
+        update = {**update, "tasks": replace(update["tasks"])}
+    return update
 
 
 def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None) -> Any:
