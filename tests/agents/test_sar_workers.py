@@ -37,9 +37,12 @@ def _state(files, query="analyse the SAR", language="en", options=None):
 
 
 def _step(agent, state, task_id):
+    """Run one worker and apply its update as the graph's reducers do (entries merged per task id)."""
     state = {**state, "current_task_id": task_id}
     update = agent.run(state)
-    return {**state, **update}
+    return {**state, "tasks": {**state["tasks"], **update.get("tasks", {})},
+            "results": {**state["results"], **update.get("results", {})},
+            "errors": [*state.get("errors", []), *update.get("errors", [])]}
 
 
 def test_cleaner_sar_reporter_chain(anilide_csv):
@@ -56,7 +59,9 @@ def test_cleaner_sar_reporter_chain(anilide_csv):
     state = _step(SARAgent(), state, "t2")
     r2 = state["results"]["t2"]
     assert state["tasks"]["t2"]["status"] == "done", r2
-    assert r2["top_compounds"][0] == {"id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0}
+    assert r2["top_compounds"][0] == {"id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0, "lle": 5.7,
+                                      "le": 0.996}
+    assert r2["verdict"] in ("accept", "weak") and isinstance(r2["issues"], list)
     assert r2["mode"] == "subset:A1,A2" and r2["summary"].startswith("SAR analysis done")
     json.dumps(r2)  # results must be JSON-able
 
