@@ -10,8 +10,9 @@ task, except avoiding newly criticised leaves or steps):
   Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
   ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
   fragments); only the targets that were not accepted are searched again;
-- a SAR result judged weak -> another core or series split (``core_strategy`` ``murcko`` then ``mcs`` for a trivial
-  or missing core; ``min_series_size`` 3 for small series or many unassigned compounds);
+- a SAR result judged weak -> another series split or core: ``min_series_size`` 3 (small or mixed series, many
+  unassigned compounds, a core most members lack, a trivial core), then ``core_strategy`` ``murcko`` and ``mcs``
+  (the whole set's common scaffold as the core);
 - bad input and internal errors -> nothing (the answer gives the fix).
 
 :func:`apply_changes` writes the changes into the task inputs and resets the changed tasks and everything that
@@ -32,7 +33,7 @@ RETRY_CLASSES = ("transient",)
 AVOID_LEAF_CODES = ("analog_shortcut",)
 AVOID_STEP_CODES = ("implausible_step", "failed_validation")
 SAR_CORE_CODES = ("trivial_core", "no_core")
-SAR_SPLIT_CODES = ("small_series", "many_unassigned")
+SAR_SPLIT_CODES = ("small_series", "many_unassigned", "low_core_coverage")
 
 
 def _search_defaults() -> Any:
@@ -175,15 +176,20 @@ def _sar_change(state: AgentState, tid: str, issues: list[dict[str, Any]]) -> di
         return None  # the user chose the core
     tried = list(options.get("tried") or [])
     codes = {i.get("code") for i in issues}
+    split = {"kind": "sar_split", "task_id": tid, "strategy": "smaller_series", "options": {"min_series_size": 3},
+             "why": "series too mixed, too small or partly outside their core: split the set again allowing series "
+                    "of 3 compounds (each chemotype its own core)"}
+    if codes & set(SAR_SPLIT_CODES) and "smaller_series" not in tried:
+        return split
     if codes & set(SAR_CORE_CODES):
+        if "smaller_series" not in tried:
+            return split
         for strategy in ("murcko", "mcs"):
             if f"core_{strategy}" not in tried:
+                label = "most common Murcko scaffold" if strategy == "murcko" else "maximum common substructure"
                 return {"kind": "sar_split", "task_id": tid, "strategy": f"core_{strategy}",
                         "options": {"core_strategy": strategy},
-                        "why": f"trivial or missing core: analyse again on the {'most common Murcko scaffold' if strategy == 'murcko' else 'maximum common substructure'} of the whole set"}
-    if codes & set(SAR_SPLIT_CODES) and "smaller_series" not in tried:
-        return {"kind": "sar_split", "task_id": tid, "strategy": "smaller_series", "options": {"min_series_size": 3},
-                "why": "series too small or many compounds unassigned: split again allowing series of 3 compounds"}
+                        "why": f"trivial or missing core: analyse again on the {label} of the whole set"}
     return None
 
 

@@ -65,6 +65,8 @@ class SARAgentConfig:
     small_series: int = 5  #: a series with fewer members is flagged
     min_potency_range: float = 1.0  #: log units (10-fold) between the most and least potent exact values
     max_unassigned_fraction: float = 0.5  #: more compounds in no series is flagged
+    min_core_coverage: float = 0.8  #: a series core found in fewer of its members is flagged
+    lone_ring_atoms: int = 6  #: a core of one ring this small is trivial in molecules 4+ atoms larger
     top_n: int = 5  #: compounds in ``top_compounds``
     rules: list[Rule] = field(default_factory=list)  #: custom rules, run after the built-in ones
 
@@ -96,8 +98,17 @@ def _rule_cores(result: Any, cfg: SARAgentConfig) -> list[dict[str, Any]]:
             why = "; ".join(r.get("reason", "") for r in s.rejected_cores[:2]) or "diverse cluster"
             out.append({"code": "trivial_core", "severity": "weak", "series": s.id,
                         "message": f"series {s.id} ({s.size} compounds) has no meaningful core ({why}): no R-group table"})
-        elif s.note and "small for this series" in s.note:
-            out.append({"code": "trivial_core", "severity": "weak", "series": s.id, "message": s.note})
+            continue
+        if (s.note and "small for this series" in s.note) or (
+                s.core_atoms <= cfg.lone_ring_atoms and s.median_atoms >= cfg.lone_ring_atoms + 4):
+            out.append({"code": "trivial_core", "severity": "weak", "series": s.id,
+                        "message": s.note if "small for" in (s.note or "") else
+                        f"series {s.id}: the core {s.core_smiles} ({s.core_atoms} atoms) is a lone ring in molecules "
+                        f"of {s.median_atoms:g} atoms: R-groups carry most of the structure"})
+        if s.coverage < cfg.min_core_coverage:
+            out.append({"code": "low_core_coverage", "severity": "weak", "series": s.id,
+                        "message": f"series {s.id}: only {s.coverage:.0%} of its {s.size} compounds contain the core "
+                                   f"{s.core_smiles}; the others are not decomposed"})
     return out
 
 
