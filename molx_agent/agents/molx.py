@@ -115,13 +115,14 @@ class MolxAgent:
     # -- components ----------------------------------------------------------------------------
     @property
     def engine(self) -> Any:
-        """The retrosynthesis engine (built lazily: a molecule question never loads the model)."""
+        """The retrosynthesis engine (built lazily: a molecule question never loads the model): the process-wide default
+        engine unless these settings change what it is built from (:data:`ENGINE_SETTINGS`)."""
         with self._lock:
             if self._engine is None:
                 from molx_agent.retro.engine import RetroEngine, default_engine
 
-                self._engine = default_engine() if self.settings is get_settings() else \
-                    RetroEngine.from_settings(self.settings)
+                same = _engine_settings(self.settings) == _engine_settings(get_settings())
+                self._engine = default_engine() if same else RetroEngine.from_settings(self.settings)
             return self._engine
 
     def _registry_tool_names(self) -> list[str]:
@@ -262,6 +263,14 @@ class MolxAgent:
         if warnings:
             result["errors"] = [*result.get("errors", []), *({"code": "warning", "message": w} for w in warnings)]
         return result
+
+
+#: Settings the retrosynthesis engine is built from (others, such as the output folder, do not change it).
+ENGINE_SETTINGS = ("retro_stock",)
+
+
+def _engine_settings(settings: Settings) -> tuple[Any, ...]:
+    return tuple(getattr(settings, k, None) for k in ENGINE_SETTINGS)
 
 
 def _check_query(user_query: str) -> None:
