@@ -157,8 +157,7 @@ GSK3B_020 = "Fc1ccc(Nc2nccc(-c3cnn4ncccc34)n2)cc1F"
 HALIDE = "Brc1nccc(-c2cnn3ncccc23)n1"  # the Buchwald-Hartwig partner of the strategic Ar-N bond
 
 
-@pytest.fixture
-def toy_engine(tmp_path):
+def make_toy_engine(tmp_path):
     """Paracetamol in one step; GSK3B-017 sold as such; GSK3B-021 only through an analog shortcut (from the sold
     GSK3B-017); GSK3B-020 not in the model (found only by disconnecting its strategic Ar-N bond first); strychnine
     unsolvable."""
@@ -174,3 +173,8 @@ def toy_engine(tmp_path):
     stock.write_text("\n".join(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1", GSK3B_017, "CO", HALIDE,
                                 "Nc1ccc(F)c(F)c1", "COc1cc(N)cc(OC)c1"]) + "\n")
     return RetroEngine(model=model, stock=FileStock(stock))
+
+
+@pytest.fixture
+def toy_engine(tmp_path):
+    return make_toy_engine(tmp_path)

@@ -13,9 +13,14 @@ from typer.testing import CliRunner
 from molx_agent.cli.main import app
 from molx_agent.cli.run import check_data_files, exit_code_for, run_query
 from molx_agent.errors import DataError, ValidationError
-from tests.agents.conftest import toy_engine  # noqa: F401 - the toy retrosynthesis engine fixture
+from tests.agents.conftest import make_toy_engine
 
 runner = CliRunner()
+
+
+@pytest.fixture
+def toy_engine(tmp_path):
+    return make_toy_engine(tmp_path)
 
 
 def test_run_query_english():
