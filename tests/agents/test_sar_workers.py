@@ -240,3 +240,31 @@ def test_reporter_finds_a_sar_result_further_up_the_dag(anilide_csv):
     state = _step(ReporterAgent(), state, "t3")
     assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
     assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])
+
+
+def test_reporter_helpers_generate_html_report_and_build_report_summary(anilide_csv, tmp_path):
+    from molx_agent.agents.reporter import build_report_summary, generate_html_report, load_sar_result
+
+    state = _state([anilide_csv])
+    for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
+        state = _step(agent, state, tid)
+    sar = state["results"]["t2"]
+    result = load_sar_result(sar)  # read back from sar_result_file, not recomputed
+    out = generate_html_report(result, tmp_path / "rep", mode="site:R9", language="en")
+    assert Path(out["report_path"]).is_file() and out["mode"] == "full"
+    assert "position R9 not found" in out["notes"][0]
+    summary = build_report_summary([state["results"]["t1"], sar])
+    assert summary["verdicts"]["sar"] == sar["verdict"] and summary["sar"]["top_compounds"][0]["id"] == "A1"
+
+
+def test_validate_sar_data_tool():
+    from molx_agent.tools.sar_tools import ValidateSARData
+
+    ok = json.loads(ValidateSARData().invoke({"compounds": [
+        {"id": i, "smiles": s, "p_activity": 9.0 - k * 0.4} for k, (i, s, _) in enumerate(ANILIDES)]}))
+    assert ok["valid"] is True and ok["n_with_potency"] == len(ANILIDES)
+    bad = json.loads(ValidateSARData().invoke({"compounds": [
+        {"id": "a", "smiles": "CCO", "p_activity": 6.0}, {"id": "a", "smiles": "C1CC", "p_activity": 6.1}]}))
+    assert bad["valid"] is False
+    assert {i["code"] for i in bad["issues"]} >= {"invalid_smiles", "duplicate_ids", "too_few_compounds",
+                                                  "no_potency_spread"}

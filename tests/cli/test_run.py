@@ -134,11 +134,11 @@ def test_cli_invalid_setting_is_a_clear_error(monkeypatch, env, raw):
         assert env in res.stderr and "internal error" not in res.stderr and "Traceback" not in res.output
 
 
-def test_reports_go_to_the_output_dir(tmp_path):
+def test_reports_go_to_the_output_dir(tmp_path, toy_engine):
     from pathlib import Path
 
     out = tmp_path / "my_reports"
-    result = run_query("Plan a synthesis of paracetamol", output_dir=out, llm="rules")
+    result = run_query("Plan a synthesis of paracetamol", output_dir=out, llm="rules", engine=toy_engine)
     assert result["intent"] == "retrosynthesis" and result["report_paths"]
     for p in result["report_paths"]:
         assert Path(p).resolve().is_relative_to(out.resolve()) and Path(p).is_file(), p
