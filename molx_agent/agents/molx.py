@@ -193,6 +193,8 @@ class MolxAgent:
         result = self.graph.invoke(graph_input, cfg, durability=durability)
         result = dict(result or {})
         result["thread_id"] = cfg["configurable"]["thread_id"]
+        if self.checkpointer is not None:
+            compact_thread(self.checkpointer, result["thread_id"])
         return self.with_warnings(result)  # type: ignore[arg-type]
 
     def run(self, state: AgentState, config: dict[str, Any] | None = None, *,
@@ -277,6 +279,28 @@ def _check_query(user_query: str) -> None:
     if not isinstance(user_query, str) or not user_query.strip():
         raise ValidationError("empty_query", "the query is empty", value=user_query,
                               hint='ask something, e.g. "What is the logP of aspirin?"')
+
+
+def compact_thread(saver: Any, thread_id: str) -> int:
+    """Drop the intermediate checkpoints of a finished turn of ``thread_id`` in a ``SqliteSaver`` (each one holds a
+    copy of every result), keeping the latest, which holds the whole state; returns the rows deleted.
+
+    Only a thread whose latest checkpoint has nothing left to run is compacted (an interrupted run keeps every
+    checkpoint, so it resumes).  Other checkpointers are left as they are.
+    """
+    conn = getattr(saver, "conn", None)
+    if not isinstance(conn, sqlite3.Connection):
+        return 0
+    latest = saver.get_tuple({"configurable": {"thread_id": thread_id}})
+    if latest is None or (latest.pending_writes or []) or (latest.metadata or {}).get("source") == "input":
+        return 0
+    keep = latest.config["configurable"]["checkpoint_id"]
+    with getattr(saver, "lock", threading.Lock()):
+        cur = conn.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep))
+        deleted = cur.rowcount
+        conn.execute("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep))
+        conn.commit()
+    return deleted
 
 
 def open_sqlite_saver(db_path: str | Path) -> tuple[Any, sqlite3.Connection]:
@@ -378,4 +402,4 @@ def list_sessions(settings: Settings | None = None) -> list[str]:
 
 
 __all__ = ["MolxAgent", "ChatSession", "SessionRecorder", "fresh_turn_state", "list_sessions", "run_sar_agent",
-           "new_thread_id", "open_sqlite_saver"]
+           "new_thread_id", "open_sqlite_saver", "compact_thread"]

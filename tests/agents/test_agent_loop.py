@@ -311,3 +311,15 @@ def test_strategic_route_combines_the_first_step_with_fragment_routes(toy_engine
     assert toy_engine.judge_route(graph)["verdict"] == "accept"
     assert PARACETAMOL not in json.dumps(res)  # nothing else was searched
     assert GSK3B_021 not in json.dumps(res)
+
+
+def test_a_finished_turn_keeps_one_checkpoint(tmp_path):
+    saver, conn = open_sqlite_saver(tmp_path / "c.sqlite")
+    agent = MolxAgent(llm=None, checkpointer=saver)
+    first = agent.invoke("MW of aspirin", thread_id="compact")
+    agent.invoke("and its TPSA?", thread_id="compact")
+    rows = conn.execute("SELECT COUNT(*) FROM checkpoints WHERE thread_id = 'compact'").fetchone()[0]
+    assert rows == 1 and first["thread_id"] == "compact"
+    values = agent.graph.get_state({"configurable": {"thread_id": "compact"}}).values
+    assert len(values["messages"]) == 4 and "63.6" in values["final_answer"]  # the whole conversation is kept
+    conn.close()
