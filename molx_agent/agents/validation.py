@@ -209,17 +209,25 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
     if routes:
         best = max(routes, key=lambda r: (_VERDICT_RANK.get(r["verdict"], 0), _CONF_RANK.get(r["confidence"], 0),
                                           -(r["score"] if isinstance(r["score"], (int, float)) else 1e9)))
+        issues = list(best["issues"])
+        guide = record.get("guidance") or {}
+        protect = list(guide.get("protection") or [])
+        has_pg_step = any("protect" in str(st.get("reaction_type") or "").lower() for st in best["steps"])
+        if protect and not has_pg_step and any(i.get("code") == "fg_conflict" for i in issues):
+            issues.append({"code": "protection_needed",
+                           "message": f"the analysis flags {', '.join(protect)} as needing protection and the route "
+                                      "has no protecting-group step while a step has a functional-group conflict"})
         out.update(verdict=best["verdict"], confidence=best["confidence"], routes=routes, best_route=best["index"],
-                   issues=best["issues"])
+                   issues=issues)
         n_acc = sum(r["verdict"] == "accept" for r in routes)
         if lang == "zh":
             out["summary"] = (f"{label}：评估了 {len(routes)} 条路线（{n_acc} 条可接受）；最佳路线 {best['n_steps']} 步，"
                               f"判定 {best['verdict']}（置信度 {best['confidence']}）"
-                              + (f"，原因：{_why(best['issues'], lang)}" if best["issues"] else "") + "。")
+                              + (f"，原因：{_why(issues, lang)}" if issues else "") + "。")
         else:
             out["summary"] = (f"{label}: {len(routes)} route(s) judged ({n_acc} acceptable); best route "
                               f"{best['n_steps']} step(s), verdict {best['verdict']} (confidence {best['confidence']})"
-                              + (f" because {_why(best['issues'], lang)}" if best["issues"] else "") + ".")
+                              + (f" because {_why(issues, lang)}" if issues else "") + ".")
         return out
     reasons = [r for r in record.get("reasons") or [] if r][:2]
     message = ("the search found no route ending in purchasable materials"
