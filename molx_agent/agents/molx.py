@@ -233,6 +233,8 @@ class MolxAgent:
         durability = "sync" if self.checkpointer is not None else None
         result = dict(await self.graph.ainvoke(turn, cfg, durability=durability) or {})
         result["thread_id"] = cfg["configurable"]["thread_id"]
+        if self.checkpointer is not None:
+            compact_thread(self.checkpointer, result["thread_id"])
         return self.with_warnings(result)  # type: ignore[arg-type]
 
     def resume(self, thread_id: str, config: dict[str, Any] | None = None) -> AgentState:
