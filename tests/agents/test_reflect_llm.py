@@ -11,7 +11,7 @@ from molx_agent.agents.base import BaseAgent
 from molx_agent.config import get_settings
 from molx_agent.errors import ExecutionError
 
-MAX_REQUESTS = 12
+MAX_REQUESTS = 30
 
 
 class TinyOpenAI:
@@ -40,13 +40,19 @@ class TinyOpenAI:
                 self.wfile.write(data)
 
         self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        self.server.timeout = 30
+        self.server.timeout = 1  # an idle second ends one turn of the bounded loop
+        self.closed = False
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
 
     def _loop(self) -> None:
         for _ in range(MAX_REQUESTS):  # bounded: the test can never hang on a server waiting forever
-            self.server.handle_request()
+            if self.closed:
+                return
+            try:
+                self.server.handle_request()
+            except (OSError, ValueError):  # closed by the test
+                return
 
     @property
     def url(self) -> str:
@@ -57,7 +63,9 @@ class TinyOpenAI:
                 if marker in b["messages"][0]["content"]]
 
     def close(self) -> None:
+        self.closed = True
         self.server.server_close()
+        self.thread.join(timeout=10)
 
 
 class FlakyAnalysis(BaseAgent):
