@@ -41,8 +41,8 @@ def sample_targets(n: int, seed: int) -> list[tuple[str, str]]:
 
 
 def run_one(target_id: str, smiles: str, workdir: Path) -> dict:
-    from molx_agent.retro.pipeline.service import plan_session, run_route
-    from molx_agent.retro.pipeline.session_store import SessionStore
+    from molx_agent.interfaces.pipeline.service import plan_session, run_route
+    from molx_agent.interfaces.pipeline.session_store import SessionStore
     from molx_agent.retro.route import RetroGraph
 
     session = workdir / target_id
@@ -83,7 +83,7 @@ def run_one(target_id: str, smiles: str, workdir: Path) -> dict:
 
 
 def cli_latency(workdir: Path, smiles: str, repeats: int) -> list[float]:
-    from molx_agent.retro.pipeline.service import plan_session, run_route
+    from molx_agent.interfaces.pipeline.service import plan_session, run_route
 
     session = workdir / "latency"
     plan_session(smiles, session)

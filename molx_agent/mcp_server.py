@@ -4,20 +4,31 @@
 ``molx-agent mcp-server --http PORT`` serves streamable HTTP on ``127.0.0.1:PORT/mcp``.
 Every skill tool takes the skill's arguments (same JSON schema as ``molx-agent skill --list``)
 and returns the SkillResult ``{success, data, error}`` as JSON text.  ``search_routes`` runs
-molx-agent's multi-step route search.  Nothing here prints to stdout (stdio is the protocol).
+molx-agent's multi-step route search with the CLI's limits (``SearchConfig`` defaults) and returns the same
+payload as ``molx-agent route --json`` (:func:`molx_agent.retro.payload.search_payload`).  Every tool runs on one
+:class:`~molx_agent.retro.engine.RetroEngine`, built once by :func:`build_server` (default: the process-wide engine).
+Nothing here prints to stdout (stdio is the protocol).
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
 from molx_agent.io_utils import dumps
+from molx_agent.retro.search_types import SearchConfig
+
+if TYPE_CHECKING:
+    from molx_agent.retro.engine import RetroEngine
 
 logger = logging.getLogger(__name__)
+
+#: the search limits, written once in ``SearchConfig`` (the same defaults as ``molx-agent route``)
+DEFAULTS = SearchConfig()
 
 SERVER_NAME = "molx-agent"
 INSTRUCTIONS = (
@@ -29,9 +40,10 @@ INSTRUCTIONS = (
 )
 
 
-def _skill_function(name: str) -> Any:
-    """A plain function whose signature mirrors skill ``name``'s pydantic Args (for FastMCP's schema)."""
-    from molx_agent.retro.skills import SKILL_REGISTRY, run_skill
+def _skill_function(name: str, engine: RetroEngine | None = None) -> Any:
+    """A plain function whose signature mirrors skill ``name``'s pydantic Args (for FastMCP's schema), running the
+    skill on ``engine``."""
+    from molx_agent.interfaces.skills import SKILL_REGISTRY, run_skill
 
     skill_cls = SKILL_REGISTRY[name]
     params = []
@@ -51,7 +63,7 @@ def _skill_function(name: str) -> Any:
         args = {
             k: v for k, v in kwargs.items() if v is not None or skill_cls.Args.model_fields[k].is_required()
         }
-        return dumps(run_skill(name, args).to_dict())
+        return dumps(run_skill(name, args, engine=engine).to_dict())
 
     call.__name__ = name
     call.__doc__ = skill_cls.description
@@ -60,79 +72,101 @@ def _skill_function(name: str) -> Any:
     return call
 
 
-def search_routes(
-    target_smiles: Annotated[str, Field(description="target SMILES")],
-    time_limit: Annotated[float, Field(description="search time limit in seconds", gt=0, le=600)] = 30.0,
-    max_depth: Annotated[int, Field(description="maximum number of steps on a branch", ge=1, le=20)] = 7,
-    n_routes: Annotated[int, Field(description="number of routes to return", ge=1, le=20)] = 3,
-    stock: Annotated[
-        str | None,
-        Field(description="stock: 'zinc', stock file path(s), comma-separated; default stock if empty"),
-    ] = None,
-) -> str:
-    """Multi-step retrosynthesis route search (best-first AND-OR search over molx-agent's single-step model,
-    stock-terminated). Returns {success, data: {solved, routes (reaction trees), n_expansions, time_s, reasons,
-    stock}, error}."""
+def run_search(engine: RetroEngine | None, target: str, *, time_limit: float | None = None,
+               max_depth: int | None = None, n_routes: int | None = None, max_expansions: int | None = None,
+               stock: str | None = None) -> dict[str, Any]:
+    """The ``search_routes`` tool's answer as a dict: ``{success, data: search_payload + route_texts, error}``."""
     from molx_agent.errors import RetroError
-    from molx_agent.retro.skills import SkillResult
+    from molx_agent.interfaces._engine import engine_or_default, engine_with_stock
+    from molx_agent.interfaces.skills import SkillResult
 
     try:
-        from molx_agent.retro.export import to_aizynth_tree
-        from molx_agent.retro.search import search_routes as _search
+        from molx_agent.retro.payload import search_payload
+        from molx_agent.retro.targets import resolve_target
 
-        result = _search(
-            target_smiles, stock=stock, time_limit=time_limit, max_depth=max_depth, n_routes=n_routes
-        )
-        data = {
-            "solved": bool(result.solved),
-            "routes": [to_aizynth_tree(g) for g in result.routes],
-            "route_texts": [g.to_text() for g in result.routes],
-            "n_expansions": result.n_expansions,
-            "time_s": result.time_s,
-            "reasons": list(result.reasons or []),
-            "stock": str(result.stock),
-        }
+        smiles, name = resolve_target(target)
+        eng = engine_with_stock(engine_or_default(engine), stock or None)
+        result = eng.search(smiles, time_limit=time_limit, max_depth=max_depth, n_routes=n_routes,
+                            max_expansions=max_expansions, name=name)
+        data = search_payload(result, target=target, name=name)
+        data["route_texts"] = [g.to_text() for g in result.routes]
         if not result.solved and result.partial_route is not None:
-            data["partial_route"] = to_aizynth_tree(result.partial_route)
             data["partial_route_text"] = result.partial_route.to_text()
-        return dumps(SkillResult.ok(data).to_dict())
+        return SkillResult.ok(data).to_dict()
     except RetroError as exc:
-        return dumps(SkillResult.from_error(exc).to_dict())
+        return SkillResult.from_error(exc).to_dict()
     except Exception as exc:  # noqa: BLE001 - an MCP tool answers with an error, never crashes the server
         logger.error("search_routes failed: %s: %s", type(exc).__name__, exc)
         logger.debug("search_routes traceback", exc_info=True)
-        return dumps(
-            SkillResult(
-                success=False, error=f"search failed: {type(exc).__name__}: {exc}", error_code="search_failed"
-            ).to_dict()
-        )
+        return SkillResult(
+            success=False, error=f"search failed: {type(exc).__name__}: {exc}", error_code="search_failed"
+        ).to_dict()
 
 
-def build_server(host: str = "127.0.0.1", port: int = 8000) -> Any:
-    """The FastMCP server with one tool per skill plus ``search_routes``."""
+def _search_function(engine: RetroEngine | None = None) -> Callable[..., str]:
+    """The ``search_routes`` tool on ``engine`` (its parameters are the MCP schema)."""
+
+    def search_routes(
+        target_smiles: Annotated[str, Field(description="target SMILES (or a known compound name)")],
+        time_limit: Annotated[
+            float, Field(description="search time limit in seconds", gt=0, le=600)
+        ] = DEFAULTS.time_limit,
+        max_depth: Annotated[
+            int, Field(description="maximum number of steps on a branch", ge=1, le=20)
+        ] = DEFAULTS.max_depth,
+        n_routes: Annotated[int, Field(description="number of routes to return", ge=1, le=20)] = DEFAULTS.n_routes,
+        max_expansions: Annotated[
+            int, Field(description="maximum molecule expansions", ge=1, le=100_000)
+        ] = DEFAULTS.max_expansions,
+        stock: Annotated[
+            str | None,
+            Field(description="stock: 'zinc', stock file path(s), comma-separated; default stock if empty"),
+        ] = None,
+    ) -> str:
+        """Multi-step retrosynthesis route search (best-first AND-OR search over molx-agent's single-step model,
+        stock-terminated), with the same limits and payload as `molx-agent route --json`. Returns {success, data:
+        {target_smiles, solved, routes (reaction trees), route_summaries (confidence, issues, starting materials
+        with their tier), partial_route, n_expansions, time_s, reasons, stopped_by, stock, summary, route_texts},
+        error}."""
+        return dumps(run_search(engine, target_smiles, time_limit=time_limit, max_depth=max_depth,
+                                n_routes=n_routes, max_expansions=max_expansions, stock=stock))
+
+    return search_routes
+
+
+#: ``search_routes`` on the process-wide engine (what ``build_server()`` serves without an engine)
+search_routes = _search_function(None)
+
+
+def build_server(host: str = "127.0.0.1", port: int = 8000, engine: RetroEngine | None = None) -> Any:
+    """The FastMCP server with one tool per skill plus ``search_routes``, all on one engine (``engine``, else the
+    process-wide engine built from settings)."""
     from mcp.server.fastmcp import FastMCP
 
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
+    engine = engine_or_default(engine)
     server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, host=host, port=port, log_level="WARNING")
     for name in sorted(SKILL_REGISTRY):
-        server.add_tool(_skill_function(name), name=name, description=SKILL_REGISTRY[name].description)
-    server.add_tool(search_routes, name="search_routes")
+        server.add_tool(_skill_function(name, engine), name=name, description=SKILL_REGISTRY[name].description)
+    server.add_tool(_search_function(engine), name="search_routes")
     return server
 
 
 def tool_names() -> list[str]:
-    from molx_agent.retro.skills import SKILL_REGISTRY
+    from molx_agent.interfaces.skills import SKILL_REGISTRY
 
     return sorted(SKILL_REGISTRY) + ["search_routes"]
 
 
-def serve(http_port: int | None = None, host: str = "127.0.0.1") -> None:
-    """Run the server: stdio, or streamable HTTP on ``host:http_port`` (path ``/mcp``)."""
+def serve(http_port: int | None = None, host: str = "127.0.0.1", engine: RetroEngine | None = None) -> None:
+    """Run the server on ``engine`` (default: the process-wide engine): stdio, or streamable HTTP on
+    ``host:http_port`` (path ``/mcp``)."""
     if http_port is None:
-        build_server().run("stdio")
+        build_server(engine=engine).run("stdio")
     else:
-        build_server(host=host, port=http_port).run("streamable-http")
+        build_server(host=host, port=http_port, engine=engine).run("streamable-http")
 
 
-__all__ = ["build_server", "serve", "search_routes", "tool_names", "SERVER_NAME"]
+__all__ = ["build_server", "serve", "search_routes", "run_search", "tool_names", "SERVER_NAME", "DEFAULTS"]

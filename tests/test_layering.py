@@ -1,4 +1,4 @@
-"""chem/, retro/ and sar/ must not import LangChain or LangGraph (DESIGN.md, Layers)."""
+"""chem/, retro/, sar/ and interfaces/ must not import LangChain or LangGraph (DESIGN.md, Layers)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ PKG = Path(__file__).resolve().parents[1] / "molx_agent"
 FORBIDDEN = ("langchain", "langgraph", "langsmith", "langchain_core", "langchain_openai")
 
 
-@pytest.mark.parametrize("layer", ["chem", "retro", "sar"])
+@pytest.mark.parametrize("layer", ["chem", "retro", "sar", "interfaces"])
 def test_layer_source_has_no_langchain_imports(layer):
     offenders = []
     for path in (PKG / layer).rglob("*.py"):
@@ -30,7 +30,7 @@ def test_layer_source_has_no_langchain_imports(layer):
     assert not offenders, offenders
 
 
-@pytest.mark.parametrize("layer", ["chem", "retro", "sar"])
+@pytest.mark.parametrize("layer", ["chem", "retro", "sar", "interfaces"])
 def test_importing_layer_loads_no_langchain(layer):
     code = (
         f"import importlib, sys, pkgutil\n"
@@ -44,7 +44,7 @@ def test_importing_layer_loads_no_langchain(layer):
     assert out.stdout.strip() == "", out.stdout
 
 
-@pytest.mark.parametrize("layer", ["chem", "retro", "sar", "agents", "tools"])
+@pytest.mark.parametrize("layer", ["chem", "retro", "sar", "interfaces", "agents", "tools"])
 def test_library_code_never_prints(layer):
     offenders = []
     for path in (PKG / layer).rglob("*.py"):

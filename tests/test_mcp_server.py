@@ -72,7 +72,7 @@ def test_http_serves_on_loopback_only(monkeypatch):
             seen["transport"] = transport
 
     monkeypatch.setattr(
-        mcp_server, "build_server", lambda host="127.0.0.1", port=8000: FakeServer(host, port)
+        mcp_server, "build_server", lambda host="127.0.0.1", port=8000, engine=None: FakeServer(host, port)
     )
     from typer.testing import CliRunner
 

@@ -17,33 +17,17 @@ from molx_agent.chem.fg_detect import (
     detect_reactive_sites,
     scan_library,
 )
+from molx_agent.chem.properties import SA_EASY, SA_PURCHASABLE, sa_score  # the one SA score and thresholds
+from molx_agent.chem.properties import sa_class as _sa_class
 from molx_agent.chem.utils import MolLike, as_mol, load_data, parse_mol
 
-#: SA-score classes (seed 000, ``SAThresholds``).
-SA_PURCHASABLE = 2.2
-SA_EASY = 3.5
 #: Molecules lighter than this are terminal in recursion decisions (seed 000, ``MW_TERMINAL``).
 MW_TERMINAL = 120.0
 
 
-def sa_score(mol_or_smiles: MolLike) -> float:
-    """Ertl-Schuffenhauer synthetic accessibility score (1 easy - 10 hard), RDKit Contrib ``sascorer``.
-
-    Uses the fragment table loader of :mod:`molx_agent.chem.properties` (same values, cached arrays), so
-    ``analyze_molecule`` and ``compute_properties`` always agree.
-    """
-    from molx_agent.chem.properties import _sascorer
-
-    return round(float(_sascorer().calculateScore(as_mol(mol_or_smiles))), 2)
-
-
 def classify_sa(score: float) -> str:
-    """``purchasable`` (< 2.2), ``easily_synthesizable`` (< 3.5) or ``complex``."""
-    if score < SA_PURCHASABLE:
-        return "purchasable"
-    if score < SA_EASY:
-        return "easily_synthesizable"
-    return "complex"
+    """``purchasable`` (< 2.2), ``easily_synthesizable`` (< 3.5) or ``complex`` (:func:`chem.properties.sa_class`)."""
+    return str(_sa_class(score))
 
 
 def suggested_action(sa: float, molecular_weight: float) -> str:

@@ -2,6 +2,10 @@
 
 Every number comes straight from RDKit (``Descriptors``, ``Crippen``, ``rdMolDescriptors``,
 ``QED``) and the Ertl-Schuffenhauer SA score shipped in ``rdkit.Contrib.SA_Score``.
+
+This module holds the one SA-score implementation (:func:`sa_score`, fragment table cached as arrays) and the one
+copy of the seed's SA classes (:data:`SA_PURCHASABLE`, :data:`SA_EASY`, :func:`sa_class`); ``chem.mol_info``,
+``retro.stock`` and the pipeline's ``SAThresholds`` re-export them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from rdkit.Chem import QED, Crippen, Descriptors, Lipinski, rdMolDescriptors
 from molx_agent.errors import ChemistryError
 
 logger = logging.getLogger(__name__)
+
+#: SA-score classes of seed 000 (``SAThresholds``): purchasable < 2.2 <= easily synthesizable < 3.5 <= complex.
+SA_PURCHASABLE = 2.2
+SA_EASY = 3.5
 
 #: Lipinski's rule of five thresholds (Lipinski et al., Adv. Drug Deliv. Rev. 1997).
 LIPINSKI_LIMITS: dict[str, float] = {"molecular_weight": 500.0, "clogp": 5.0, "hbd": 5, "hba": 10}
@@ -110,6 +118,26 @@ def _sascorer() -> Any:
     return sascorer
 
 
+def sa_score(mol_or_smiles: Chem.Mol | str) -> float:
+    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), rounded to 2 decimals.
+
+    RDKit Contrib ``sascorer`` with its fragment table loaded from cached arrays (identical values).
+    Raises :class:`ChemistryError` (``invalid_smiles``) on an unparsable SMILES.
+    """
+    mol = mol_or_smiles if isinstance(mol_or_smiles, Chem.Mol) else _to_mol(mol_or_smiles)
+    return round(float(_sascorer().calculateScore(mol)), 2)
+
+
+def sa_class(score: float | None) -> str | None:
+    """Seed 000 SA classes: ``purchasable`` (< 2.2), ``easily_synthesizable`` (< 3.5), ``complex``; ``None`` for
+    no score."""
+    if score is None:
+        return None
+    if score < SA_PURCHASABLE:
+        return "purchasable"
+    return "easily_synthesizable" if score < SA_EASY else "complex"
+
+
 def _to_mol(smiles: str) -> Chem.Mol:
     if not isinstance(smiles, str) or not smiles.strip():
         raise ChemistryError("invalid_smiles", "empty SMILES", value=smiles, hint="give a SMILES string")
@@ -170,7 +198,7 @@ def compute_properties(smiles: str) -> dict[str, Any]:
         logger.info("QED failed for %s: %s", smiles, exc)
         props["qed"] = None
     try:
-        props["sa_score"] = round(_sascorer().calculateScore(mol), 2)
+        props["sa_score"] = sa_score(mol)
     except Exception as exc:  # noqa: BLE001
         logger.info("SA score failed for %s: %s", smiles, exc)
         props["sa_score"] = None
@@ -194,4 +222,5 @@ def compute_properties_batch(smiles_list: Iterable[str]) -> list[dict[str, Any]]
     return out
 
 
-__all__ = ["compute_properties", "compute_properties_batch", "lipinski_rule_of_five", "LIPINSKI_LIMITS"]
+__all__ = ["compute_properties", "compute_properties_batch", "lipinski_rule_of_five", "LIPINSKI_LIMITS", "sa_score",
+           "sa_class", "SA_PURCHASABLE", "SA_EASY"]

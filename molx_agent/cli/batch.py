@@ -37,9 +37,9 @@ def load_tasks(task_file: str | Path) -> list[Any]:
     return data
 
 
-def run_one(index: int, task: Any) -> dict[str, Any]:
+def run_one(index: int, task: Any, engine: Any = None) -> dict[str, Any]:
     from molx_agent.errors import SkillError
-    from molx_agent.retro.skills import SkillResult, run_skill
+    from molx_agent.interfaces.skills import SkillResult, run_skill
 
     if not isinstance(task, dict) or not isinstance(task.get("skill"), str):
         err = SkillError(
@@ -56,17 +56,21 @@ def run_one(index: int, task: Any) -> dict[str, Any]:
         err = SkillError("invalid_task", f"task {index}: unexpected keys {extra}", value=extra)
         result = SkillResult.from_error(err).to_dict()
     else:
-        result = run_skill(task["skill"], args).to_dict()
+        result = run_skill(task["skill"], args, engine=engine).to_dict()
     out = {"index": index, "skill": task["skill"]}
     if "id" in task:
         out["id"] = task["id"]
     return {**out, **result}
 
 
-def run_batch(task_file: str | Path, output: str | Path | None = None) -> dict[str, Any]:
-    """Run every task of ``task_file``; returns ``{n_tasks, n_succeeded, n_failed, results}``."""
+def run_batch(task_file: str | Path, output: str | Path | None = None, *, engine: Any = None) -> dict[str, Any]:
+    """Run every task of ``task_file`` on one engine (``engine``; default: the process-wide engine); returns
+    ``{n_tasks, n_succeeded, n_failed, results}``."""
+    from molx_agent.interfaces._engine import engine_or_default
+
     tasks = load_tasks(task_file)
-    results = [run_one(i, t) for i, t in enumerate(tasks)]
+    engine = engine_or_default(engine)
+    results = [run_one(i, t, engine) for i, t in enumerate(tasks)]
     report = {
         "task_file": str(task_file),
         "n_tasks": len(tasks),

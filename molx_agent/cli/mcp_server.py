@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 
-def run_mcp_server(http: int | None = None, host: str = "127.0.0.1") -> None:
+def run_mcp_server(http: int | None = None, host: str = "127.0.0.1", *, engine: Any = None) -> None:
     from molx_agent.mcp_server import serve
 
-    serve(http_port=http, host=host)
+    serve(http_port=http, host=host, engine=engine)
 
 
 def register(app: typer.Typer) -> None:

@@ -5,6 +5,8 @@ DecisionContext of the next decision point (``status: paused``) or the route's e
 Options accept both spellings (``--session-dir`` / ``--session_dir`` ...), as in seed 000.
 Exit status: 0 ok (paused or completed), 1 the route failed or hit MAX_TOTAL_TASKS,
 2 bad input (invalid SMILES, rejected decision, exhausted budget, missing session).
+Each ``run_retro_*`` that runs skills builds the RetroEngine (``engine=``; default: the process-wide engine) and
+passes it to the pipeline.
 """
 
 from __future__ import annotations
@@ -35,9 +37,12 @@ def run_retro_plan(
     language: str = "en",
     proposals: bool = True,
     auto: bool = False,
+    engine: Any = None,
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import plan_session, run_route
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.pipeline.service import plan_session, run_route
 
+    engine = engine_or_default(engine)
     out = plan_session(
         target_smiles,
         output_dir,
@@ -46,16 +51,20 @@ def run_retro_plan(
         stock=stock,
         language=language,
         with_proposals=proposals,
+        engine=engine,
     )
     if auto:
-        out["runs"] = [run_route(out["session_dir"], r["route_id"], auto=True) for r in out["routes"]]
+        out["runs"] = [run_route(out["session_dir"], r["route_id"], auto=True, engine=engine) for r in out["routes"]]
     return out
 
 
-def run_retro_run(session_dir: str, route: str | None = None, *, auto: bool = False) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import run_route
+def run_retro_run(
+    session_dir: str, route: str | None = None, *, auto: bool = False, engine: Any = None
+) -> dict[str, Any]:
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.pipeline.service import run_route
 
-    return run_route(session_dir, route, auto=auto)
+    return run_route(session_dir, route, auto=auto, engine=engine_or_default(engine))
 
 
 def run_retro_decide(
@@ -63,9 +72,12 @@ def run_retro_decide(
     route: str | None,
     decision: str | dict[str, Any] | None = None,
     decision_file: str | None = None,
+    *,
+    engine: Any = None,
 ) -> dict[str, Any]:
     from molx_agent.errors import ValidationError
-    from molx_agent.retro.pipeline.service import decide_route
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.pipeline.service import decide_route
 
     if decision_file is not None:
         path = Path(decision_file)
@@ -78,19 +90,21 @@ def run_retro_decide(
             "give --decision JSON or --decision-file",
             hint='{"task_id": "...", "action": "use_default"}',
         )
-    return decide_route(session_dir, route, decision)
+    return decide_route(session_dir, route, decision, engine=engine_or_default(engine))
 
 
 def run_retro_explore(
-    session_dir: str, route: str | None, tool: str, params: str | dict[str, Any] | None = None
+    session_dir: str, route: str | None, tool: str, params: str | dict[str, Any] | None = None, *,
+    engine: Any = None,
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import explore_route
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.pipeline.service import explore_route
 
-    return explore_route(session_dir, route, tool, params)
+    return explore_route(session_dir, route, tool, params, engine=engine_or_default(engine))
 
 
 def run_retro_compare(session_dir: str, routes: str | None = None) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import compare_routes
+    from molx_agent.interfaces.pipeline.service import compare_routes
 
     ids = [r.strip() for r in routes.split(",") if r.strip()] if routes else None
     return compare_routes(session_dir, ids)
@@ -99,13 +113,13 @@ def run_retro_compare(session_dir: str, routes: str | None = None) -> dict[str, 
 def run_retro_finalize(
     session_dir: str, route: str | None = None, output_dir: str | None = None
 ) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import finalize_route
+    from molx_agent.interfaces.pipeline.service import finalize_route
 
     return finalize_route(session_dir, route, output_dir)
 
 
 def run_retro_status(session_dir: str, route: str | None = None) -> dict[str, Any]:
-    from molx_agent.retro.pipeline.service import session_status
+    from molx_agent.interfaces.pipeline.service import session_status
 
     return session_status(session_dir, route)
 

@@ -14,6 +14,11 @@ from typing import Any
 
 import typer
 
+from molx_agent.retro.search_types import SearchConfig
+
+#: the search defaults, written once in ``SearchConfig`` (the CLI options and the MCP server show these)
+DEFAULTS = SearchConfig()
+
 
 def resolve_target(target: str) -> tuple[str, str]:
     """``(smiles, name)`` for a name from the packaged table or a SMILES (``retro.targets.resolve_target``)."""
@@ -22,57 +27,55 @@ def resolve_target(target: str) -> tuple[str, str]:
     return _resolve(target)
 
 
+def route_engine(engine: Any = None, *, stock: str | None = None, model: Any = None) -> Any:
+    """The engine a route search runs on: ``engine`` (default: the process-wide engine; with ``model``, an engine
+    on that model) on ``stock`` when given (same model and configuration; the stock loads now, so a bad spec or an
+    unreadable file fails before the model loads)."""
+    from molx_agent.interfaces._engine import engine_or_default, engine_with_stock
+    from molx_agent.retro.engine import RetroEngine
+
+    if engine is None and model is not None:
+        engine = RetroEngine(model=model, stock=stock)
+        engine.stock  # noqa: B018 - load (and check) the stock now
+        return engine
+    return engine_with_stock(engine_or_default(engine), stock)
+
+
 def run_route(
     target: str,
     *,
     stock: str | None = None,
-    time_limit: float = 60.0,
-    max_depth: int = 7,
-    n_routes: int = 5,
-    max_expansions: int = 2000,
+    time_limit: float | None = None,
+    max_depth: int | None = None,
+    n_routes: int | None = None,
+    max_expansions: int | None = None,
     output_dir: str | Path | None = None,
     model: Any = None,
     progress: Callable[[dict[str, Any]], None] | None = None,
     language: str = "en",
     write_files: bool = True,
+    engine: Any = None,
 ) -> dict[str, Any]:
     """Search routes to ``target`` and write ``routes.json`` and the route report.
 
-    Returns ``target``, ``target_smiles``, ``target_name``, ``solved``, ``routes`` (reaction trees, best
-    first), ``partial_route`` (a tree, when unsolved), ``n_expansions``, ``time_s``, ``stock``,
-    ``reasons``, ``stopped_by``, ``output_dir`` and ``files`` (``routes_json``, ``html``, ``md``, ...).
+    ``engine``: the :class:`~molx_agent.retro.engine.RetroEngine` to search with (default: the process-wide engine;
+    ``model`` builds one on that single-step model); ``stock`` binds another stock to it.  Limits left ``None`` are
+    the engine's ``SearchConfig`` values (the defaults written once in ``retro.search_types.SearchConfig``).
+
+    Returns :func:`molx_agent.retro.payload.search_payload` (``target``, ``target_smiles``, ``target_name``,
+    ``solved``, ``routes`` (reaction trees, best first), ``partial_route`` (a tree, when unsolved),
+    ``n_expansions``, ``time_s``, ``stock``, ``reasons``, ``stopped_by``, ``route_summaries``, ``summary``) plus
+    ``output_dir`` and ``files`` (``routes_json``, ``html``, ``md``, ...).
     """
     from molx_agent.config import get_settings
     from molx_agent.io_utils import atomic_write_json, timestamped_dir
-    from molx_agent.retro.export import to_aizynth_tree
-    from molx_agent.retro.search import search_routes
-    from molx_agent.retro.search_routes import route_summary_text
-    from molx_agent.retro.stock import load_stock
+    from molx_agent.retro.payload import search_payload
 
     smiles, name = resolve_target(target)
-    stock_obj = load_stock(stock)  # bad stock spec/file fails before the model loads
-    result = search_routes(smiles, stock=stock_obj, model=model, time_limit=time_limit, max_expansions=max_expansions,
-                           max_depth=max_depth, n_routes=n_routes, progress=progress, name=name)
-    payload: dict[str, Any] = {
-        "target": target,
-        "target_smiles": result.target,
-        "target_name": name,
-        "solved": result.solved,
-        "routes": [to_aizynth_tree(g) for g in result.routes],
-        "partial_route": to_aizynth_tree(result.partial_route) if result.partial_route else None,
-        "n_expansions": result.n_expansions,
-        "time_s": round(result.time_s, 3),
-        "stock": result.stock,
-        "reasons": result.reasons,
-        "stopped_by": result.stopped_by,
-        "route_summaries": [
-            {"rank": g.metadata.get("rank"), "n_steps": g.n_steps, "total_cost": g.metadata.get("total_cost"),
-             "longest_linear_sequence": g.longest_linear_sequence(),
-             "starting_materials": [{"smiles": n.smiles, "source": n.availability.get("source")} for n in g.leaves()]}
-            for g in result.routes
-        ],
-    }
-    payload["summary"] = route_summary_text(result, name=name, language=language)
+    eng = route_engine(engine, stock=stock, model=model)  # bad stock spec/file fails before the model loads
+    result = eng.search(smiles, time_limit=time_limit, max_expansions=max_expansions, max_depth=max_depth,
+                        n_routes=n_routes, progress=progress, name=name)
+    payload = search_payload(result, target=target, name=name, language=language)
     files: dict[str, str] = {}
     if write_files:
         out = Path(output_dir) if output_dir else timestamped_dir(get_settings().output_dir, f"route_{name or 'target'}")
@@ -132,10 +135,13 @@ def register(app: typer.Typer) -> None:
         target: str = typer.Argument(..., help="Target molecule: a SMILES or a known name (e.g. paracetamol)."),
         stock: str = typer.Option(None, "--stock", help="'zinc' (building blocks <= 25 heavy atoms), 'zinc-all', 'common', a stock file (.smi/.txt/.csv[.gz]) or a "
                                   "comma-separated list. Default: packaged common reagents + ZINC in-stock."),
-        time_limit: float = typer.Option(60.0, "--time-limit", min=0.1, help="Search time limit in seconds."),
-        max_depth: int = typer.Option(7, "--max-depth", min=1, help="Maximum number of steps on any branch."),
-        n_routes: int = typer.Option(5, "--n-routes", min=1, help="Number of routes to return."),
-        max_expansions: int = typer.Option(2000, "--max-expansions", min=1, help="Maximum molecule expansions."),
+        time_limit: float = typer.Option(DEFAULTS.time_limit, "--time-limit", min=0.1,
+                                         help="Search time limit in seconds."),
+        max_depth: int = typer.Option(DEFAULTS.max_depth, "--max-depth", min=1,
+                                      help="Maximum number of steps on any branch."),
+        n_routes: int = typer.Option(DEFAULTS.n_routes, "--n-routes", min=1, help="Number of routes to return."),
+        max_expansions: int = typer.Option(DEFAULTS.max_expansions, "--max-expansions", min=1,
+                                           help="Maximum molecule expansions."),
         output_dir: Path = typer.Option(None, "--output-dir", help="Where to write routes.json and the report."),
         json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
         lang: str = typer.Option("en", "--lang", help="Language of the summary and report: en or zh."),
@@ -179,4 +185,4 @@ def _run_with_progress(target: str, kwargs: dict[str, Any]) -> dict[str, Any]:
         return run_route(target, progress=progress, **kwargs)
 
 
-__all__ = ["run_route", "resolve_target", "register"]
+__all__ = ["run_route", "route_engine", "resolve_target", "register", "DEFAULTS"]

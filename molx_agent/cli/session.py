@@ -19,11 +19,13 @@ SESSION_COMMANDS_HELP = (
 )
 
 
-def run_session(command: str, session_file: str | Path, args: dict[str, Any] | None = None) -> dict[str, Any]:
+def run_session(command: str, session_file: str | Path, args: dict[str, Any] | None = None, *,
+                engine: Any = None) -> dict[str, Any]:
     """Run one session command; raises ``RetroError`` on bad input (the file is then unchanged)."""
-    from molx_agent.retro.session import RetroCmd
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.session import RetroCmd
 
-    return RetroCmd(session_file).execute(command, args or {})
+    return RetroCmd(session_file, engine=engine_or_default(engine)).execute(command, args or {})
 
 
 def register(app: typer.Typer) -> None:

@@ -43,21 +43,23 @@ def load_args(args: str | None, args_file: str | Path | None) -> dict[str, Any]:
 
 
 def run_skill_command(
-    name: str, args: str | None = None, args_file: str | Path | None = None
+    name: str, args: str | None = None, args_file: str | Path | None = None, *, engine: Any = None
 ) -> dict[str, Any]:
-    """Run one skill; returns the SkillResult dict (``success=false`` for every failure)."""
+    """Run one skill on ``engine`` (a RetroEngine; default: the process-wide engine built from settings); returns the
+    SkillResult dict (``success=false`` for every failure)."""
     from molx_agent.errors import RetroError
-    from molx_agent.retro.skills import SkillResult, run_skill
+    from molx_agent.interfaces._engine import engine_or_default
+    from molx_agent.interfaces.skills import SkillResult, run_skill
 
     try:
         parsed = load_args(args, args_file)
     except RetroError as exc:
         return SkillResult.from_error(exc).to_dict()
-    return run_skill(name, parsed).to_dict()
+    return run_skill(name, parsed, engine=engine_or_default(engine)).to_dict()
 
 
 def run_skill_list() -> list[dict[str, Any]]:
-    from molx_agent.retro.skills import list_skills
+    from molx_agent.interfaces.skills import list_skills
 
     return list_skills()
 

@@ -1,4 +1,7 @@
-"""Retrosynthesis: single-step model, stock, search, route model, skills, pipeline, session, report."""
+"""Retrosynthesis engine: RetroEngine, single-step models, stock, judgements, search, route model, export, report.
+
+The protocols (skills, pipeline, session) live in :mod:`molx_agent.interfaces`; the old paths still work.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 def __getattr__(name: str) -> Any:  # lazy exports keep `import molx_agent.retro` light
     if name == "RetroCmd":
-        from molx_agent.retro.session import RetroCmd
+        from molx_agent.interfaces.session import RetroCmd
 
         return RetroCmd
     if name in ("Prediction", "SingleStepModel", "load_single_step_model"):

@@ -34,8 +34,8 @@ class RetroEngine:
     """The retrosynthesis engine: single-step model, stock, judgements and search behind one object.
 
     ``model``: a ``SingleStepModel`` (default: the packaged model, loaded at first use).  ``stock``: a ``Stock`` or a
-    spec for :func:`molx_agent.retro.stock.load_stock` (default: the packaged verified building blocks, then the
-    ZINC in-stock Bloom filter as ``probable``).  ``config``: a :class:`SearchConfig` (the search defaults and the
+    spec for :func:`molx_agent.retro.stock.load_stock` (default: the packaged verified building blocks and common
+    reagents, then the ZINC in-stock Bloom filter, whose hits are ``probable``).  ``config``: a :class:`SearchConfig` (the search defaults and the
     trust knobs: leaf policy, plausibility floor, route score), written once there.
     """
 
@@ -46,6 +46,7 @@ class RetroEngine:
         self.config = config or SearchConfig()
         self._lock = threading.RLock()
         self._predictions: dict[tuple[str, int], list[Any]] = {}
+        self._model_source: RetroEngine | None = None  # an engine whose model this one shares (with_stock/with_config)
         self.caches = SearchCaches()
 
     # -- construction ------------------------------------------------------------------------------------
@@ -68,15 +69,30 @@ class RetroEngine:
         """A new engine sharing this one's model and stock, with some config fields changed."""
         other = RetroEngine(model=self._model, stock=self.stock, config=dataclasses.replace(self.config, **changes))
         other._predictions = self._predictions
+        other._model_source = self
+        return other
+
+    def with_stock(self, stock: Any) -> RetroEngine:
+        """A new engine sharing this one's model (loaded or not) and config, with another stock (a spec or a
+        ``Stock``; a bad spec fails now, before any search)."""
+        from molx_agent.retro.stock import load_stock
+
+        other = RetroEngine(model=self._model, stock=load_stock(stock), config=self.config)
+        other._predictions = self._predictions
+        other._model_source = self
         return other
 
     @property
     def model(self) -> Any:
         with self._lock:
             if self._model is None:
-                from molx_agent.retro.single_step import load_single_step_model
+                source = getattr(self, "_model_source", None)
+                if source is not None:
+                    self._model = source.model  # share the parent's model (loaded once)
+                else:
+                    from molx_agent.retro.single_step import load_single_step_model
 
-                self._model = load_single_step_model()
+                    self._model = load_single_step_model()
             return self._model
 
     @property
@@ -93,9 +109,11 @@ class RetroEngine:
         return self._model is not None
 
     # -- single step ------------------------------------------------------------------------------------------
-    def predict(self, smiles: str, top_k: int = 50) -> list[Any]:
-        """Top-k precursor sets for ``smiles`` (``Prediction`` objects, best first; cached per molecule)."""
-        key = (smiles, int(top_k))
+    def predict(self, smiles: str, top_k: int | None = None) -> list[Any]:
+        """Top-k precursor sets for ``smiles`` (``Prediction`` objects, best first; cached per molecule; ``top_k``
+        defaults to the search's ``expansion_top_k``)."""
+        key = (smiles, int(top_k if top_k is not None else self.config.expansion_top_k))
+        top_k = key[1]
         hit = self._predictions.get(key)
         if hit is None:
             hit = list(self.model.predict(smiles, top_k=top_k))

@@ -44,15 +44,15 @@ logger = logging.getLogger(__name__)
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 COMMON_REAGENTS_FILE = DATA_DIR / "common_reagents.smi"
+BUILDING_BLOCKS_FILE = DATA_DIR / "building_blocks.smi.gz"
 ZINC_CATALOG = "zinc-instock-mini"
 ZINC_FALSE_POSITIVE_RATE = 0.07
 #: ZINC in-stock also sells drugs, metabolites and late intermediates (N-desmethyl-imatinib, ...); counting
 #: them as starting materials makes routes trivial, so by default only hits up to this size count.
 ZINC_MAX_HEAVY_ATOMS = 25
 
-#: SA-score classes of seed 000 (``SAThresholds``).
-SA_PURCHASABLE = 2.2
-SA_EASY = 3.5
+#: SA-score classes of seed 000 (``SAThresholds``): the one copy lives in ``chem.properties``.
+from molx_agent.chem.properties import SA_PURCHASABLE, sa_class  # noqa: E402
 
 _SMILES_HEADERS = {"smiles", "canonical_smiles", "smi", "structure"}
 _INCHIKEY_HEADERS = {"inchikey", "inchi_key", "standard_inchikey"}
@@ -500,6 +500,15 @@ class CommonReagentsStock(FileStock):
         super().__init__(path or COMMON_REAGENTS_FILE, name="common-reagents", canonicalize=False)
 
 
+class BuildingBlocksStock(FileStock):
+    """The packaged ``verified`` building blocks (``data/building_blocks.smi.gz``, ``scripts/build_stock.py``):
+    reactants of the USPTO-50K training reactions that no USPTO-50K reaction produces and that are building-block
+    sized, plus the names table's reagents; benchmark targets and intermediates excluded."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        super().__init__(path or BUILDING_BLOCKS_FILE, name="building-blocks", canonicalize=False)
+
+
 class CompositeStock(BaseStock):
     """Several stocks; a molecule is in stock when any has it, and its source is the first that does."""
 
@@ -573,13 +582,18 @@ def stock_tier(stock: Any, smiles: str) -> tuple[str | None, str]:
 
 # -- construction from a spec -------------------------------------------------------------------------
 _NAMED = {"zinc": ZincStock, ZINC_CATALOG: ZincStock, "zinc-all": lambda: ZincStock(max_heavy_atoms=None),
-          "common": CommonReagentsStock, "common-reagents": CommonReagentsStock}
+          "common": CommonReagentsStock, "common-reagents": CommonReagentsStock,
+          "building-blocks": BuildingBlocksStock, "bb": BuildingBlocksStock,
+          "verified": lambda: CompositeStock([BuildingBlocksStock(), CommonReagentsStock()],
+                                             name="building-blocks+common-reagents")}
 
 
 @lru_cache(maxsize=1)
 def default_stock() -> CompositeStock:
-    """Packaged common reagents, then the ZINC in-stock Bloom filter."""
-    return CompositeStock([CommonReagentsStock(), ZincStock()], name="common-reagents+zinc-instock-mini")
+    """The packaged verified stocks (building blocks, common reagents), then the ZINC in-stock Bloom filter, whose
+    hits are only ``probable``."""
+    return CompositeStock([BuildingBlocksStock(), CommonReagentsStock(), ZincStock()],
+                          name="building-blocks+common-reagents+zinc-instock-mini")
 
 
 @lru_cache(maxsize=16)
@@ -591,8 +605,9 @@ def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = Non
     """Build a stock from a spec.
 
     ``None``/``"default"`` -> :func:`default_stock`; ``"zinc"`` -> :class:`ZincStock` (building blocks up
-    to 25 heavy atoms); ``"zinc-all"`` -> every ZINC in-stock hit;
-    ``"common"`` -> :class:`CommonReagentsStock`; a file path -> :class:`FileStock`; a
+    to 25 heavy atoms, ``probable`` tier); ``"zinc-all"`` -> every ZINC in-stock hit;
+    ``"common"`` -> :class:`CommonReagentsStock`; ``"building-blocks"`` -> :class:`BuildingBlocksStock`;
+    ``"verified"`` -> both packaged exact stocks (no Bloom filter); a file path -> :class:`FileStock`; a
     comma-separated string or a list of specs -> :class:`CompositeStock` (first match is the source).
     An object with ``__contains__``/``source_of``/``name`` is returned as is.
     """
@@ -625,22 +640,14 @@ def load_stock(spec: str | os.PathLike[str] | Stock | Iterable[Any] | None = Non
 # -- availability ----------------------------------------------------------------------------------------
 @lru_cache(maxsize=50_000)
 def sa_score(smiles: str) -> float | None:
-    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), ``None`` if unparsable."""
+    """Ertl-Schuffenhauer synthetic accessibility score (1 easy .. 10 hard), ``None`` if unparsable
+    (:func:`molx_agent.chem.properties.sa_score`, cached per SMILES)."""
+    from molx_agent.chem.properties import sa_score as _sa_score
+
     mol = _quiet_mol(smiles)
     if mol is None:
         return None
-    from rdkit.Contrib.SA_Score import sascorer
-
-    return round(float(sascorer.calculateScore(mol)), 3)
-
-
-def sa_class(score: float | None) -> str | None:
-    """Seed 000 SA classes: purchasable (< 2.2), easily_synthesizable (< 3.5), complex."""
-    if score is None:
-        return None
-    if score < SA_PURCHASABLE:
-        return "purchasable"
-    return "easily_synthesizable" if score < SA_EASY else "complex"
+    return _sa_score(mol)
 
 
 def _cs_score(smiles: str) -> float | None:
@@ -720,6 +727,7 @@ __all__ = [
     "ZincStock",
     "FileStock",
     "CommonReagentsStock",
+    "BuildingBlocksStock",
     "CompositeStock",
     "load_stock",
     "default_stock",

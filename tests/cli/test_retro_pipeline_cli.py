@@ -341,8 +341,8 @@ def test_aspirin_every_decision_by_hand(tmp_path, aspirin):
 
 def test_paracetamol_every_decision_by_hand(tmp_path, paracetamol):
     """A two-step route for paracetamol, every decision made through the CLI (seed 000 workflow)."""
-    from molx_agent.retro.pipeline.decisions import recursion_default
-    from molx_agent.retro.pipeline.limits import LIMITS
+    from molx_agent.interfaces.pipeline.decisions import recursion_default
+    from molx_agent.interfaces.pipeline.limits import LIMITS
 
     session = tmp_path / "para"
     out = cli("retro", "plan", "--target-smiles", paracetamol, "--output-dir", str(session))
@@ -777,7 +777,7 @@ def test_session_writes_are_atomic(tmp_path, aspirin, leftover):
 def test_a_crash_while_saving_leaves_the_route_file_intact(tmp_path, aspirin, monkeypatch):
     import os
 
-    from molx_agent.retro.pipeline import session_store
+    from molx_agent.interfaces.pipeline import session_store
 
     session = tmp_path / "crash"
     run_retro_plan(aspirin, str(session), proposals=False)

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from molx_agent.cli.main import app
 from molx_agent.cli.route import resolve_target, run_route
 from molx_agent.errors import ChemistryError
+from molx_agent.retro.engine import RetroEngine
+from molx_agent.retro.stock import FileStock
 from molx_agent.retro.toy_model import DictSingleStepModel
 
 PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
@@ -34,11 +36,13 @@ def toy_stock(tmp_path):
 
 
 @pytest.fixture
-def patched_model(monkeypatch, toy_model):
-    import molx_agent.retro.single_step as single_step
+def toy_default_engine(monkeypatch, toy_model):
+    """The CLI's entry point builds the process-wide engine: make that a toy engine (no packaged model)."""
+    import molx_agent.retro.engine as engine_mod
 
-    monkeypatch.setattr(single_step, "load_single_step_model", lambda: toy_model)
-    return toy_model
+    engine = RetroEngine(model=toy_model)
+    monkeypatch.setattr(engine_mod, "_DEFAULT", engine)
+    return engine
 
 
 def test_resolve_target_names_and_smiles():
@@ -65,6 +69,42 @@ def test_run_route_writes_routes_json_and_report(tmp_path, toy_model, toy_stock)
     assert "Found 1 route" in payload["summary"]
 
 
+def test_run_route_searches_with_the_injected_engine(tmp_path, toy_model, toy_stock):
+    engine = RetroEngine(model=toy_model, stock=FileStock(toy_stock))
+    payload = run_route("paracetamol", engine=engine, output_dir=tmp_path / "e", time_limit=5, write_files=False)
+    assert payload["solved"] is True and toy_model.n_calls >= 1
+    leaves = payload["route_summaries"][0]["starting_materials"]
+    # the toy model's own precursors: acetic anhydride and 4-nitrophenol, from the toy stock
+    assert {m["smiles"] for m in leaves} == {"CC(=O)OC(C)=O", "O=[N+]([O-])c1ccc(O)cc1"}
+    assert all(m["tier"] == "verified" for m in leaves)
+    assert payload["files"] == {} and not (tmp_path / "e").exists()
+
+
+def test_route_payload_keys_are_the_search_payload(tmp_path, toy_model, toy_stock):
+    from molx_agent.retro.payload import search_payload
+
+    engine = RetroEngine(model=toy_model, stock=FileStock(toy_stock))
+    payload = run_route(PARACETAMOL, engine=engine, time_limit=5, write_files=False)
+    expected = search_payload(engine.search(PARACETAMOL, time_limit=5), target=PARACETAMOL)
+    assert set(payload) == set(expected) | {"files"}
+    for key in ("target", "target_smiles", "target_name", "solved", "routes", "partial_route", "n_expansions",
+                "time_s", "stock", "reasons", "stopped_by", "route_summaries", "summary"):
+        assert key in payload
+    summary = payload["route_summaries"][0]
+    assert {"rank", "n_steps", "total_cost", "longest_linear_sequence", "confidence", "issues",
+            "starting_materials"} <= set(summary)
+    assert payload["routes"] == expected["routes"]
+
+
+def test_run_route_limits_default_to_search_config(toy_model, toy_stock):
+    from molx_agent.retro.search_types import SearchConfig
+
+    engine = RetroEngine(model=toy_model, stock=FileStock(toy_stock), config=SearchConfig(max_depth=1))
+    payload = run_route(PARACETAMOL, engine=engine, write_files=False)  # no limit given: the engine's config
+    assert payload["solved"] is False  # the only route needs two steps
+    assert run_route(PARACETAMOL, engine=engine, max_depth=2, write_files=False)["solved"] is True
+
+
 def test_run_route_unsolved_gives_partial_route_and_reasons(tmp_path, toy_model):
     stock = tmp_path / "s.smi"
     stock.write_text("CC(=O)OC(C)=O\n")
@@ -75,7 +115,7 @@ def test_run_route_unsolved_gives_partial_route_and_reasons(tmp_path, toy_model)
     assert "html" in payload["files"]
 
 
-def test_cli_route_json(tmp_path, patched_model, toy_stock):
+def test_cli_route_json(tmp_path, toy_default_engine, toy_stock):
     res = CliRunner().invoke(app, ["route", "paracetamol", "--stock", toy_stock, "--json", "--time-limit", "5",
                                    "--output-dir", str(tmp_path / "cli")])
     assert res.exit_code == 0, res.output
@@ -86,7 +126,7 @@ def test_cli_route_json(tmp_path, patched_model, toy_stock):
     assert (tmp_path / "cli" / "routes.json").is_file()
 
 
-def test_cli_route_text(tmp_path, patched_model, toy_stock):
+def test_cli_route_text(tmp_path, toy_default_engine, toy_stock):
     res = CliRunner().invoke(app, ["route", PARACETAMOL, "--stock", toy_stock, "--output-dir", str(tmp_path / "t")])
     assert res.exit_code == 0, res.output
     assert "Best route:" in res.stdout and "Report:" in res.stdout

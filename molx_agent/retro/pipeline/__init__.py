@@ -1,44 +1,8 @@
-"""The pause/resume task pipeline of seed 000 (plan -> run -> decide ... -> finalize).
+"""Moved to :mod:`molx_agent.interfaces.pipeline`; this old import path (and every submodule under it) still works.
 
-``service`` has the commands, ``orchestrator`` runs one route, ``decisions`` holds the 5
-decision points, ``exploration`` the 6 read-only tools, ``session_store`` the atomic session
-directory, ``models`` the value types and ``limits`` the constants.
+``molx_agent.retro.pipeline`` and ``molx_agent.retro.pipeline.<module>`` are the very modules of ``molx_agent.interfaces.pipeline``.
 """
 
-from molx_agent.retro.pipeline.limits import (
-    CONFIDENCE_THRESHOLD,
-    DEFAULT_MAX_BYPRODUCTS,
-    DEFAULT_MAX_PROPOSALS,
-    LIMITS,
-    SA_THRESHOLDS,
-    RetroLimits,
-    SAThresholds,
-)
-from molx_agent.retro.pipeline.models import (
-    DecisionContext,
-    DecisionInstruction,
-    DecisionType,
-    PipelineTask,
-    RouteState,
-    RouteStatus,
-    TaskStatus,
-    TaskType,
-)
+from molx_agent._compat import alias_package
 
-__all__ = [
-    "RetroLimits",
-    "SAThresholds",
-    "LIMITS",
-    "SA_THRESHOLDS",
-    "CONFIDENCE_THRESHOLD",
-    "DEFAULT_MAX_BYPRODUCTS",
-    "DEFAULT_MAX_PROPOSALS",
-    "DecisionContext",
-    "DecisionInstruction",
-    "DecisionType",
-    "PipelineTask",
-    "RouteState",
-    "RouteStatus",
-    "TaskStatus",
-    "TaskType",
-]
+alias_package(__name__, "molx_agent.interfaces.pipeline")

@@ -1,12 +1,8 @@
-"""Interactive retrosynthesis session (seed 001): ``RetroCmd(session_file).execute(command, args)``.
+"""Moved to :mod:`molx_agent.interfaces.session`; this old import path (and every submodule under it) still works.
 
-Modules: ``state`` (session file structure, load/save), ``args`` (command schemas), ``commands``
-(``RetroCmd`` dispatcher), ``actions`` (commands that change the state), ``views`` (read-only
-commands and ``export``), ``context`` (decision context, terminal logic), ``sandbox`` (attempt
-evaluation), ``engine`` (the one adapter to ``chem`` and the retro engine).
+``molx_agent.retro.session`` and ``molx_agent.retro.session.<module>`` are the very modules of ``molx_agent.interfaces.session``.
 """
 
-from molx_agent.retro.session.args import COMMANDS
-from molx_agent.retro.session.commands import RetroCmd
+from molx_agent._compat import alias_package
 
-__all__ = ["RetroCmd", "COMMANDS"]
+alias_package(__name__, "molx_agent.interfaces.session")

@@ -1,10 +1,8 @@
-"""The 13 retrosynthesis skills of seed 000, each a thin layer over the engine.
+"""Moved to :mod:`molx_agent.interfaces.skills`; this old import path (and every submodule under it) still works.
 
-``run_skill(name, args) -> SkillResult`` is the one entry point used by the CLI
-(``molx-agent skill``/``batch``), the task pipeline, the LangChain tools and the MCP server.
+``molx_agent.retro.skills`` and ``molx_agent.retro.skills.<module>`` are the very modules of ``molx_agent.interfaces.skills``.
 """
 
-from molx_agent.retro.skills.base import BaseSkill, SkillArgs, SkillResult
-from molx_agent.retro.skills.registry import SKILL_REGISTRY, get_skill, list_skills, run_skill
+from molx_agent._compat import alias_package
 
-__all__ = ["BaseSkill", "SkillArgs", "SkillResult", "SKILL_REGISTRY", "get_skill", "list_skills", "run_skill"]
+alias_package(__name__, "molx_agent.interfaces.skills")
