@@ -99,6 +99,8 @@ class MolxAgent:
             self._load_mcp()
         if self.llm is not None:
             self.registry.inject_llm(self.llm)  # tools that read columns with an LLM get this agent's model
+        if engine is not None:
+            self.registry.bind_engine(engine)  # the skill tools search with this agent's engine
         self.tools = tools
         self._engine = engine
         self.search_workers = search_workers

@@ -118,3 +118,17 @@ def test_tool_output_dir_is_sanitised(tmp_path):
     assert safe_dir_name("") == "tool" and "/" not in safe_dir_name("a/../../b")
     out = get_tool_output_dir("../../escape")
     assert out.is_dir() and out.resolve().is_relative_to((tmp_path / "outputs").resolve())
+
+
+def test_the_agents_skill_tools_use_its_engine(toy_engine):
+    import json as _json
+
+    from molx_agent.agents.molx import MolxAgent
+
+    agent = MolxAgent(llm=None, engine=toy_engine, tools=None)
+    tool = agent.registry.get_tool("search_routes") or next(
+        t for t in agent.registry.get_tools(category="retro") if getattr(t, "engine", None) is not None)
+    assert tool.engine is toy_engine
+    shared = get_registry().get_tool(tool.name)
+    assert shared is not tool and shared.engine is None  # the shared registry keeps the default engine
+    assert _json.loads(agent.registry.get_tool("molecular_properties").invoke({"smiles": "CCO"}))["heavy_atoms"] == 3

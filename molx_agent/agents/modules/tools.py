@@ -213,6 +213,22 @@ class ToolRegistry:
                     self._tools[name] = entry
                 _set_llm(entry.tool, llm)
 
+    def bind_engine(self, engine: Any) -> None:
+        """Tools that run on a retrosynthesis engine (an ``engine`` field: the skill tools) use ``engine``.
+
+        On a scoped registry the parent's tools are copied first, so the shared tools keep the default engine.
+        """
+        with self._lock:
+            for name, entry in self._entries().items():
+                if "engine" not in getattr(type(entry.tool), "model_fields", {}):
+                    continue
+                if name not in self._tools:
+                    entry = RegisteredTool(tool=_copy_tool(entry.tool), category=entry.category,
+                                           allowed_agents=entry.allowed_agents, requires_llm=entry.requires_llm,
+                                           source=entry.source, meta=dict(entry.meta))
+                    self._tools[name] = entry
+                entry.tool.engine = engine
+
     # -- queries -----------------------------------------------------------------------------
     def get_tools(self, agent: str | None = None, category: ToolCategory | str | None = None) -> list[Any]:
         """Tools visible to ``agent`` (all when None), optionally of one ``category``."""
