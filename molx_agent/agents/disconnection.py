@@ -301,13 +301,7 @@ class DisconnectionAgent(BaseAgent):
                     + (f" ({n_buy} sold as such)." if n_buy else "."))
             result["summary"] = " ".join([head, *(r["summary"] for r in final)])
         result["strategy"] = strategy
-        result["attempt_summary"] = "; ".join(
-            f"{r.get('target_name') or r.get('target_smiles')}: "
-            + ("buy it" if r.get("purchasable") else
-               f"{'solved' if r.get('solved') else 'unsolved'} "
-               f"({(r.get('searches') or [{}])[-1].get('n_expansions', 0)} expansions, "
-               f"{(r.get('searches') or [{}])[-1].get('time_limit', '?')} s limit)")
-            for r in final)
+        result["attempt_summary"] = "; ".join(_attempt_line(r, attempt) for r in final)
         return result
 
     def _finish(self, rec: dict[str, Any], leaf: dict[str, Any], old: dict[str, Any] | None, attempt: int,
@@ -341,6 +335,20 @@ class DisconnectionAgent(BaseAgent):
         if guidance:
             rec["guidance"] = guidance
         return rec
+
+
+def _attempt_line(record: dict[str, Any], attempt: int) -> str:
+    """What this attempt's search gave for one target (not the routes kept from earlier attempts)."""
+    label = record.get("target_name") or record.get("target_smiles")
+    if record.get("purchasable"):
+        return f"{label}: buy it"
+    search = (record.get("searches") or [{}])[-1]
+    if search.get("attempt") != attempt:
+        return f"{label}: kept from attempt {search.get('attempt')}"
+    outcome = f"new route(s) found ({search.get('n_routes')})" if search.get("solved") else "no new route"
+    kept = len(record.get("route_graphs") or []) - int(search.get("n_routes") or 0)
+    return (f"{label}: {outcome} ({search.get('n_expansions', 0)} expansions, {search.get('time_limit', '?')} s limit"
+            + (f"; {kept} earlier route(s) kept" if kept > 0 else "") + ")")
 
 
 def _records(result: dict[str, Any]) -> list[dict[str, Any]]:
