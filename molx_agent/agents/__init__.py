@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["MolxAgent", "ChatSession", "IntentClassifierAgent", "PlannerAgent", "WORKER_CLASSES"]
+__all__ = ["MolxAgent", "ChatSession", "SessionRecorder", "IntentClassifierAgent", "PlannerAgent", "WORKER_CLASSES",
+           "BaseAgent", "SARAgent", "SARAgentConfig", "Rule"]
 
 _LAZY = {
     "MolxAgent": "molx_agent.agents.molx",
@@ -15,6 +16,11 @@ _LAZY = {
     "IntentClassifierAgent": "molx_agent.agents.intent_classifier",
     "PlannerAgent": "molx_agent.agents.planner",
     "WORKER_CLASSES": "molx_agent.agents.workers",
+    "SessionRecorder": "molx_agent.agents.recorder",
+    "BaseAgent": "molx_agent.agents.base",
+    "SARAgent": "molx_agent.agents.sar",
+    "SARAgentConfig": "molx_agent.agents.sar",
+    "Rule": "molx_agent.agents.sar",
 }
 
 

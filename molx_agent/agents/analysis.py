@@ -116,6 +116,65 @@ def _deep_analysis(smiles: str) -> dict[str, Any] | None:
         return {"error": exc.to_dict()}
 
 
+MAX_GUIDANCE_BONDS = 3
+
+
+def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
+    """What the route search can use from the analysis: the recommended strategy (linear / convergent / mixed), the
+    strategic bonds with the precursors a capping rule gives (acyclic bonds first, ring bonds as a fallback), the
+    groups needing protection and the methods to avoid.  The ``disconnection`` worker records it; a re-plan
+    disconnects first at ``strategic_bonds[0]`` and searches the fragments."""
+    from molx_agent.chem.smart_cap import suggest_capping
+    from molx_agent.chem.strategy import decide_strategy, get_global_strategy
+
+    decision = decide_strategy(smiles)
+    glob = get_global_strategy(smiles)
+    key = (decision.get("convergent_feasibility") or {}).get("key_disconnection") or {}
+    candidates = list((analysis.get("atom_bond_map") or {}).get("strategic_bonds") or [])
+    candidates.sort(key=lambda b: (b.get("in_ring", False), b.get("bond_idx") != key.get("bond_idx"),
+                                   -float(b.get("strategic_priority") or 0)))
+    bonds: list[dict[str, Any]] = []
+    for b in candidates:
+        try:
+            caps = suggest_capping(smiles, b["bond_idx"], max_proposals=1)
+        except RetroError:
+            continue
+        if not caps:
+            continue
+        bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
+                      "in_ring": b["in_ring"], "reaction_type": caps[0]["reaction_type"],
+                      "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],
+                      "confidence": caps[0].get("confidence"),
+                      "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance")})
+        if len(bonds) >= MAX_GUIDANCE_BONDS:
+            break
+    pg = glob.get("pg_policy") or {}
+    return {
+        "strategy": decision["recommended_strategy"], "scores": decision["scores"],
+        "rationale": decision["rationale"], "key_disconnection": key.get("chemical_label"),
+        "strategic_bonds": bonds, "protection": list(pg.get("groups_needing_protection") or []),
+        "pg_policy": pg.get("policy", ""), "avoid": list((glob.get("method_preferences") or {}).get("avoid") or []),
+        "step_budget": glob.get("step_budget"),
+    }
+
+
+def describe_guidance(guide: dict[str, Any], lang: str) -> str:
+    bond = (guide.get("strategic_bonds") or [{}])[0]
+    if lang == "zh":
+        text = f"- 合成策略：推荐{ {'linear': '线性', 'convergent': '汇聚', 'mixed': '混合'}.get(guide['strategy'], guide['strategy'])}路线"
+        if bond:
+            text += f"；战略键 {bond.get('label')}（{bond.get('reaction_type')}）→ {' + '.join(bond.get('fragments') or [])}"
+        if guide.get("protection"):
+            text += f"；需保护：{', '.join(guide['protection'])}"
+        return text
+    text = f"- Synthesis strategy: {guide['strategy']}"
+    if bond:
+        text += f"; strategic bond {bond.get('label')} ({bond.get('reaction_type')}) -> {' + '.join(bond.get('fragments') or [])}"
+    if guide.get("protection"):
+        text += f"; protect: {', '.join(guide['protection'])}"
+    return text
+
+
 def describe_molecule(entry: dict[str, Any], asked: list[str], lang: str) -> str:
     props = entry["properties"]
     title = f"{entry['name']} ({props['canonical_smiles']})" if entry.get("name") else props["canonical_smiles"]
@@ -149,6 +208,7 @@ class AnalysisAgent(BaseAgent):
 
     name = "analysis"
     description = "Molecular properties (RDKit), functional groups and structural analysis"
+    option_keys = ("deep_analysis",)
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
         from molx_agent.chem.properties import compute_properties
@@ -185,7 +245,16 @@ class AnalysisAgent(BaseAgent):
             if options.get("deep_analysis"):
                 deep = _deep_analysis(smi)
                 if deep is not None:
-                    entry["analysis"] = deep
+                    entry["analysis"] = {k: v for k, v in deep.items() if k != "atom_bond_map"}
+                    if "error" not in deep:
+                        entry["analysis"]["strategic_bonds"] = [
+                            {k: b.get(k) for k in ("bond_idx", "atoms", "chemical_label", "in_ring", "reaction_types",
+                                                   "strategic_priority", "fragment_balance")}
+                            for b in (deep.get("atom_bond_map") or {}).get("strategic_bonds", [])[:10]]
+                        try:
+                            entry["guidance"] = synthesis_guidance(smi, deep)
+                        except RetroError as exc:
+                            entry["guidance_error"] = exc.to_dict()
             molecules.append(entry)
         good = [m for m in molecules if "properties" in m]
         if not good:  # every molecule failed: the task fails and names each of them
@@ -193,7 +262,8 @@ class AnalysisAgent(BaseAgent):
             message = "; ".join(str(m["error"].get("message", f"invalid SMILES {m['smiles']!r}")) for m in molecules)
             raise ChemistryError(first.get("code", "invalid_smiles"), message,
                                  value=smiles_list[0] if len(smiles_list) == 1 else smiles_list)
-        parts = [describe_molecule(m, asked, lang) for m in good]
+        parts = [describe_molecule(m, asked, lang) + ("\n" + describe_guidance(m["guidance"], lang)
+                                                      if m.get("guidance") else "") for m in good]
         for m in molecules:
             if "error" in m:
                 parts.append(("无法解析 " if lang == "zh" else "Could not parse ") + f"{m['smiles']}: {m['error']['message']}")
@@ -223,4 +293,4 @@ def _names_by_smiles(inputs: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-__all__ = ["AnalysisAgent", "PROPERTY_LABELS", "requested_properties", "describe_molecule"]
+__all__ = ["AnalysisAgent", "PROPERTY_LABELS", "requested_properties", "describe_molecule", "synthesis_guidance"]

@@ -99,6 +99,7 @@ class DataCleanerAgent(BaseAgent):
 
     name = "data_cleaner"
     description = "Reads, standardises and cleans compound data files (CSV, TSV, Excel, SDF)."
+    option_keys = ("smiles_col", "activity_col", "id_col", "units", "sheet", "require_activity")
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
         from molx_agent.io_utils import timestamped_dir

@@ -306,13 +306,36 @@ class IntentClassifierAgent:
         return intent in INTENTS and intent != "unsupported"
 
     def run(self, state: AgentState) -> dict[str, Any]:
-        result = self.classify(state.get("user_query", ""), state.get("input_files") or [])
-        return {
+        query = state.get("user_query", "")
+        files = list(state.get("input_files") or [])
+        result = self.classify(query, files)
+        update: dict[str, Any] = {}
+        context = [f for f in state.get("context_files") or [] if f]
+        if context and not files and _is_data_follow_up(query, result):
+            # "which compound is most potent?" after a SAR turn: the previous turn's data file is meant
+            result = self.classify(query, context)
+            result.reasoning.append(f"follow-up question about the previous turn's data: {', '.join(context)}")
+            update["input_files"] = context
+            update["follow_up"] = True
+        update.update({
             "intent": result.intent,
             "intent_confidence": result.confidence,
             "intent_reasoning": result.reasoning,
             "language": result.language,
-        }
+        })
+        return update
+
+
+def _is_data_follow_up(query: str, result: IntentResult) -> bool:
+    """A question that names no file, no molecule and no reaction, but speaks of compounds/potency/SAR."""
+    if result.intent not in ("unsupported", "sar_analysis", "molecule_query"):
+        return False
+    ents = extract_entities(query)
+    if ents.smiles or ents.reaction_smiles or ents.files:
+        return False
+    low = query.lower()
+    return bool(_hits("sar", query) or _hits("hits", query) or _hits("clean", query)
+                or re.search(r"compound|potent|activ|series|化合物|活性|最强", low))
 
 
 __all__ = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,34 +15,47 @@ from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.intent_classifier import IntentClassifierAgent
 from molx_agent.agents.modules.graph import MolxGraphNodes, build_graph
 from molx_agent.agents.modules.llm import get_llm, llm_failure
-from molx_agent.agents.modules.state import AgentState
-from molx_agent.agents.planner import PlannerAgent
-from molx_agent.agents.workers import get_worker
+from molx_agent.agents.modules.state import AgentState, replace
+from molx_agent.agents.planner import TASK_DESCRIPTIONS, PlannerAgent
+from molx_agent.agents.recorder import SessionRecorder
+from molx_agent.agents.workers import WORKER_CLASSES, get_worker, load_worker_class
 from molx_agent.config import Settings, get_settings
-from molx_agent.errors import ConfigError
+from molx_agent.errors import ConfigError, ValidationError
 from molx_agent.limits import check_query
 
 logger = logging.getLogger(__name__)
 
 _AUTO = object()
-RECURSION_LIMIT = 100
+RECURSION_LIMIT = 200
+#: Keys of a returned state that are not graph state (stripped when a state is passed back in).
+_NOT_STATE = ("thread_id",)
 
 
-def fresh_turn_state(user_query: str, files: list[str] | None = None) -> dict[str, Any]:
+def new_thread_id() -> str:
+    """A fresh thread id (never a shared ``"default"``)."""
+    return uuid.uuid4().hex[:16]
+
+
+def fresh_turn_state(user_query: str, files: list[str] | None = None,
+                     options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Input of one turn: the per-turn fields are reset, ``messages`` gets the user's message."""
     return {
         "messages": [HumanMessage(content=user_query)],
         "user_query": user_query,
         "input_files": [str(f) for f in (files or [])],
-        "tasks": {},
-        "results": {},
+        "options": dict(options or {}),
+        "follow_up": False,
+        "tasks": replace({}),
+        "results": replace({}),
         "reflection": {},
+        "reflections": replace([]),
+        "plan_history": replace([]),
         "iteration": 0,
         "current_task_id": None,
         "final_answer": "",
         "final_response": "",
         "report_paths": [],
-        "errors": [],
+        "errors": replace([]),
     }
 
 
@@ -49,10 +63,13 @@ class MolxAgent:
     """The molx-agent orchestrator.
 
     Every component can be injected: ``llm`` (a chat model, ``None`` for rules mode, or left out to use
-    ``get_llm(settings)``), ``classifier``, ``planner``, ``workers`` (task type -> worker instance; the
-    rest come from ``WORKER_CLASSES``), ``tools`` (for the tool agent; default: the registry's), and
-    ``checkpointer`` (LangGraph saver for multi-turn state).  ``load_mcp`` (default ``settings.mcp_enabled``)
-    loads MCP tools into the registry; a server that fails only adds a warning to :attr:`warnings`.
+    ``get_llm(settings)``), ``classifier``, ``planner``, ``workers`` (task type -> worker instance; built-in types
+    come from ``WORKER_CLASSES``; any other key is a custom worker type plans may use), ``tools`` (for the tool agent;
+    default: this agent's view of the tool registry), ``engine`` (the
+    :class:`~molx_agent.retro.engine.RetroEngine` every retrosynthesis worker uses; default: built from the settings
+    at first use), ``checkpointer`` (LangGraph saver: every turn runs on a thread id) and ``search_workers`` (processes
+    for several targets' searches).  ``load_mcp`` (default ``settings.mcp_enabled``) loads MCP tools into this
+    agent's own registry view (never into the shared registry); a server that fails only adds a warning.
     """
 
     def __init__(
@@ -66,7 +83,11 @@ class MolxAgent:
         tools: list[Any] | None = None,
         checkpointer: Any = None,
         load_mcp: bool | None = None,
+        engine: Any = None,
+        search_workers: int | None = None,
     ) -> None:
+        from molx_agent.agents.modules.tools import get_registry
+
         self.settings = settings or get_settings()
         self.llm = get_llm(self.settings) if llm is _AUTO else llm
         self.warnings: list[str] = []
@@ -74,24 +95,43 @@ class MolxAgent:
             self.settings.openai_api_key or self.settings.openai_base_url
         ):
             self.warnings.append("LLM endpoint not reachable; running in the offline rules mode")
+        self.registry = get_registry().scoped()
         if load_mcp if load_mcp is not None else self.settings.mcp_enabled:
             self._load_mcp()
+        if self.llm is not None:
+            self.registry.inject_llm(self.llm)  # tools that read columns with an LLM get this agent's model
+        if engine is not None:
+            self.registry.bind_engine(engine)  # the skill tools search with this agent's engine
         self.tools = tools
+        self._engine = engine
+        self.search_workers = search_workers
+        self._lock = threading.RLock()
         self.classifier = classifier or IntentClassifierAgent(llm=self.llm)
         tool_names = (lambda: [t.name for t in tools]) if tools is not None else self._registry_tool_names
-        self.planner = planner or PlannerAgent(llm=self.llm, settings=self.settings, tool_names=tool_names)
         self.workers: dict[str, BaseAgent] = dict(workers or {})
+        self.planner = planner or PlannerAgent(llm=self.llm, settings=self.settings, tool_names=tool_names,
+                                               worker_catalog=self.worker_catalog)
         self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker)
         self.checkpointer = checkpointer
         self.graph = build_graph(self.nodes, checkpointer=checkpointer)
 
+    # -- components ----------------------------------------------------------------------------
+    @property
+    def engine(self) -> Any:
+        """The retrosynthesis engine (built lazily: a molecule question never loads the model): the process-wide default
+        engine unless these settings change what it is built from (:data:`ENGINE_SETTINGS`)."""
+        with self._lock:
+            if self._engine is None:
+                from molx_agent.retro.engine import RetroEngine, default_engine
+
+                same = _engine_settings(self.settings) == _engine_settings(get_settings())
+                self._engine = default_engine() if same else RetroEngine.from_settings(self.settings)
+            return self._engine
+
     def _registry_tool_names(self) -> list[str]:
         try:
-            from molx_agent.agents.modules.tools import get_registry
-
-            registry = get_registry()
-            names = registry.get_tool_names(agent="tool_agent")
-            self.warnings.extend(w for w in registry.warnings if w not in self.warnings)
+            names = self.registry.get_tool_names(agent="tool_agent")
+            self.warnings.extend(w for w in self.registry.all_warnings() if w not in self.warnings)
             return names
         except Exception as exc:  # noqa: BLE001
             self.warnings.append(f"tool registry unavailable: {exc}")
@@ -99,53 +139,122 @@ class MolxAgent:
 
     def _load_mcp(self) -> None:
         from molx_agent.agents.modules.mcp import MCPToolLoader
-        from molx_agent.agents.modules.tools import get_registry
 
         loader = MCPToolLoader(settings=self.settings)
         try:
-            loader.load_into(get_registry())
+            loader.load_into(self.registry)
         except Exception as exc:  # noqa: BLE001 - MCP never stops the agent
             loader.warnings.append(f"MCP tools not loaded: {exc}")
         self.warnings.extend(loader.warnings)
 
+    def register_worker(self, worker_type: str, worker: BaseAgent) -> None:
+        """Add (or replace) the worker of ``worker_type``; a new type becomes available to plans."""
+        with self._lock:
+            self.workers[worker_type] = worker
+
+    def worker_catalog(self) -> dict[str, dict[str, Any]]:
+        """Worker type -> ``{"description", "option_keys"}`` for the planner (built-in and custom types)."""
+        out: dict[str, dict[str, Any]] = {}
+        for wt in WORKER_CLASSES:
+            try:
+                cls = load_worker_class(wt)
+            except Exception:  # noqa: BLE001 - a broken worker is reported when it runs
+                cls = None
+            out[wt] = {"description": TASK_DESCRIPTIONS.get(wt) or getattr(cls, "description", ""),
+                       "option_keys": tuple(getattr(cls, "option_keys", ()) or ())}
+        for wt, worker in self.workers.items():
+            if wt not in out:
+                out[wt] = {"description": getattr(worker, "description", "") or wt,
+                           "option_keys": tuple(getattr(worker, "option_keys", ()) or ())}
+        return out
+
     def get_worker(self, worker_type: str) -> BaseAgent:
-        if worker_type not in self.workers:
-            kwargs: dict[str, Any] = {"llm": self.llm, "settings": self.settings}
-            if worker_type == "tool_agent" and self.tools is not None:
-                kwargs["tools"] = self.tools
-            self.workers[worker_type] = get_worker(worker_type, **kwargs)
-        return self.workers[worker_type]
+        with self._lock:
+            if worker_type not in self.workers:
+                kwargs: dict[str, Any] = {"llm": self.llm, "settings": self.settings,
+                                          "engine_factory": lambda: self.engine}
+                if worker_type == "tool_agent":
+                    kwargs["tools"] = self.tools if self.tools is not None else None
+                    kwargs["registry"] = self.registry
+                if worker_type == "disconnection" and self.search_workers is not None:
+                    kwargs["search_workers"] = self.search_workers
+                self.workers[worker_type] = get_worker(worker_type, **kwargs)
+            return self.workers[worker_type]
 
     # -- running -------------------------------------------------------------------------------
-    def _config(self, config: dict[str, Any] | None) -> dict[str, Any]:
+    def _config(self, config: dict[str, Any] | None, thread_id: str | None = None) -> dict[str, Any]:
         cfg: dict[str, Any] = {"recursion_limit": RECURSION_LIMIT, **(config or {})}
-        if self.checkpointer is not None and "thread_id" not in (cfg.get("configurable") or {}):
-            cfg["configurable"] = {**(cfg.get("configurable") or {}), "thread_id": "default"}
+        configurable = dict(cfg.get("configurable") or {})
+        if thread_id:
+            configurable["thread_id"] = thread_id
+        configurable.setdefault("thread_id", new_thread_id())
+        cfg["configurable"] = configurable
         return cfg
 
-    def run(self, state: AgentState, config: dict[str, Any] | None = None) -> AgentState:
-        """Run the graph on a prepared state (``thread_id`` "default" when a checkpointer is set and none given)."""
-        return self.graph.invoke(state, self._config(config))
+    def _run(self, graph_input: Any, cfg: dict[str, Any]) -> AgentState:
+        durability = "sync" if self.checkpointer is not None else None
+        result = self.graph.invoke(graph_input, cfg, durability=durability)
+        result = dict(result or {})
+        result["thread_id"] = cfg["configurable"]["thread_id"]
+        if self.checkpointer is not None:
+            compact_thread(self.checkpointer, result["thread_id"])
+        return self.with_warnings(result)  # type: ignore[arg-type]
+
+    def run(self, state: AgentState, config: dict[str, Any] | None = None, *,
+            thread_id: str | None = None) -> AgentState:
+        """Run the graph on a prepared state (a fresh thread id unless one is given)."""
+        return self._run(state, self._config(config, thread_id))
+
+    def _turn(self, user_query: str, state: AgentState | None, files: list[str] | None,
+              options: dict[str, Any] | None) -> dict[str, Any]:
+        _check_query(user_query)
+        turn = fresh_turn_state(user_query, files, options)
+        if state:
+            prev = {k: v for k, v in state.items() if k not in _NOT_STATE}
+            turn = {**prev, **turn, "messages": [*(prev.get("messages") or []), *turn["messages"]]}
+        return turn
 
     def invoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-               config: dict[str, Any] | None = None) -> AgentState:
-        """Answer one query; ``state`` (a previous result) carries the conversation forward."""
-        _check_query(user_query)
-        turn = fresh_turn_state(user_query, files)
-        if state:
-            turn = {**state, **turn, "messages": [*(state.get("messages") or []), *turn["messages"]]}
-        result = self.run(turn, config)  # type: ignore[arg-type]
-        return self.with_warnings(result)
+               config: dict[str, Any] | None = None, *, thread_id: str | None = None,
+               options: dict[str, Any] | None = None) -> AgentState:
+        """Answer one query.
+
+        ``thread_id``: the conversation (with a checkpointer, earlier turns of that thread are the context); a fresh
+        id when none is given.  ``state`` (a previous result) carries a conversation forward without a
+        checkpointer.  ``options``: run options (``search_time``: the first route search's time limit in seconds).
+        The returned state has ``thread_id``.
+        """
+        turn = self._turn(user_query, state, files, options)
+        return self._run(turn, self._config(config, thread_id))
 
     async def ainvoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-                      config: dict[str, Any] | None = None) -> AgentState:
+                      config: dict[str, Any] | None = None, *, thread_id: str | None = None,
+                      options: dict[str, Any] | None = None) -> AgentState:
         """Async twin of :meth:`invoke` (same graph, same warnings)."""
-        _check_query(user_query)
-        turn = fresh_turn_state(user_query, files)
-        if state:
-            turn = {**state, **turn, "messages": [*(state.get("messages") or []), *turn["messages"]]}
-        result = await self.graph.ainvoke(turn, self._config(config))
-        return self.with_warnings(result)
+        turn = self._turn(user_query, state, files, options)
+        cfg = self._config(config, thread_id)
+        durability = "sync" if self.checkpointer is not None else None
+        result = dict(await self.graph.ainvoke(turn, cfg, durability=durability) or {})
+        result["thread_id"] = cfg["configurable"]["thread_id"]
+        if self.checkpointer is not None:
+            compact_thread(self.checkpointer, result["thread_id"])
+        return self.with_warnings(result)  # type: ignore[arg-type]
+
+    def resume(self, thread_id: str, config: dict[str, Any] | None = None) -> AgentState:
+        """Continue the run of ``thread_id`` from its last checkpoint (e.g. in a new process after a crash)."""
+        if self.checkpointer is None:
+            raise ConfigError("no_checkpointer", "resuming a run needs a checkpointer",
+                              hint="build MolxAgent(checkpointer=SqliteSaver(...))")
+        cfg = self._config(config, thread_id)
+        snapshot = self.graph.get_state(cfg)
+        if not snapshot.values:
+            raise ValidationError("unknown_thread", f"no run is stored under thread id {thread_id!r}",
+                                  value=thread_id)
+        if not snapshot.next:
+            result = dict(snapshot.values)
+            result["thread_id"] = thread_id
+            return self.with_warnings(result)  # type: ignore[arg-type]
+        return self._run(None, cfg)
 
     def current_warnings(self) -> list[str]:
         """Setup warnings (LLM fallback, MCP servers, tool loaders) plus an LLM that failed during the run."""
@@ -163,10 +272,63 @@ class MolxAgent:
         return result
 
 
+#: Settings the retrosynthesis engine is built from (others, such as the output folder, do not change it).
+ENGINE_SETTINGS = ("retro_stock",)
+
+
+def _engine_settings(settings: Settings) -> tuple[Any, ...]:
+    return tuple(getattr(settings, k, None) for k in ENGINE_SETTINGS)
+
+
 def _check_query(user_query: str) -> None:
     """Not a string (``invalid_query``), empty (``empty_query``) or too long (``query_too_long``):
     ``ValidationError`` (``molx_agent.limits.check_query``)."""
     check_query(user_query)
+
+
+def compact_thread(saver: Any, thread_id: str) -> int:
+    """Drop the intermediate checkpoints of a finished turn of ``thread_id`` in a ``SqliteSaver`` (each one holds a
+    copy of every result), keeping the latest, which holds the whole state; returns the rows deleted.
+
+    Only a thread whose latest checkpoint has nothing left to run is compacted (an interrupted run keeps every
+    checkpoint, so it resumes).  Other checkpointers are left as they are.
+    """
+    conn = getattr(saver, "conn", None)
+    if not isinstance(conn, sqlite3.Connection):
+        return 0
+    latest = saver.get_tuple({"configurable": {"thread_id": thread_id}})
+    if latest is None or (latest.pending_writes or []) or (latest.metadata or {}).get("source") == "input":
+        return 0
+    keep = latest.config["configurable"]["checkpoint_id"]
+    with getattr(saver, "lock", threading.Lock()):
+        cur = conn.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep))
+        deleted = cur.rowcount
+        conn.execute("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep))
+        conn.commit()
+    return deleted
+
+
+def open_sqlite_saver(db_path: str | Path) -> tuple[Any, sqlite3.Connection]:
+    """A ``SqliteSaver`` on ``db_path`` (created) and its connection; a clear ``ConfigError`` when impossible."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = Path(db_path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), check_same_thread=False)
+    except (OSError, sqlite3.Error) as exc:
+        raise ConfigError("chat_db_unavailable",
+                          f"cannot open the chat database {path}: {getattr(exc, 'strerror', None) or exc}",
+                          value=str(path), hint="set MOLX_HOME to a writable folder") from None
+    saver = SqliteSaver(conn)
+    try:
+        saver.setup()
+    except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
+        conn.close()
+        raise ConfigError("chat_db_unavailable", f"the chat database {path} is unusable: {exc}",
+                          value=str(path),
+                          hint="move the file away (a new database is then created) or set MOLX_HOME") from None
+    return saver, conn
 
 
 class ChatSession:
@@ -174,36 +336,23 @@ class ChatSession:
 
     ``send(text)`` returns the turn's final state (``state["final_answer"]`` is the reply); ``history()``
     lists the messages; ``clear()`` forgets the session.  Reopening a session id in a new process resumes it.
+    Every turn is also logged by a :class:`SessionRecorder` (``recorder``; ``MOLX_HOME/sessions/<id>.jsonl``).
     """
 
     def __init__(self, session_id: str | None = None, *, agent: MolxAgent | None = None,
-                 settings: Settings | None = None, db_path: str | Path | None = None, **agent_kwargs: Any) -> None:
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
+                 settings: Settings | None = None, db_path: str | Path | None = None,
+                 recorder: SessionRecorder | None = None, **agent_kwargs: Any) -> None:
         self.settings = settings or (agent.settings if agent else get_settings())
-        self.session_id = session_id or uuid.uuid4().hex[:12]
+        self.session_id = session_id or new_thread_id()
         self.db_path = Path(db_path) if db_path else self.settings.home_dir / "chat.sqlite"
-        try:
-            self.db_path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False)
-        except (OSError, sqlite3.Error) as exc:
-            raise ConfigError("chat_db_unavailable",
-                              f"cannot open the chat database {self.db_path}: {getattr(exc, 'strerror', None) or exc}",
-                              value=str(self.db_path), hint="set MOLX_HOME to a writable folder") from None
-        self.checkpointer = SqliteSaver(self._conn)
-        try:
-            self.checkpointer.setup()
-        except sqlite3.DatabaseError as exc:  # e.g. "file is not a database"
-            self._conn.close()
-            raise ConfigError("chat_db_unavailable", f"the chat database {self.db_path} is unusable: {exc}",
-                              value=str(self.db_path),
-                              hint="move the file away (a new database is then created) or set MOLX_HOME") from None
+        self.checkpointer, self._conn = open_sqlite_saver(self.db_path)
         if agent is None:
             agent = MolxAgent(settings=self.settings, checkpointer=self.checkpointer, **agent_kwargs)
         else:
             agent.checkpointer = self.checkpointer
             agent.graph = build_graph(agent.nodes, checkpointer=self.checkpointer)
         self.agent = agent
+        self.recorder = recorder or SessionRecorder.for_session(self.settings.home_dir, self.session_id)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -213,10 +362,10 @@ class ChatSession:
         """Whether this session id has a stored conversation (a new or cleared session has none)."""
         return self.checkpointer.get_tuple(self.config) is not None
 
-    def send(self, text: str, files: list[str] | None = None) -> AgentState:
-        _check_query(text)
-        result = self.agent.graph.invoke(fresh_turn_state(text, files), self.config)
-        return self.agent.with_warnings(result)
+    def send(self, text: str, files: list[str] | None = None, options: dict[str, Any] | None = None) -> AgentState:
+        state = self.agent.invoke(text, files=files, thread_id=self.session_id, options=options)
+        self.recorder.record(text, state, files=files, thread_id=self.session_id)
+        return state
 
     def state(self) -> dict[str, Any]:
         snapshot = self.agent.graph.get_state(self.config)
@@ -235,6 +384,7 @@ class ChatSession:
     def clear(self) -> None:
         """Forget everything of this session."""
         self.checkpointer.delete_thread(self.session_id)
+        self.recorder.clear()
 
     def close(self) -> None:
         self._conn.close()
@@ -266,4 +416,5 @@ def list_sessions(settings: Settings | None = None) -> list[str]:
     return [r[0] for r in rows]
 
 
-__all__ = ["MolxAgent", "ChatSession", "fresh_turn_state", "list_sessions", "run_sar_agent"]
+__all__ = ["MolxAgent", "ChatSession", "SessionRecorder", "fresh_turn_state", "list_sessions", "run_sar_agent",
+           "new_thread_id", "open_sqlite_saver", "compact_thread"]

@@ -15,15 +15,43 @@ from typing import Any
 from molx_agent.errors import ValidationError
 
 
+def _target_judgement(validation: dict[str, Any] | None, record: dict[str, Any]) -> dict[str, Any] | None:
+    """The validation worker's judgement of ``record``'s target, when there is one."""
+    for t in (validation or {}).get("targets") or []:
+        if t.get("target_smiles") == record.get("target_smiles"):
+            return t
+    return None
+
+
+def best_graph(record: dict[str, Any], judgement: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The route to report: the judged best route, else the search's best (or partial) route."""
+    graphs = record.get("route_graphs") or []
+    if judgement and judgement.get("best_route") is not None and judgement["best_route"] < len(graphs):
+        return graphs[judgement["best_route"]]
+    return record.get("route_graph")
+
+
 def _extra(record: dict[str, Any], language: str, validation: dict[str, Any] | None) -> dict[str, Any]:
     extra: dict[str, Any] = {"language": language, "summary": record.get("summary", "")}
+    judgement = _target_judgement(validation, record)
+    if judgement:
+        extra["verdict"] = judgement.get("verdict")
+        extra["confidence"] = judgement.get("confidence")
+        if judgement.get("issues"):
+            extra["issues"] = "; ".join(str(i.get("message", i.get("code"))) for i in judgement["issues"][:6])
+        if judgement.get("summary"):
+            extra["judgement"] = judgement["summary"]
+    if record.get("searches"):
+        extra["searches"] = "; ".join(
+            f"#{s.get('attempt')} {s.get('strategy')}: {'solved' if s.get('solved') else 'unsolved'}, "
+            f"{s.get('n_expansions')} expansions in {s.get('time_s')} s" for s in record["searches"])
     for key in ("stock", "n_expansions", "time_s", "solved", "stopped_by"):
         if record.get(key) is not None:
             extra[key] = record[key]
     extra["n_routes_found"] = len(record.get("routes") or [])
     if record.get("reasons"):
         extra["reasons"] = "; ".join(record["reasons"])
-    if validation:
+    if validation and judgement is None:
         if "all_valid" in validation:
             extra["all_steps_valid"] = validation["all_valid"]
         if validation.get("summary"):
@@ -50,7 +78,7 @@ def write_route_report(
     from molx_agent.retro.route import RetroGraph
 
     records = list(result.get("targets") or [result])
-    if not any(r.get("route_graph") for r in records):
+    if not any(r.get("route_graph") or r.get("route_graphs") for r in records):
         raise ValidationError("no_route", "the route search produced no route to report",
                               value=result.get("target_smiles"), hint="run the disconnection worker first")
     first_name = records[0].get("target_name") or "target"
@@ -60,13 +88,17 @@ def write_route_report(
     lines: list[str] = []
     for i, record in enumerate(records, start=1):
         label = record.get("target_name") or record.get("target_smiles", "?")
-        if not record.get("route_graph"):
+        graph_dict = best_graph(record, _target_judgement(validation, record))
+        if record.get("purchasable"):
+            lines.append(f"{label}: 可直接购买" if language == "zh" else f"{label}: sold as such (buy it)")
+            continue
+        if not graph_dict:
             lines.append(f"{label}: 没有可报告的路线" if language == "zh" else f"{label}: no route to report")
             continue
-        graph = RetroGraph.from_dict(record["route_graph"])
+        graph = RetroGraph.from_dict(graph_dict)
         out = base if len(records) == 1 else base / f"target_{i}"
         written = render_route_report(graph, out, name=record.get("target_name", ""),
-                                      extra=_extra(record, language, validation if len(records) == 1 else None))
+                                      extra=_extra(record, language, validation))
         html = written.get("html")
         paths.extend(str(written[k]) for k in ("html", "md", "json") if k in written)
         if html:

@@ -181,13 +181,17 @@ class ToolAgent(BaseAgent):
 
     name = "tool_agent"
     description = "ReAct loop over the registered tools"
+    option_keys = ()
 
     def _tools(self) -> list[Any]:
         tools = self.tools
         if not tools:
-            from molx_agent.agents.modules.tools import get_registry
+            registry = self.options.get("registry")
+            if registry is None:
+                from molx_agent.agents.modules.tools import get_registry
 
-            tools = get_registry().get_tools(agent="tool_agent")
+                registry = get_registry()
+            tools = registry.get_tools(agent="tool_agent")
         return [ensure_sync_tool(t) for t in tools]
 
     def _model(self, tools: list[Any], inputs: dict[str, Any], lang: str) -> Any:

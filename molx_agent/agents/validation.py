@@ -3,9 +3,13 @@
 - ``inputs["reaction_smiles"]`` (one or more ``a.b>reagents>p`` strings): each goes through
   :func:`molx_agent.chem.validate_reaction`; one reaction gives its result dict plus ``summary``, several give
   ``reactions`` (one result or error record each), ``all_valid`` and ``summary``.
-- otherwise a dependency result carrying ``route_graph`` (``RetroGraph.to_dict()``, from the
-  ``disconnection`` worker): every step is validated (its ``reaction_type`` as the reaction class) and the
-  result holds ``steps``, ``all_valid``, ``n_steps``, ``n_valid`` and ``summary``.
+- otherwise the results of ``disconnection`` dependencies: **every route of every target** is judged with the
+  engine (``RetroEngine.judge_route``: leaf tiers, analog shortcuts, implausible or failing steps; plus
+  ``RetroEngine.judge_step`` on every step: forward validation, plausibility, functional-group conflicts).  Each
+  target gets a verdict (``accept`` / ``weak`` / ``reject``) with reasons and its best route; an unsolved search is
+  a ``reject`` (``not_solved``), never a success; a target that is sold is ``accept`` ("buy it").  The result holds
+  ``verdict`` (all targets), ``issues``, ``targets`` and, for the first target's best route, ``steps``,
+  ``n_steps``, ``n_valid``, ``all_valid`` and ``target_smiles``.
 
 The summary states the verdict and the balance details (formulas, byproducts, unexplained atoms) in
 ``state["language"]``.
@@ -99,6 +103,11 @@ def describe_validation(result: dict[str, Any], lang: str = "en") -> str:
     return text
 
 
+def _named_template(template_id: str | None) -> str | None:
+    """``template_id`` when it is a named (expert) template the validator can re-apply, else None."""
+    return template_id if template_id and _template_name(template_id) else None
+
+
 def _mapped_form(mapped: str, rxn: str) -> str:
     """``mapped`` when it is the atom-mapped form of the step ``rxn``, else ``""`` (see ``mapped_step_mols``)."""
     from molx_agent.chem.forward_validate import mapped_step_mols
@@ -113,93 +122,217 @@ def _mapped_form(mapped: str, rxn: str) -> str:
     return mapped if ok else ""
 
 
+_VERDICT_RANK = {"accept": 2, "weak": 1, "reject": 0}
+_CONF_RANK = {"high": 2, "medium": 1, "low": 0}
+MAX_JUDGED_ROUTES = 8
+
+
+def judge_route_dict(engine: Any, graph_dict: dict[str, Any]) -> dict[str, Any]:
+    """One route judged by the engine: route verdict plus every step's ``judge_step`` verdict and FG conflicts."""
+    from molx_agent.retro.route import RetroGraph
+
+    graph = RetroGraph.from_dict(graph_dict)
+    route = engine.judge_route(graph)
+    issues = list(route.get("issues") or [])
+    steps = []
+    for rxn in graph.forward_order():
+        product = graph.molecule_nodes[rxn.product_node].smiles
+        precursors = [graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes]
+        step_smiles = f"{'.'.join(precursors)}>>{product}"
+        ev = rxn.template_evidence
+        row: dict[str, Any] = {"step_id": rxn.step_id, "reaction_smiles": step_smiles,
+                               "reaction_type": rxn.reaction_type or ev.category or None}
+        try:
+            judged = engine.judge_step(precursors, product, reaction_type=ev.category or None,
+                                       template_id=_named_template(ev.template_id),
+                                       mapped_reaction=rxn.mapped_reaction or None, score=rxn.score)
+        except RetroError as exc:
+            row.update(verdict="invalid", is_valid=False, error=exc.to_dict())
+            issues.append({"code": "failed_validation", "message": f"step {step_smiles} cannot be checked: "
+                                                                   f"{exc.message}", "step": step_smiles})
+            steps.append(row)
+            continue
+        fg = ((judged.get("steps") or {}).get("fg_compatibility") or {}).get("warnings") or []
+        aligned = ((judged.get("steps") or {}).get("mcs_alignment") or {}).get("source")
+        row["atom_map_source"] = "template" if aligned == "atom_maps" else "alignment"
+        row.update(verdict=judged.get("verdict"), is_valid=judged.get("verdict") != "invalid",
+                   plausibility=judged.get("plausibility"), feasibility_score=judged.get("feasibility_score"),
+                   hard_fail_reasons=judged.get("hard_fail_reasons"), fg_warnings=list(fg),
+                   issues=[dict(i, step=step_smiles) for i in judged.get("issues") or []])
+        issues += row["issues"]
+        for w in fg:
+            issues.append({"code": "fg_conflict", "message": f"{w} (step {step_smiles})", "step": step_smiles})
+        steps.append(row)
+    codes = {i.get("code") for i in issues}
+    verdict = route.get("verdict") or "weak"
+    if any(s.get("verdict") == "invalid" for s in steps):
+        verdict = "reject"
+    elif verdict == "accept" and (codes & {"implausible_step", "fg_conflict"}):
+        verdict = "weak"
+    seen, unique = set(), []
+    for i in issues:
+        key = (i.get("code"), i.get("smiles"), i.get("step"), i.get("message") if not (i.get("smiles") or
+                                                                                     i.get("step")) else "")
+        if key not in seen:
+            seen.add(key)
+            unique.append(i)
+    meta = graph.metadata or {}
+    return {"verdict": verdict, "confidence": route.get("confidence"), "score": route.get("score"),
+            "n_steps": graph.n_steps, "issues": unique, "steps": steps, "attempt": meta.get("attempt"),
+            "strategy": meta.get("strategy")}
+
+
+def _why(issues: list[dict[str, Any]], lang: str) -> str:
+    msgs = list(dict.fromkeys(str(i.get("message", i.get("code"))) for i in issues))[:3]
+    return ("；" if lang == "zh" else "; ").join(msgs)
+
+
+def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The verdict of one target of a ``disconnection`` result, with its judged routes and the best one."""
+    label = record.get("target_name") or record.get("target_smiles", "?")
+    out: dict[str, Any] = {"target_smiles": record.get("target_smiles"), "target_name": record.get("target_name", ""),
+                           "purchasable": bool(record.get("purchasable")), "solved": bool(record.get("solved"))}
+    if record.get("purchasable"):
+        out.update(verdict="accept", confidence="high", routes=[], best_route=None, issues=[],
+                   summary=(f"{label}：可直接购买。" if lang == "zh" else f"{label}: sold as such, buy it."))
+        return out
+    if record.get("error"):
+        err = record["error"]
+        out.update(verdict="reject", confidence="low", routes=[], best_route=None,
+                   issues=[{"code": err.get("code", "search_failed"), "message": err.get("message", "")}],
+                   summary=f"{label}: {err.get('message', '')}")
+        return out
+    graphs = list(record.get("route_graphs") or [])[:MAX_JUDGED_ROUTES]
+    if not graphs and record.get("route_graph") and record.get("solved") is not False:
+        graphs = [record["route_graph"]]  # a route handed over as such (not a search result)
+    routes = [dict(judge_route_dict(engine, g), index=i) for i, g in enumerate(graphs)]
+    if routes:
+        best = max(routes, key=lambda r: (_VERDICT_RANK.get(r["verdict"], 0), _CONF_RANK.get(r["confidence"], 0),
+                                          -(r["score"] if isinstance(r["score"], (int, float)) else 1e9)))
+        issues = list(best["issues"])
+        guide = record.get("guidance") or {}
+        protect = list(guide.get("protection") or [])
+        has_pg_step = any("protect" in str(st.get("reaction_type") or "").lower() for st in best["steps"])
+        if protect and not has_pg_step and any(i.get("code") == "fg_conflict" for i in issues):
+            issues.append({"code": "protection_needed",
+                           "message": f"the analysis flags {', '.join(protect)} as needing protection and the route "
+                                      "has no protecting-group step while a step has a functional-group conflict"})
+        out.update(verdict=best["verdict"], confidence=best["confidence"], routes=routes, best_route=best["index"],
+                   issues=issues)
+        n_acc = sum(r["verdict"] == "accept" for r in routes)
+        if lang == "zh":
+            out["summary"] = (f"{label}：评估了 {len(routes)} 条路线（{n_acc} 条可接受）；最佳路线 {best['n_steps']} 步，"
+                              f"判定 {best['verdict']}（置信度 {best['confidence']}）"
+                              + (f"，原因：{_why(issues, lang)}" if issues else "") + "。")
+        else:
+            out["summary"] = (f"{label}: {len(routes)} route(s) judged ({n_acc} acceptable); best route "
+                              f"{best['n_steps']} step(s), verdict {best['verdict']} (confidence {best['confidence']})"
+                              + (f" because {_why(issues, lang)}" if issues else "") + ".")
+        return out
+    reasons = [r for r in record.get("reasons") or [] if r][:2]
+    message = ("the search found no route ending in purchasable materials"
+               + (f": {'; '.join(reasons)}" if reasons else ""))
+    issues = [{"code": "not_solved", "message": message}]
+    partial = record.get("route_graph")
+    partial_judged = judge_route_dict(engine, partial) if partial and partial.get("reaction_nodes") else None
+    if partial_judged:
+        issues += [i for i in partial_judged["issues"] if i.get("code") == "unresolved_leaf"][:3]
+    out.update(verdict="reject", confidence="low", routes=[], best_route=None, issues=issues,
+               partial_route=partial_judged,
+               summary=(f"{label}：未找到完整路线（判定 reject）：{message}。" if lang == "zh"
+                        else f"{label}: no complete route (verdict reject): {message}."))
+    return out
+
+
+def overall_verdict(targets: list[dict[str, Any]]) -> str:
+    """accept when every target is accepted, reject when none is better than reject, weak otherwise."""
+    ranks = [_VERDICT_RANK.get(t.get("verdict"), 0) for t in targets]
+    if ranks and min(ranks) == 2:
+        return "accept"
+    if not ranks or max(ranks) == 0:
+        return "reject"
+    return "weak"
+
+
 class ValidationAgent(BaseAgent):
-    """Worker ``validation``: reaction validation and per-step route validation."""
+    """Worker ``validation``: reaction validation, and the judgement of every searched route."""
 
     name = "validation"
-    description = "Validates reactions (atom balance, forward validation, byproducts) and route steps."
+    description = "Validates reactions (atom balance, forward validation, byproducts) and judges every searched route."
+    option_keys = ("reaction_class",)
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
-        from molx_agent.chem import validate_reaction
-
         lang = state.get("language") or "en"
         inputs = task.get("inputs") or {}
         options = inputs.get("options") or {}
         reactions = inputs.get("reaction_smiles") or []
         if isinstance(reactions, str):
             reactions = [reactions]
-        reaction_class = options.get("reaction_class")
         if reactions:
-            results: list[dict[str, Any]] = []
-            for rxn in reactions:
-                try:
-                    res = validate_reaction(rxn, reaction_class, search_templates=True)
-                    res["summary"] = describe_validation(res, lang)
-                except RetroError as exc:  # one bad reaction is a record, not a lost batch
-                    res = {"reaction_smiles": rxn, "is_valid": False, "error": exc.to_dict(),
-                           "summary": (f"无法解析反应 {rxn}：{exc.message}" if lang == "zh"
-                                       else f"Could not read reaction {rxn}: {exc.message}")}
-                results.append(res)
-            if len(results) == 1:
-                if "error" in results[0]:
-                    err = results[0]["error"]
-                    raise ValidationError(err["code"], err["message"], value=reactions[0], hint=err.get("hint"))
-                return results[0]
-            n_valid = sum(1 for r in results if r.get("is_valid"))
-            head = (f"{len(results)} 个反应中 {n_valid} 个有效。" if lang == "zh"
-                    else f"{n_valid} of {len(results)} reactions are valid.")
-            return {"reactions": results, "all_valid": n_valid == len(results), "n_valid": n_valid,
-                    "summary": head + " " + " ".join(r["summary"] for r in results)}
-        route = next((d["route_graph"] for d in self.dependency_results(task, state)
+            return self._validate_reactions(reactions, options.get("reaction_class"), lang)
+        searches = [d for d in self.dependency_results(task, state)
+                    if isinstance(d, dict) and ("route_graph" in d or "targets" in d or "purchasable" in d)]
+        if searches:
+            return self.judge_searches(searches, lang)
+        route = next((d["route_graph"] for d in self.ancestor_results(task, state)
                       if isinstance(d, dict) and d.get("route_graph")), None)
         if route:
-            return self._validate_route(route, lang)
+            return self.judge_searches([{"target_smiles": route.get("target_smiles"), "route_graphs": [route],
+                                         "solved": True}], lang)
         raise ValidationError(
             "no_reaction", "no reaction SMILES and no route to validate", value=inputs.get("query"),
             hint="write the reaction as 'reactants>>product', e.g. CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1",
         )
 
     @staticmethod
-    def _validate_route(route: dict[str, Any], lang: str) -> dict[str, Any]:
+    def _validate_reactions(reactions: list[str], reaction_class: str | None, lang: str) -> dict[str, Any]:
         from molx_agent.chem import validate_reaction
 
-        steps = []
-        for node in route.get("reaction_nodes") or []:
-            rxn = node.get("reaction_smiles") or ""
-            rclass = node.get("reaction_type") or (node.get("template_evidence") or {}).get("category") or None
-            row: dict[str, Any] = {"step_id": node.get("step_id"), "reaction_smiles": rxn, "reaction_type": rclass}
+        results: list[dict[str, Any]] = []
+        for rxn in reactions:
             try:
-                # as the route search judged the step: with the proposing template's atom map when the step
-                # has one, and a named template that regenerates the step overrides the alignment gates
-                mapped = _mapped_form(node.get("mapped_reaction") or "", rxn)
-                res = validate_reaction(mapped or rxn, rclass, search_templates=True)
-                row["atom_map_source"] = "template" if mapped else "alignment"
-                row.update({
-                    "is_valid": res["is_valid"], "verdict": res["verdict"], "issues": res["issues"],
-                    "byproducts": res["byproducts"], "balance_score": res["atom_balance"]["balance_score"],
-                    "feasibility_score": res["feasibility_assessment"]["feasibility_score"],
-                    "hard_fail_reasons": res["feasibility_assessment"]["hard_fail_reasons"],
-                })
-            except RetroError as exc:
-                row.update({"is_valid": False, "error": exc.to_dict()})
-            steps.append(row)
+                res = validate_reaction(rxn, reaction_class, search_templates=True)
+                res["summary"] = describe_validation(res, lang)
+            except RetroError as exc:  # one bad reaction is a record, not a lost batch
+                res = {"reaction_smiles": rxn, "is_valid": False, "error": exc.to_dict(),
+                       "summary": (f"无法解析反应 {rxn}：{exc.message}" if lang == "zh"
+                                   else f"Could not read reaction {rxn}: {exc.message}")}
+            results.append(res)
+        if len(results) == 1:
+            if "error" in results[0]:
+                err = results[0]["error"]
+                raise ValidationError(err["code"], err["message"], value=reactions[0], hint=err.get("hint"))
+            return results[0]
+        n_valid = sum(1 for r in results if r.get("is_valid"))
+        head = (f"{len(results)} 个反应中 {n_valid} 个有效。" if lang == "zh"
+                else f"{n_valid} of {len(results)} reactions are valid.")
+        return {"reactions": results, "all_valid": n_valid == len(results), "n_valid": n_valid,
+                "summary": head + " " + " ".join(r["summary"] for r in results)}
+
+    def judge_searches(self, searches: list[dict[str, Any]], lang: str) -> dict[str, Any]:
+        """Judge every route of every target of the ``disconnection`` results ``searches``."""
+        records = [r for s in searches for r in (s.get("targets") or [s])]
+        targets = [judge_target(self.engine, r, lang) for r in records]
+        verdict = overall_verdict(targets)
+        issues = [dict(i, target=t["target_smiles"], target_name=t.get("target_name", ""))
+                  for t in targets if t["verdict"] != "accept" for i in t["issues"]]
+        first = targets[0]
+        best = first["routes"][first["best_route"]] if first.get("best_route") is not None else None
+        steps = (best or {}).get("steps") or []
         n_valid = sum(1 for s in steps if s.get("is_valid"))
-        target = route.get("target_smiles", "")
-        if not steps:
-            summary = ("路线没有反应步骤可验证（目标可能已是起始原料）。" if lang == "zh"
-                       else "The route has no reaction steps to validate (the target may already be a starting material).")
-        elif lang == "zh":
-            bad = [f"{s['step_id']}（{', '.join(s.get('hard_fail_reasons') or [s.get('error', {}).get('code', '?')])}）"
-                   for s in steps if not s.get("is_valid")]
-            summary = f"{target} 路线共 {len(steps)} 步，{n_valid} 步通过正向验证。" + (
-                "未通过：" + "；".join(bad) + "。" if bad else "所有步骤原子守恒检查与硬性门槛均通过。")
+        if lang == "zh":
+            head = {"accept": "路线评估：全部可接受。", "weak": "路线评估：部分路线存在问题。",
+                    "reject": "路线评估：没有可接受的路线。"}[verdict]
         else:
-            bad = [f"{s['step_id']} ({', '.join(s.get('hard_fail_reasons') or [s.get('error', {}).get('code', '?')])})"
-                   for s in steps if not s.get("is_valid")]
-            summary = f"Route to {target}: {n_valid} of {len(steps)} steps pass forward validation." + (
-                " Failing: " + "; ".join(bad) + "." if bad else " Every step passes the atom-balance and hard-gate checks.")
-        return {"target_smiles": target, "steps": steps, "n_steps": len(steps), "n_valid": n_valid,
-                "all_valid": bool(steps) and n_valid == len(steps), "summary": summary}
+            head = {"accept": "Route judgement: every target has an acceptable route.",
+                    "weak": "Route judgement: weak routes or unsolved targets remain.",
+                    "reject": "Route judgement: no acceptable route."}[verdict]
+        return {"mode": "routes", "verdict": verdict, "issues": issues, "targets": targets,
+                "target_smiles": first["target_smiles"], "steps": steps, "n_steps": len(steps), "n_valid": n_valid,
+                "all_valid": bool(steps) and n_valid == len(steps),
+                "summary": " ".join([head, *(t["summary"] for t in targets)]),
+                "attempt_summary": "; ".join(f"{t.get('target_name') or t['target_smiles']}: {t['verdict']}"
+                                             for t in targets)}
 
 
-__all__ = ["ValidationAgent", "describe_validation"]
+__all__ = ["ValidationAgent", "describe_validation", "judge_route_dict", "judge_target", "overall_verdict"]

@@ -25,11 +25,15 @@ def run_chat(
     interactive: bool | None = None,
     session: Any = None,
     must_exist: bool = False,
+    engine: Any = None,
+    search_time: float | None = None,
 ) -> dict[str, Any]:
     """Run the chat loop over ``lines`` (default: stdin); returns ``{"session_id", "turns", "errors"}``.
 
     ``must_exist``: ``session_id`` names a session to resume; an id with no stored conversation is a
     ``ValidationError("unknown_session")`` instead of silently starting a new session under that id.
+    ``engine``: the retrosynthesis engine the session's agent uses (default: built from the settings when first
+    needed); ``search_time``: the first route search's time limit of each turn.
     """
     from molx_agent.errors import RetroError, ValidationError
 
@@ -45,7 +49,7 @@ def run_chat(
         from molx_agent.config import get_settings
 
         settings = get_settings(llm_provider=llm) if llm else get_settings()
-        session = ChatSession(session_id, settings=settings)
+        session = ChatSession(session_id, settings=settings, engine=engine)
     if must_exist and session_id and not session.exists():
         where = getattr(session, "db_path", "the chat database")
         session.close()
@@ -53,6 +57,7 @@ def run_chat(
                               "it has answered a question)", value=session_id,
                               hint="`molx-agent chat` starts a new session and prints its id; add --create to start "
                                    f"one named {session_id!r}")
+    options = {"search_time": search_time} if search_time else None
     shown: set[str] = set()
     for w in session.agent.warnings:
         shown.add(w)
@@ -87,7 +92,7 @@ def run_chat(
                 errors += 1
             else:
                 try:
-                    state = session.send(text)
+                    state = session.send(text, options=options)
                 except RetroError as exc:
                     err(f"Error: {exc}")
                     errors += 1
@@ -120,6 +125,7 @@ def register(app: typer.Typer) -> None:
                                     "new session)."),
         create: bool = typer.Option(False, "--create", help="With --session: start that session if it does not exist."),
         llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER."),
+        search_time: float = typer.Option(None, "--search-time", help="Time limit (s) of each turn's first route search."),
     ) -> None:
         """Multi-turn chat; the session survives restarts (resume with --session ID; an unknown ID is an error)."""
         from molx_agent.cli.common import fail, handle_errors
@@ -128,10 +134,12 @@ def register(app: typer.Typer) -> None:
             fail("--llm must be rules, openai or auto")
         if session is not None and not session.strip():
             fail("--session must not be empty")
+        if search_time is not None and not search_time > 0:
+            fail("--search-time must be a positive number of seconds")
 
         @handle_errors
         def go() -> dict[str, Any]:
-            return run_chat(session, llm=llm, must_exist=session is not None and not create)
+            return run_chat(session, llm=llm, must_exist=session is not None and not create, search_time=search_time)
 
         result = go()
         typer.echo(f"(session {result['session_id']})", err=True)

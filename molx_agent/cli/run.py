@@ -1,4 +1,9 @@
-"""``molx-agent run --query Q [--data FILE]... [--output-dir D] [--json] [--llm rules|openai]``."""
+"""``molx-agent run --query Q [--data FILE]... [--output-dir D] [--json] [--llm rules|openai] [--search-time S]
+[--thread-id ID] | --resume ID``.
+
+Every run is checkpointed in ``MOLX_HOME/runs.sqlite`` under its thread id (``--json`` prints it); a run that was
+interrupted (killed, machine restarted) continues from its last checkpoint with ``--resume ID``.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import typer
 #: Data files ``--data`` accepts (same list as the SAR readers).
 DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".smi", ".xlsx", ".xlsm", ".sdf", ".sd")
 LLM_CHOICES = ("rules", "openai", "auto")
+RUNS_DB = "runs.sqlite"
 
 
 def check_data_files(files: list[str] | None) -> list[str]:
@@ -38,50 +44,101 @@ def check_output_dir(output_dir: str | Path) -> Path:
     return ensure_output_dir(output_dir)
 
 
+def check_search_time(search_time: float | None) -> float | None:
+    from molx_agent.errors import ValidationError
+
+    if search_time is None:
+        return None
+    try:
+        value = float(search_time)
+    except (TypeError, ValueError):
+        raise ValidationError("invalid_search_time", f"--search-time must be a number of seconds, got {search_time!r}",
+                              value=search_time) from None
+    if not value > 0 or value != value or value == float("inf"):
+        raise ValidationError("invalid_search_time", f"--search-time must be a positive number of seconds, got {value:g}",
+                              value=search_time, hint="e.g. --search-time 30")
+    return value
+
+
+def build_agent(*, output_dir: str | Path | None = None, llm: str | None = None, engine: Any = None,
+                checkpoint: bool = True) -> Any:
+    """The MolxAgent of one ``run``: settings with the CLI overrides and, by default, a SQLite checkpointer in
+    ``MOLX_HOME/runs.sqlite`` (so ``run --resume ID`` continues a run that was interrupted)."""
+    from molx_agent.agents.molx import MolxAgent, open_sqlite_saver
+    from molx_agent.config import get_settings
+    from molx_agent.errors import DataError
+
+    overrides: dict[str, Any] = {}
+    if output_dir is not None:
+        overrides["output_dir"] = check_output_dir(output_dir)
+    if llm is not None:
+        overrides["llm_provider"] = llm
+    settings = get_settings(**overrides) if overrides else get_settings()
+    reports = Path(settings.output_dir).expanduser()
+    if reports.exists() and not reports.is_dir():  # fail now, not after the work (MOLX_OUTPUT_DIR)
+        raise DataError("output_dir_is_file", f"the output directory {reports} (MOLX_OUTPUT_DIR) is a file",
+                        value=str(reports), hint="set MOLX_OUTPUT_DIR or --output-dir to a directory")
+    saver = open_sqlite_saver(settings.home_dir / RUNS_DB)[0] if checkpoint else None
+    return MolxAgent(settings=settings, engine=engine, checkpointer=saver)
+
+
 def run_query(
-    query: str,
+    query: str | None,
     data: list[str] | None = None,
     *,
     output_dir: str | Path | None = None,
     llm: str | None = None,
     agent: Any = None,
+    search_time: float | None = None,
+    engine: Any = None,
+    thread_id: str | None = None,
+    resume: str | None = None,
 ) -> dict[str, Any]:
-    """Answer one query; returns the JSON document ``--json`` prints.
+    """Answer one query (or, with ``resume``, continue the interrupted run of that id); returns the JSON document
+    ``--json`` prints.
 
-    Keys: ``query``, ``intent``, ``intent_confidence``, ``intent_reasoning``, ``language``, ``tasks``,
-    ``results``, ``final_answer``, ``report_paths``, ``errors``.
+    Keys: ``query``, ``thread_id``, ``intent``, ``intent_confidence``, ``intent_reasoning``, ``language``,
+    ``tasks`` (each with its ``attempts``), ``results``, ``plan_history`` (every plan, with each task's inputs),
+    ``reflection`` (every reflection: the issues behind each re-plan and the changes made), ``iterations``,
+    ``final_answer``, ``report_paths``, ``errors``.
+    ``search_time``: the first route search's time limit in seconds (re-plans may search longer).
     """
-    from molx_agent.errors import DataError, ValidationError
+    from molx_agent.errors import ValidationError
     from molx_agent.limits import check_query
 
-    query = check_query(query)  # not a string, empty, too long: ValidationError
     if llm is not None and llm not in LLM_CHOICES:
         raise ValidationError("invalid_llm_provider", f"--llm must be one of {', '.join(LLM_CHOICES)}", value=llm)
+    if resume is not None:
+        if not str(resume).strip():
+            raise ValidationError("empty_run_id", "--resume needs the id of a run", value=resume)
+        agent = agent or build_agent(output_dir=output_dir, llm=llm, engine=engine)
+        state = agent.resume(str(resume).strip())
+        return result_document(state, state.get("user_query", ""))
+    query = check_query(query)  # not a string, empty, too long: ValidationError
     files = check_data_files(data)
+    seconds = check_search_time(search_time)
     if agent is None:
-        from molx_agent.agents.molx import MolxAgent
-        from molx_agent.config import get_settings
+        agent = build_agent(output_dir=output_dir, llm=llm, engine=engine)
+    options = {"search_time": seconds} if seconds else None
+    state = agent.invoke(query.strip(), files=files, thread_id=thread_id, options=options)
+    return result_document(state, query.strip())
 
-        overrides: dict[str, Any] = {}
-        if output_dir is not None:
-            overrides["output_dir"] = check_output_dir(output_dir)
-        if llm is not None:
-            overrides["llm_provider"] = llm
-        settings = get_settings(**overrides) if overrides else get_settings()
-        reports = Path(settings.output_dir).expanduser()
-        if reports.exists() and not reports.is_dir():  # fail now, not after the work (MOLX_OUTPUT_DIR)
-            raise DataError("output_dir_is_file", f"the output directory {reports} (MOLX_OUTPUT_DIR) is a file",
-                            value=str(reports), hint="set MOLX_OUTPUT_DIR or --output-dir to a directory")
-        agent = MolxAgent(settings=settings)
-    state = agent.invoke(query, files=files)
+
+
+def result_document(state: dict[str, Any], query: str) -> dict[str, Any]:
+    """The ``run --json`` document of a final state."""
     return {
         "query": query,
+        "thread_id": state.get("thread_id"),
         "intent": state.get("intent"),
         "intent_confidence": state.get("intent_confidence"),
         "intent_reasoning": state.get("intent_reasoning", []),
         "language": state.get("language", "en"),
         "tasks": state.get("tasks", {}),
         "results": state.get("results", {}),
+        "plan_history": state.get("plan_history", []),
+        "reflection": state.get("reflections", []),
+        "iterations": state.get("iteration", 0),
         "final_answer": state.get("final_answer", ""),
         "report_paths": state.get("report_paths", []),
         "errors": state.get("errors", []),
@@ -106,18 +163,26 @@ def exit_code_for(result: dict[str, Any]) -> int:
 def register(app: typer.Typer) -> None:
     @app.command("run")
     def run_cmd(
-        query: str = typer.Option(..., "--query", "-q", help="Your question, in English or Chinese."),
+        query: str = typer.Option(None, "--query", "-q", help="Your question, in English or Chinese."),
         data: list[str] = typer.Option(None, "--data", "-d", help="Compound data file (CSV/TSV/Excel/SDF); repeatable."),
         output_dir: str = typer.Option(None, "--output-dir", "-o", help="Where reports are written (default ./outputs)."),
         json_out: bool = typer.Option(False, "--json", help="Print one JSON object instead of prose."),
         llm: str = typer.Option(None, "--llm", help="rules (offline) or openai; default from MOLX_LLM_PROVIDER (auto)."),
+        search_time: float = typer.Option(None, "--search-time", help="Time limit (s) of the first route search; "
+                                          "a re-plan may search longer."),
+        thread_id: str = typer.Option(None, "--thread-id", help="Id to store this run under (default: a new one)."),
+        resume: str = typer.Option(None, "--resume", help="Continue the interrupted run with this id."),
     ) -> None:
         """Answer one question (molecule properties, retrosynthesis, SAR of a data file, ...)."""
-        from molx_agent.cli.common import emit_json, handle_errors
+        from molx_agent.cli.common import emit_json, fail, handle_errors
+
+        if query is None and resume is None:
+            fail("give --query (or --resume ID to continue an interrupted run)")
 
         @handle_errors
         def go() -> int:
-            result = run_query(query, data, output_dir=output_dir, llm=llm)
+            result = run_query(query, data, output_dir=output_dir, llm=llm, search_time=search_time,
+                               thread_id=thread_id, resume=resume)
             if json_out:
                 emit_json(result)
             else:
@@ -132,4 +197,5 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(code)
 
 
-__all__ = ["run_query", "check_data_files", "check_output_dir", "exit_code_for", "register", "DATA_SUFFIXES"]
+__all__ = ["run_query", "build_agent", "result_document", "check_data_files", "check_output_dir", "check_search_time",
+           "exit_code_for", "register", "DATA_SUFFIXES", "RUNS_DB"]

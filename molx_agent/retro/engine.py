@@ -105,6 +105,18 @@ class RetroEngine:
             return self._stock
 
     @property
+    def stock_spec(self) -> Any:
+        """The stock as it was given (a spec string, a path, a ``Stock``, or ``None`` for the default stock)."""
+        return self._stock_spec
+
+    def spec(self) -> dict[str, Any]:
+        """A description to rebuild this engine in another process: ``{"model", "stock", "config"}``, where
+        ``model`` is the model when one was given or loaded (``None``: not loaded yet; the other process then
+        loads the packaged model from its files) and ``stock`` the stock spec as given.  Pickle it; a member that
+        does not pickle is the caller's to replace by ``None`` (the default)."""
+        return {"model": self._model, "stock": self._stock_spec, "config": self.config}
+
+    @property
     def model_loaded(self) -> bool:
         return self._model is not None
 

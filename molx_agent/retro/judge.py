@@ -360,7 +360,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                 if sim is not None:
                     add(issue("analog_shortcut", ISSUE_TEXT["analog_shortcut"].format(sim=sim), smiles=leaf.smiles,
                               step=step))
-        score = rxn.score if rxn.score is not None else rxn.template_evidence.confidence
+        # the model's probability; a step without one (a chemist's own step, a capping) is "unknown", not implausible
+        score = rxn.score if rxn.score is not None else (rxn.template_evidence.confidence or None)
         plaus = plausibility(score, cfg) if score is not None else {"plausible": None}
         if plaus["plausible"] is False:
             add(issue("implausible_step", ISSUE_TEXT["implausible_step"].format(score=float(score),

@@ -120,9 +120,11 @@ def register_tools(registry: Any) -> None:
 
     registry.register(MolecularPropertiesTool(), ToolCategory.RDKIT)
     registry.register(FunctionalGroupsTool(), ToolCategory.RDKIT)
-    registry.register(CanonicalizeSmilesTool(), ToolCategory.CONVERTER)
-    registry.register(ConvertMoleculeTool(), ToolCategory.CONVERTER)
-    registry.register(NameToSmilesTool(), ToolCategory.CONVERTER)
+    # single-molecule converters serve the tool agent only (seed 002); the pipeline workers call the library
+    converters = ["tool_agent"]
+    registry.register(CanonicalizeSmilesTool(), ToolCategory.CONVERTER, allowed_agents=converters)
+    registry.register(ConvertMoleculeTool(), ToolCategory.CONVERTER, allowed_agents=converters)
+    registry.register(NameToSmilesTool(), ToolCategory.CONVERTER, allowed_agents=converters)
 
 
 __all__ = [

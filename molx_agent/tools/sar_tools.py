@@ -109,14 +109,13 @@ class ExtractFromSDFTool(_ExtractBase):
 
 def _clean(save: bool, file_path: str, sheet: str | None, output_dir: str | None = None, llm: Any = None,
            **cols: Any) -> dict[str, Any]:
-    from molx_agent.config import get_settings
-    from molx_agent.io_utils import timestamped_dir
     from molx_agent.sar.clean import clean_table, save_cleaned
     from molx_agent.sar.io import read_table
+    from molx_agent.tools import get_tool_output_dir
 
     result = clean_table(read_table(file_path, sheet=sheet), llm=llm, **cols)
     if save:
-        out = output_dir or timestamped_dir(get_settings().output_dir, "cleaned")
+        out = output_dir or get_tool_output_dir("cleaned")
         save_cleaned(result, out)
     doc = result.to_dict()
     doc["errors"] = [e.to_dict() for e in result.errors[:MAX_LISTED]]
@@ -264,6 +263,63 @@ class IdentifyActivityCliffsTool(BaseTool):
         return _safe(go)
 
 
+def validate_sar_data(compounds: list[CompoundIn], min_compounds: int = 8, min_potency_range: float = 1.0) -> dict:
+    """Is this set fit for a SAR analysis?  Parsable structures, exact potencies, enough compounds, a potency spread
+    beyond assay noise, a common scaffold; each problem is an issue ``{code, message}``."""
+    from collections import Counter
+
+    from molx_agent.chem.utils import parse_mol
+    from molx_agent.errors import ChemistryError
+    from molx_agent.sar.series import murcko_smiles
+
+    ids, smiles, p, exact = _compound_arrays(compounds)
+    issues: list[dict[str, Any]] = []
+    bad, mols = [], []
+    for cid, smi in zip(ids, smiles, strict=True):
+        try:
+            mols.append(parse_mol(smi))
+        except ChemistryError as exc:
+            bad.append({"id": cid, "smiles": smi, "reason": exc.message})
+    if bad:
+        issues.append({"code": "invalid_smiles", "message": f"{len(bad)} structure(s) do not parse", "records": bad})
+    dupes = [k for k, v in Counter(ids).items() if v > 1]
+    if dupes:
+        issues.append({"code": "duplicate_ids", "message": f"duplicate IDs: {', '.join(dupes[:10])}"})
+    values = [x for x in p if x is not None]
+    if len(values) < min_compounds:
+        issues.append({"code": "too_few_compounds",
+                       "message": f"{len(values)} compounds with potencies (< {min_compounds})"})
+    if len(values) >= 2 and max(values) - min(values) < min_potency_range:
+        issues.append({"code": "no_potency_spread",
+                       "message": f"potencies span {max(values) - min(values):.2f} log units (< {min_potency_range:g})"})
+    scaffolds = Counter(murcko_smiles(m) for m in mols)
+    top, n_top = (scaffolds.most_common(1) or [("", 0)])[0]
+    if mols and n_top / len(mols) < 0.3:
+        issues.append({"code": "no_common_scaffold",
+                       "message": f"the most common scaffold covers only {n_top} of {len(mols)} compounds"})
+    return {"valid": not issues, "n_compounds": len(ids), "n_with_potency": len(values),
+            "potency_range": round(max(values) - min(values), 3) if values else None,
+            "most_common_scaffold": top or None, "issues": issues}
+
+
+class ValidateSARInput(CompoundsInput):
+    min_compounds: int = Field(default=8, description="Fewest compounds with potencies for a meaningful SAR")
+    min_potency_range: float = Field(default=1.0, description="Smallest potency spread (log units) worth analysing")
+
+
+class ValidateSARDataTool(BaseTool):
+    name: str = "validate_sar_data"
+    description: str = ("Check that compounds are fit for SAR: structures parse, IDs unique, enough potencies, a "
+                        "potency spread beyond assay noise, a common scaffold. Returns valid and the issues.")
+    args_schema: type[BaseModel] = ValidateSARInput
+
+    def _run(self, compounds: list[CompoundIn], min_compounds: int = 8, min_potency_range: float = 1.0) -> str:
+        return _safe(validate_sar_data, compounds, min_compounds, min_potency_range)
+
+
+ValidateSARData = ValidateSARDataTool  # the seed's name
+
+
 class RunSARAnalysisTool(BaseTool):
     name: str = "run_full_sar_analysis"
     description: str = ("Whole SAR analysis of a data file (cleaning, series and cores, R-groups, OCAT, matched "
@@ -275,10 +331,12 @@ class RunSARAnalysisTool(BaseTool):
              activity_col: str | None = None, id_col: str | None = None, units: str | None = None,
              core: str | None = None, mode: str = "full", output_dir: str | None = None, language: str = "en") -> str:
         from molx_agent.sar.pipeline import run_sar_pipeline
+        from molx_agent.tools import get_tool_output_dir
 
         return _safe(lambda: run_sar_pipeline(
             file_path, sheet=sheet, smiles_col=smiles_col, activity_col=activity_col, id_col=id_col, units=units,
-            core=core, mode=mode, output_dir=output_dir, language=language, llm=self.llm,
+            core=core, mode=mode, output_dir=output_dir or get_tool_output_dir("sar_analysis"), language=language,
+            llm=self.llm,
         ).to_dict(max_items=MAX_LISTED))
 
 
@@ -294,7 +352,7 @@ def register_tools(registry: Any) -> None:
     registry.register(CleanCompoundDataTool(), ToolCategory.STANDARDIZE, allowed_agents=cleaner, requires_llm=True)
     registry.register(SaveCleanedDataTool(), ToolCategory.STANDARDIZE, allowed_agents=cleaner, requires_llm=True)
     for tool in (ExtractScaffoldTool(), FindMCSTool(), RGroupDecompositionTool(), AnalyzeMMPTool(),
-                 CalculatePropertiesTool(), IdentifyActivityCliffsTool()):
+                 CalculatePropertiesTool(), IdentifyActivityCliffsTool(), ValidateSARDataTool()):
         registry.register(tool, ToolCategory.SAR, allowed_agents=analysts)
     registry.register(RunSARAnalysisTool(), ToolCategory.REPORT, allowed_agents=["reporter", "tool_agent"],
                       requires_llm=True)
@@ -303,5 +361,6 @@ def register_tools(registry: Any) -> None:
 __all__ = [
     "ExtractFromCSVTool", "ExtractFromExcelTool", "ExtractFromSDFTool", "CleanCompoundDataTool",
     "SaveCleanedDataTool", "ExtractScaffoldTool", "FindMCSTool", "RGroupDecompositionTool", "AnalyzeMMPTool",
-    "CalculatePropertiesTool", "IdentifyActivityCliffsTool", "RunSARAnalysisTool", "register_tools",
+    "CalculatePropertiesTool", "IdentifyActivityCliffsTool", "RunSARAnalysisTool", "ValidateSARDataTool",
+    "ValidateSARData", "validate_sar_data", "register_tools",
 ]

@@ -142,3 +142,39 @@ def _fresh_tool_registry():
     ToolRegistry.reset()
     yield
     ToolRegistry.reset()
+
+
+# -- a toy retrosynthesis engine (no model files, no ZINC): known reactions and a tiny verified stock ----------------
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+SERIES_CSV = EXAMPLES / "series.csv"
+PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
+#: strychnine: the toy model knows no reaction making it or its fragments, so it is unsolvable
+STRYCHNINE = "O=C1C[C@H]2OCC=C3CN4CC[C@@]56[C@@H]4C[C@H]3[C@H]2[C@H]5N1c1ccccc16"
+# the three most potent compounds of examples/series.csv (pKi 8.0, ranked by LLE then LE)
+GSK3B_017 = "COc1cccc(Nc2nccc(-c3cnn4ncccc34)n2)c1"
+GSK3B_021 = "COc1cc(Nc2nccc(-c3cnn4ncccc34)n2)cc(OC)c1"
+GSK3B_020 = "Fc1ccc(Nc2nccc(-c3cnn4ncccc34)n2)cc1F"
+HALIDE = "Brc1nccc(-c2cnn3ncccc23)n1"  # the Buchwald-Hartwig partner of the strategic Ar-N bond
+
+
+def make_toy_engine(tmp_path):
+    """Paracetamol in one step; GSK3B-017 sold as such; GSK3B-021 only through an analog shortcut (from the sold
+    GSK3B-017); GSK3B-020 not in the model (found only by disconnecting its strategic Ar-N bond first); strychnine
+    unsolvable."""
+    from molx_agent.retro.engine import RetroEngine
+    from molx_agent.retro.stock import FileStock
+    from molx_agent.retro.toy_model import DictSingleStepModel
+
+    model = DictSingleStepModel({
+        PARACETAMOL: [(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6, "N-acetylation", "acylation")],
+        GSK3B_021: [([GSK3B_017, "CO"], 0.3, "C-H methoxylation", "functionalisation")],
+    })
+    stock = tmp_path / "toy_stock.smi"
+    stock.write_text("\n".join(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1", GSK3B_017, "CO", HALIDE,
+                                "Nc1ccc(F)c(F)c1", "COc1cc(N)cc(OC)c1"]) + "\n")
+    return RetroEngine(model=model, stock=FileStock(stock))
+
+
+@pytest.fixture
+def toy_engine(tmp_path):
+    return make_toy_engine(tmp_path)

@@ -52,3 +52,34 @@ def test_session_resumes_in_a_new_process(tmp_path):
     assert [m["role"] for m in data["history"]] == ["user", "assistant"] * 2
     assert "151.16" in data["history"][1]["content"]
     assert "1.35" in data["answer"]  # paracetamol cLogP, resolved from the previous turn's molecule
+
+
+def test_every_intent_over_several_turns_of_one_session(toy_engine, tmp_path):
+    from molx_agent.agents.molx import MolxAgent
+    from tests.agents.conftest import SERIES_CSV
+
+    turns = [
+        ("What is the logP of ibuprofen?", None, "molecule_query", "3.07"),
+        ("and its TPSA?", None, "molecule_query", "37.3"),
+        ("Plan a synthesis of paracetamol", None, "retrosynthesis", "verdict accept"),
+        ("Is CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1 balanced?", None, "reaction_validation", "atom-balanced"),
+        ("Clean this file", [str(SERIES_CSV)], "data_processing", "60 compounds kept"),
+        ("Analyse the SAR of this series", [str(SERIES_CSV)], "sar_analysis", "Most potent: GSK3B-017"),
+        ("which compound is most potent?", None, "sar_analysis", "not recomputed"),
+        ("Plan the synthesis of the best compounds of this series", [str(SERIES_CSV)], "synthesis_of_hits", "buy it"),
+        ("What's the weather like?", None, "unsupported", "rephrase"),
+    ]
+    agent = MolxAgent(llm=None, engine=toy_engine, search_workers=1)
+    with ChatSession("all-intents", agent=agent) as chat:
+        for text, files, intent, expected in turns:
+            state = chat.send(text, files=files, options={"search_time": 1})
+            assert state["intent"] == intent, (text, state["intent"])
+            assert expected in state["final_answer"], (text, state["final_answer"][:600])
+            assert state["thread_id"] == "all-intents"
+        assert len(chat.history()) == 2 * len(turns)
+        recorded = chat.recorder.turns()
+        assert [t["intent"] for t in recorded] == [t[2] for t in turns]
+        assert recorded[5]["tasks"][1]["type"] == "sar" and recorded[5]["report_paths"]
+        assert (tmp_path / "molx_home" / "sessions" / "all-intents.jsonl").is_file()
+        chat.clear()
+        assert chat.history() == [] and chat.recorder.turns() == []

@@ -17,17 +17,18 @@ PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
 
 
 @pytest.fixture
-def toy_route_env(monkeypatch, tmp_path):
-    import molx_agent.retro.single_step as single_step
+def toy_route_env(tmp_path):
+    """A toy engine (no model files, no ZINC): paracetamol and its methyl ether in one step each."""
+    from molx_agent.retro.engine import RetroEngine
+    from molx_agent.retro.stock import FileStock
 
     model = DictSingleStepModel({
         PARACETAMOL: [(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6, "N-acetylation", "acylation")],
         "CC(=O)Nc1ccc(OC)cc1": [(["CC(=O)OC(C)=O", "COc1ccc(N)cc1"], 0.5, "N-acetylation", "acylation")],
     })
-    monkeypatch.setattr(single_step, "load_single_step_model", lambda: model)
     stock = tmp_path / "stock.smi"
     stock.write_text("CC(=O)OC(C)=O\nNc1ccc(O)cc1\n")
-    return str(stock)
+    return RetroEngine(model=model, stock=FileStock(stock))
 
 
 def _state(inputs, language="en", results=None, depends_on=None):
@@ -36,8 +37,8 @@ def _state(inputs, language="en", results=None, depends_on=None):
 
 
 def test_disconnection_from_smiles_and_name(toy_route_env):
-    state = _state({"smiles": [PARACETAMOL], "names": ["paracetamol"], "options": {"stock": toy_route_env, "time_limit": 10}})
-    update = DisconnectionAgent().run(state)
+    state = _state({"smiles": [PARACETAMOL], "names": ["paracetamol"], "options": {"time_limit": 10}})
+    update = DisconnectionAgent(engine=toy_route_env).run(state)
     assert update["tasks"]["t2"]["status"] == "done"
     res = update["results"]["t2"]
     assert res["solved"] is True and res["target_name"] == "paracetamol"
@@ -54,23 +55,22 @@ def test_disconnection_takes_sar_top_compounds_and_keeps_every_target(toy_route_
     sar = {"top_compounds": [{"id": "cpd-7", "smiles": PARACETAMOL, "p_activity": 8.1},
                              {"id": "cpd-2", "smiles": "CC(=O)Nc1ccc(OC)cc1", "p_activity": 7.5},
                              {"id": "cpd-9", "smiles": "CCCCCCCCCCCC(=O)N1CCCC1", "p_activity": 7.0}]}
-    state = _state({"smiles": [], "options": {"stock": toy_route_env}}, language="zh",
-                   results={"t1": sar}, depends_on=["t1"])
-    res = DisconnectionAgent().run(state)["results"]["t2"]
+    state = _state({"smiles": [], "options": {}}, language="zh", results={"t1": sar}, depends_on=["t1"])
+    res = DisconnectionAgent(engine=toy_route_env, search_workers=1).run(state)["results"]["t2"]
     assert [t["target_name"] for t in res["targets"]] == ["cpd-7", "cpd-2", "cpd-9"]
     assert [t["solved"] for t in res["targets"]] == [True, False, False]
     assert res["summary"].startswith("1/3")
 
 
 def test_disconnection_without_target_fails_clearly(toy_route_env):
-    update = DisconnectionAgent().run(_state({"smiles": []}))
+    update = DisconnectionAgent(engine=toy_route_env).run(_state({"smiles": []}))
     assert update["tasks"]["t2"]["status"] == "failed"
     assert update["results"]["t2"]["error"]["code"] == "no_target"
 
 
 def test_route_report_writes_the_shared_report(toy_route_env, tmp_path):
-    state = _state({"smiles": [PARACETAMOL], "names": ["paracetamol"], "options": {"stock": toy_route_env}})
-    res = DisconnectionAgent().run(state)["results"]["t2"]
+    state = _state({"smiles": [PARACETAMOL], "names": ["paracetamol"], "options": {}})
+    res = DisconnectionAgent(engine=toy_route_env).run(state)["results"]["t2"]
     out = write_route_report(res, tmp_path / "rep", language="en", validation={"all_valid": True})
     assert out["report_paths"] and all(Path(p).is_file() for p in out["report_paths"])
     html = next(p for p in out["report_paths"] if p.endswith(".html"))

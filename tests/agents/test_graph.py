@@ -25,7 +25,7 @@ def test_graph_edges():
     edges = {(e.source, e.target) for e in graph.edges}
     assert edges == {
         ("__start__", "classify"), ("classify", "plan"), ("classify", "finalize"), ("plan", "act"),
-        ("plan", "finalize"), ("act", "act"), ("act", "reflect"), ("reflect", "optimize"),
+        ("plan", "finalize"), ("act", "work"), ("work", "act"), ("act", "reflect"), ("reflect", "optimize"),
         ("reflect", "finalize"), ("optimize", "act"), ("finalize", "__end__"),
     }
 

@@ -75,9 +75,13 @@ def test_example_server_tools_called_through_the_agent_and_bad_server_is_a_warni
     path.write_text(json.dumps(config), encoding="utf-8")
     agent = MolxAgent(llm=None, settings=get_settings(mcp_enabled=True, mcp_servers_config=path))
     assert any("'broken'" in w and "skipped" in w for w in agent.warnings)
-    rows = {r["name"]: r for r in get_registry().list_tools()}
+    rows = {r["name"]: r for r in agent.registry.list_tools()}
     assert rows["ring_count"]["category"] == "mcp" and rows["ring_count"]["source"] == "mcp:chemistry"
     assert "heavy_atom_count" not in rows  # not on the allow-list
+    # the MCP tools belong to this agent: the shared registry and the next agent never see them
+    assert "ring_count" not in {r["name"] for r in get_registry().list_tools()}
+    other = MolxAgent(llm=None, settings=get_settings())
+    assert "ring_count" not in other.registry.get_tool_names() and "molecular_properties" in rows
     state = agent.invoke("use ring_count on c1ccccc1C1CC1")
     task = next(t for t in state["tasks"].values() if t["type"] == "tool_agent")
     result = state["results"][task["id"]]

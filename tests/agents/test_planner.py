@@ -101,26 +101,56 @@ def test_reflect_stops_after_max_iterations():
 def _failed_state():
     return {
         "user_query": "MW of aspirin",
-        "tasks": {"t1": _t("t1", "failed"), "t2": _t("t2", "failed")},
-        "results": {"t1": {"error": {"code": "worker_exception"}}, "t2": {"error": {"code": "timeout"}}},
+        "tasks": {"t1": _t("t1", "failed", error="temporary failure", error_class="transient"),
+                  "t2": _t("t2", "failed", error="timed out", error_class="transient")},
+        "results": {"t1": {"error": {"code": "worker_exception", "message": "RuntimeError: temporary failure"}},
+                    "t2": {"error": {"code": "timeout", "message": "timed out"}}},
         "iteration": 0,
     }
 
 
-def test_llm_optimize_may_change_worker_types_but_never_to_unknown_ones(scripted_llm):
+CATALOG = {"analysis": {"description": "molecule analysis", "option_keys": ("deep_analysis",)},
+           "tool_agent": {"description": "tools", "option_keys": ()},
+           "disconnection": {"description": "route search", "option_keys": ("time_limit", "expansion_top_k")}}
+
+
+def test_llm_optimize_rewrites_the_remaining_plan(scripted_llm):
     import json
 
-    reply = json.dumps({"tasks": [{"id": "t1", "type": "tool_agent", "description": "try the tools"},
-                                  {"id": "t2", "type": "quantum_oracle"}, {"id": "zz", "type": "analysis"}]})
+    reply = json.dumps({"tasks": [
+        {"id": "t1", "type": "tool_agent", "description": "try the tools"},
+        {"id": "t3", "type": "analysis", "depends_on": ["t1"], "inputs": {"options": {"deep_analysis": True}}}]})
     llm = scripted_llm([reply])
-    planner = PlannerAgent(llm=llm)
+    planner = PlannerAgent(llm=llm, worker_catalog=CATALOG)
     state = _failed_state()
     refl = planner.derive_reflection(state)
+    assert refl["should_replan"] and {a["task_id"] for a in refl["actions"]} == {"t1", "t2"}
     update = planner.optimize({**state, "reflection": refl})
-    assert update["tasks"]["t1"]["type"] == "tool_agent" and update["tasks"]["t1"]["description"] == "try the tools"
-    assert update["tasks"]["t2"]["type"] == "analysis"  # unknown type rejected
-    assert "zz" not in update["tasks"]  # the LLM cannot add tasks while re-planning
-    assert {t["status"] for t in update["tasks"].values()} == {"pending"} and update["iteration"] == 1
+    tasks = update["tasks"]
+    assert tasks["t1"]["type"] == "tool_agent" and tasks["t1"]["description"] == "try the tools"
+    assert tasks["t1"]["status"] == "pending" and tasks["t3"]["status"] == "pending"
+    assert tasks["t3"]["inputs"]["options"]["deep_analysis"] is True and tasks["t3"]["depends_on"] == ["t1"]
+    assert tasks["t2"]["status"] == "failed"  # the LLM's plan left it out
+    assert update["iteration"] == 1 and update["plan_history"][0]["source"] == "replan-llm"
+    # the LLM saw the error text of the failed tasks and the issues, in a formatted prompt
+    system = str(llm.calls[0][0].content)
+    assert "temporary" in system and "{{" not in system and "worker_exception" in system
+
+
+@pytest.mark.parametrize("bad", [
+    {"id": "t2", "type": "quantum_oracle"},  # unknown worker type
+    {"id": "t2", "type": "analysis", "inputs": {"options": {"magic": 1}}},  # option the worker does not take
+    {"id": "t2", "type": "analysis", "depends_on": ["nope"]},  # missing dependency
+])
+def test_llm_replan_is_validated_and_falls_back_to_the_rules(scripted_llm, bad):
+    import json
+
+    planner = PlannerAgent(llm=scripted_llm([json.dumps({"tasks": [bad]})]), worker_catalog=CATALOG)
+    state = _failed_state()
+    update = planner.optimize({**state, "reflection": planner.derive_reflection(state)})
+    assert [t["type"] for t in update["tasks"].values()] == ["analysis", "analysis"]
+    assert all(t["status"] == "pending" for t in update["tasks"].values())
+    assert update["plan_history"][0]["source"] == "replan-rules"
 
 
 def test_llm_optimize_with_invalid_answer_still_retries(scripted_llm):
@@ -139,4 +169,8 @@ def test_llm_reflection_cannot_invent_success_but_can_veto_a_retry(scripted_llm)
                                     "summary": "looks fine"})])
     refl = PlannerAgent(llm=llm).reflect(state)["reflection"]
     assert refl["success"] is False and refl["should_replan"] is False
-    assert "bad input" in refl["issues"] and refl["source"] == "rules+llm"
+    assert "bad input" in refl["llm_issues"] and refl["source"] == "rules+llm"
+    system = str(llm.calls[0][0].content)
+    assert '{"success": true|false' in system and "{{" not in system  # the prompt was formatted
+    user = str(llm.calls[0][1].content)
+    assert "temporary" in user  # the error text of the failed tasks reaches the LLM

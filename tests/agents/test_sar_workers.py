@@ -9,7 +9,7 @@ import pytest
 
 from molx_agent.agents.data_cleaner import DataCleanerAgent
 from molx_agent.agents.reporter import ReporterAgent
-from molx_agent.agents.sar import _RESULTS, SARAgent, mode_from_query
+from molx_agent.agents.sar import SARAgent, mode_from_query
 from tests.sar.sar_data import ANILIDES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "series.csv"
@@ -37,9 +37,12 @@ def _state(files, query="analyse the SAR", language="en", options=None):
 
 
 def _step(agent, state, task_id):
+    """Run one worker and apply its update as the graph's reducers do (entries merged per task id)."""
     state = {**state, "current_task_id": task_id}
     update = agent.run(state)
-    return {**state, **update}
+    return {**state, "tasks": {**state["tasks"], **update.get("tasks", {})},
+            "results": {**state["results"], **update.get("results", {})},
+            "errors": [*state.get("errors", []), *update.get("errors", [])]}
 
 
 def test_cleaner_sar_reporter_chain(anilide_csv):
@@ -56,7 +59,9 @@ def test_cleaner_sar_reporter_chain(anilide_csv):
     state = _step(SARAgent(), state, "t2")
     r2 = state["results"]["t2"]
     assert state["tasks"]["t2"]["status"] == "done", r2
-    assert r2["top_compounds"][0] == {"id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0}
+    assert r2["top_compounds"][0] == {"id": "A1", "smiles": "CC(=O)Nc1ccc(Cl)cc1", "p_activity": 8.0, "lle": 5.7,
+                                      "le": 0.996}
+    assert r2["verdict"] in ("accept", "weak") and isinstance(r2["issues"], list)
     assert r2["mode"] == "subset:A1,A2" and r2["summary"].startswith("SAR analysis done")
     json.dumps(r2)  # results must be JSON-able
 
@@ -67,11 +72,13 @@ def test_cleaner_sar_reporter_chain(anilide_csv):
     assert html and Path(html[0]).is_file() and "subset" in r3["summary"]
 
 
-def test_reporter_recomputes_when_the_cache_is_gone(anilide_csv):
+def test_reporter_recomputes_when_the_saved_result_is_gone(anilide_csv):
     state = _state([anilide_csv], query="R1 SAR please")
     for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
         state = _step(agent, state, tid)
-    _RESULTS.clear()
+    saved = Path(state["results"]["t2"]["sar_result_file"])
+    assert saved.is_file()
+    saved.unlink()
     state = _step(ReporterAgent(), state, "t3")
     assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
     assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])
@@ -233,3 +240,31 @@ def test_reporter_finds_a_sar_result_further_up_the_dag(anilide_csv):
     state = _step(ReporterAgent(), state, "t3")
     assert state["tasks"]["t3"]["status"] == "done", state["results"]["t3"]
     assert any(p.endswith(".html") for p in state["results"]["t3"]["report_paths"])
+
+
+def test_reporter_helpers_generate_html_report_and_build_report_summary(anilide_csv, tmp_path):
+    from molx_agent.agents.reporter import build_report_summary, generate_html_report, load_sar_result
+
+    state = _state([anilide_csv])
+    for tid, agent in (("t1", DataCleanerAgent()), ("t2", SARAgent())):
+        state = _step(agent, state, tid)
+    sar = state["results"]["t2"]
+    result = load_sar_result(sar)  # read back from sar_result_file, not recomputed
+    out = generate_html_report(result, tmp_path / "rep", mode="site:R9", language="en")
+    assert Path(out["report_path"]).is_file() and out["mode"] == "full"
+    assert "position R9 not found" in out["notes"][0]
+    summary = build_report_summary([state["results"]["t1"], sar])
+    assert summary["verdicts"]["sar"] == sar["verdict"] and summary["sar"]["top_compounds"][0]["id"] == "A1"
+
+
+def test_validate_sar_data_tool():
+    from molx_agent.tools.sar_tools import ValidateSARData
+
+    ok = json.loads(ValidateSARData().invoke({"compounds": [
+        {"id": i, "smiles": s, "p_activity": 9.0 - k * 0.4} for k, (i, s, _) in enumerate(ANILIDES)]}))
+    assert ok["valid"] is True and ok["n_with_potency"] == len(ANILIDES)
+    bad = json.loads(ValidateSARData().invoke({"compounds": [
+        {"id": "a", "smiles": "CCO", "p_activity": 6.0}, {"id": "a", "smiles": "C1CC", "p_activity": 6.1}]}))
+    assert bad["valid"] is False
+    assert {i["code"] for i in bad["issues"]} >= {"invalid_smiles", "duplicate_ids", "too_few_compounds",
+                                                  "no_potency_spread"}

@@ -73,3 +73,62 @@ def test_rdkit_tools_return_json_and_errors(aspirin):
     assert {"carboxylic_acid", "ester"} <= {g["name"] for g in groups}
     assert json.loads(reg.get_tool("canonicalize_smiles").invoke({"smiles": "OC(=O)c1ccccc1OC(C)=O"}))[
         "canonical_smiles"] == aspirin
+
+
+def test_converter_tools_serve_the_tool_agent_only():
+    reg = get_registry()
+    converters = {"canonicalize_smiles", "convert_molecule", "name_to_smiles"}
+    assert converters <= set(reg.get_tool_names(agent="tool_agent"))
+    for worker in ("data_cleaner", "sar", "reporter", "analysis"):
+        assert not converters & set(reg.get_tool_names(agent=worker)), worker
+    assert "validate_sar_data" in reg.get_tool_names(agent="sar")
+
+
+def test_a_scoped_registry_keeps_its_own_tools_and_llm():
+    class NeedsLLM(StructuredTool):
+        llm: object = None
+
+    shared = get_registry()
+    tool = NeedsLLM.from_function(lambda text: text, name="column_guesser", description="guess columns")
+    shared.register(tool, ToolCategory.EXTRACTOR, requires_llm=True)
+    mine, yours = shared.scoped(), shared.scoped()
+    assert mine.register_mcp_tools([_tool("remote_tool")], server="lab") == ["remote_tool"]
+    assert "remote_tool" in mine.get_tool_names() and "molecular_properties" in mine.get_tool_names()
+    assert "remote_tool" not in shared.get_tool_names() and "remote_tool" not in yours.get_tool_names()
+    sentinel = object()
+    mine.inject_llm(sentinel)
+    assert mine.get_tool("column_guesser").llm is sentinel
+    assert tool.llm is None and yours.get_tool("column_guesser").llm is None  # the shared tool keeps no agent's LLM
+    assert mine.register(_tool("molecular_properties"), ToolCategory.MCP, source="mcp:lab") is False  # clash
+
+
+def test_the_agent_injects_its_llm_into_its_own_tools(scripted_llm):
+    from molx_agent.agents.molx import MolxAgent
+
+    llm = scripted_llm([])
+    agent = MolxAgent(llm=llm, tools=[])
+    assert agent.registry.get_tool("extract_from_csv").llm is llm
+    assert get_registry().get_tool("extract_from_csv").llm is None
+
+
+def test_tool_output_dir_is_sanitised(tmp_path):
+    from molx_agent.tools import get_tool_output_dir, safe_dir_name
+
+    assert safe_dir_name("../../etc") == "etc" and safe_dir_name("my tool/x") == "my_tool_x"
+    assert safe_dir_name("") == "tool" and "/" not in safe_dir_name("a/../../b")
+    out = get_tool_output_dir("../../escape")
+    assert out.is_dir() and out.resolve().is_relative_to((tmp_path / "outputs").resolve())
+
+
+def test_the_agents_skill_tools_use_its_engine(toy_engine):
+    import json as _json
+
+    from molx_agent.agents.molx import MolxAgent
+
+    agent = MolxAgent(llm=None, engine=toy_engine, tools=None)
+    tool = agent.registry.get_tool("search_routes") or next(
+        t for t in agent.registry.get_tools(category="retro") if getattr(t, "engine", None) is not None)
+    assert tool.engine is toy_engine
+    shared = get_registry().get_tool(tool.name)
+    assert shared is not tool and shared.engine is None  # the shared registry keeps the default engine
+    assert _json.loads(agent.registry.get_tool("molecular_properties").invoke({"smiles": "CCO"}))["heavy_atoms"] == 3

@@ -46,14 +46,41 @@ def test_bad_single_reaction_fails_the_task():
     assert out["errors"][-1]["code"] == "invalid_reaction"
 
 
-def test_route_dependency_validates_each_step():
+def test_route_dependency_validates_each_step(toy_engine):
     graph = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
-    graph.add_reaction(graph.target_id, ["CC(=O)Cl", "Nc1ccc(O)cc1"], reaction_type="amide_coupling")
+    graph.add_reaction(graph.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="amide_coupling", score=0.6)
+    for leaf in graph.leaves():
+        leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy_stock.smi", "tier": "verified"}
     dep = {"route_graph": graph.to_dict(), "summary": "route"}
-    out = ValidationAgent().run(_state({}, results={"t1": dep}, depends_on=["t1"]))
+    out = ValidationAgent(engine=toy_engine).run(_state({}, results={"t1": dep}, depends_on=["t1"]))
     res = out["results"]["t2"]
     assert res["all_valid"] and res["n_steps"] == 1 and res["steps"][0]["is_valid"]
-    assert "1 of 1" in res["summary"]
+    assert res["verdict"] == "accept" and res["targets"][0]["confidence"] == "high"
+    assert "1 route(s) judged (1 acceptable)" in res["summary"]
+
+
+def test_every_route_of_every_target_is_judged_with_reasons(toy_engine):
+    good = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    good.add_reaction(good.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="acylation", score=0.6)
+    for leaf in good.leaves():
+        leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
+    weird = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    weird.add_reaction(weird.target_id, ["Nc1ccc(O)cc1"], reaction_type="acylation", score=1e-5)  # implausible
+    for leaf in weird.leaves():
+        leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
+    search = {"targets": [
+        {"target_smiles": "CC(=O)Nc1ccc(O)cc1", "target_name": "paracetamol", "solved": True,
+         "route_graphs": [weird.to_dict(), good.to_dict()], "searches": []},
+        {"target_smiles": "CCO", "target_name": "ethanol", "solved": False, "route_graph": None,
+         "reasons": ["no template applies"], "route_graphs": [], "searches": []}]}
+    res = ValidationAgent(engine=toy_engine).run(
+        _state({}, results={"t1": search}, depends_on=["t1"]))["results"]["t2"]
+    para, eth = res["targets"]
+    assert [r["verdict"] for r in para["routes"]] == ["reject", "accept"] and para["best_route"] == 1
+    assert para["verdict"] == "accept"
+    assert eth["verdict"] == "reject" and eth["issues"][0]["code"] == "not_solved"
+    assert res["verdict"] == "weak" and any(i["code"] == "not_solved" and i["target"] == "CCO" for i in res["issues"])
+    assert "no template applies" in res["summary"]
 
 
 def test_route_steps_are_judged_with_the_templates_atom_map_as_the_search_judged_them():

@@ -50,3 +50,22 @@ def test_cli_chat_with_unusable_molx_home_is_a_clear_error(tmp_path, monkeypatch
     assert res.exit_code == 2
     assert "cannot open the chat database" in res.stderr and "MOLX_HOME" in res.stderr
     assert "Traceback" not in res.output
+
+
+def test_cli_chat_sar_then_follow_up_questions(monkeypatch):
+    """The reported crash: a SAR turn on a file, then follow-up questions, through the real `molx-agent chat`."""
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    monkeypatch.chdir(repo)  # the question names examples/series.csv relative to the repository
+    text = ("What is the logP of ibuprofen?\nAnalyse the SAR of examples/series.csv\n"
+            "which compound is most potent?\n/history\n")
+    res = runner.invoke(app, ["chat", "--session", "sar-chat", "--llm", "rules"], input=text)
+    assert res.exit_code == 0, res.output
+    assert "internal error" not in res.output and "Traceback" not in res.output
+    answers = res.stdout.split("[Intent: ")
+    assert "3.07" in answers[1]  # ibuprofen logP
+    assert "SAR analysis done (60 compounds" in answers[2] and "sar_report.html" in answers[2]
+    assert "Most potent: GSK3B-017" in answers[3]
+    assert "previous turn's SAR analysis, not recomputed" in answers[3]
+    assert res.stdout.count("you> ") == 3  # /history lists the three questions

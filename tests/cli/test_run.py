@@ -13,8 +13,14 @@ from typer.testing import CliRunner
 from molx_agent.cli.main import app
 from molx_agent.cli.run import check_data_files, exit_code_for, run_query
 from molx_agent.errors import DataError, ValidationError
+from tests.agents.conftest import make_toy_engine
 
 runner = CliRunner()
+
+
+@pytest.fixture
+def toy_engine(tmp_path):
+    return make_toy_engine(tmp_path)
 
 
 def test_run_query_english():
@@ -130,11 +136,11 @@ def test_cli_invalid_setting_is_a_clear_error(monkeypatch, env, raw):
         assert env in res.stderr and "internal error" not in res.stderr and "Traceback" not in res.output
 
 
-def test_reports_go_to_the_output_dir(tmp_path):
+def test_reports_go_to_the_output_dir(tmp_path, toy_engine):
     from pathlib import Path
 
     out = tmp_path / "my_reports"
-    result = run_query("Plan a synthesis of paracetamol", output_dir=out, llm="rules")
+    result = run_query("Plan a synthesis of paracetamol", output_dir=out, llm="rules", engine=toy_engine)
     assert result["intent"] == "retrosynthesis" and result["report_paths"]
     for p in result["report_paths"]:
         assert Path(p).resolve().is_relative_to(out.resolve()) and Path(p).is_file(), p
@@ -164,3 +170,49 @@ def test_bad_log_level_is_a_warning_not_a_crash():
                          timeout=60, env=env)
     assert res.returncode == 0 and "molx-agent" in res.stdout
     assert "MOLX_LOG_LEVEL" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_cli_json_shows_plan_history_reflection_and_attempts(monkeypatch, toy_engine):
+    """`run --search-time 2 --json` on an unsolvable natural product (toy engine): the re-plans are visible."""
+    import molx_agent.retro.engine as engine_module
+    from tests.agents.conftest import STRYCHNINE
+
+    monkeypatch.setattr(engine_module, "_DEFAULT", toy_engine)  # the CLI's engine for this process
+    res = runner.invoke(app, ["run", "--query", f"Plan a synthesis of {STRYCHNINE}", "--search-time", "2", "--json",
+                              "--llm", "rules"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["thread_id"] and data["iterations"] >= 1
+    assert len(data["plan_history"]) == data["iterations"] + 1
+    assert all("inputs" in t for p in data["plan_history"] for t in p["tasks"])
+    assert data["plan_history"][0]["tasks"][1]["inputs"]["options"]["time_limit"] == 2.0
+    assert data["reflection"][0]["issues"] and data["reflection"][0]["actions"][0]["strategy"] == "wider_longer"
+    attempts = data["tasks"]["t2"]["attempts"]
+    assert [a["options"].get("strategy") for a in attempts][:2] == [None, "wider_longer"]
+    assert "What was tried" in data["final_answer"]
+    # the run was checkpointed: --resume on a finished run answers from its checkpoint
+    again = runner.invoke(app, ["run", "--resume", data["thread_id"], "--json", "--llm", "rules"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["final_answer"] == data["final_answer"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "--query", "MW of aspirin", "--search-time", "0"], "--search-time must be a positive number"),
+    (["run", "--query", "MW of aspirin", "--search-time", "-3"], "--search-time must be a positive number"),
+    (["run", "--resume", "no-such-run"], "no run is stored under thread id 'no-such-run'"),
+    (["run"], "give --query"),
+])
+def test_cli_run_option_errors_exit_2(args, message):
+    res = runner.invoke(app, [*args, "--llm", "rules"])
+    assert res.exit_code == 2, res.output
+    assert message in res.stderr and "Traceback" not in res.output
+
+
+def test_run_query_bad_file_is_attempted_once(tmp_path):
+    bad = tmp_path / "no_structures.csv"
+    bad.write_text("name,IC50\nA,1\nB,2\n", encoding="utf-8")
+    doc = run_query("Analyse the SAR", [str(bad)], llm="rules")
+    assert exit_code_for(doc) == 1
+    assert [len(t.get("attempts", [])) for t in doc["tasks"].values()] == [1, 0, 0]
+    assert doc["iterations"] == 0 and len(doc["plan_history"]) == 1
+    assert doc["reflection"][0]["issues"][0]["class"] == "bad_input"

@@ -1,6 +1,10 @@
-"""LangGraph wiring: classify -> plan -> act (loop) -> reflect -> optimize -> finalize.
+"""LangGraph wiring: classify -> plan -> act <-> work (parallel) -> reflect -> optimize -> ... -> finalize.
 
-``MolxGraphNodes`` holds the node functions and the typed routers; ``build_graph`` compiles them.
+``act`` marks blocked tasks skipped, drops tasks that would add nothing and marks every ready task ``running``;
+its router sends each running task to the ``work`` node with LangGraph's ``Send`` so independent tasks of the DAG
+run in parallel (their updates merge through the reducers of ``tasks``, ``results`` and ``errors``).  ``work``
+runs one worker; when a superstep's work is done the graph returns to ``act``.  ``MolxGraphNodes`` holds the node
+functions and the typed routers; ``build_graph`` compiles them.
 """
 
 from __future__ import annotations
@@ -11,9 +15,10 @@ from typing import Any, Literal
 
 from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import Send
 
-from molx_agent.agents.modules.prompts import FINAL_ANSWER_HEADERS, INTENT_LABELS
-from molx_agent.agents.modules.state import AgentState
+from molx_agent.agents.answer import compose_final_answer
+from molx_agent.agents.modules.state import AgentState, replace
 
 logger = logging.getLogger(__name__)
 
@@ -31,27 +36,40 @@ class MolxGraphNodes:
         return self.classifier.run(state)
 
     def plan(self, state: AgentState) -> dict[str, Any]:
-        return self.planner.think(state)
+        return _replacing_tasks(self.planner.think(state))
 
     def act(self, state: AgentState) -> dict[str, Any]:
-        tasks = self.planner.skip_blocked(state.get("tasks") or {}, state.get("language", "en"))
-        task_id = self.planner._pick_next_task(tasks)
-        if task_id is None:
-            return {"tasks": tasks}
-        task_type = tasks[task_id]["type"]
-        worker = self.worker_factory(task_type)
-        tasks[task_id]["status"] = "running"
-        update = worker.run({**state, "tasks": tasks, "current_task_id": task_id})  # type: ignore[typeddict-item]
-        update["current_task_id"] = task_id
-        if "tasks" in update:
-            update["tasks"] = self.planner.skip_blocked(update["tasks"], state.get("language", "en"))
+        """Schedule: skip blocked tasks, drop useless ones, mark every ready task ``running``."""
+        lang = state.get("language", "en")
+        tasks = self.planner.skip_blocked(state.get("tasks") or {}, lang)
+        tasks = self.planner.prune(tasks, state.get("results") or {}, lang)
+        ready = self.planner.ready_tasks(tasks)
+        for tid in ready:
+            tasks[tid]["status"] = "running"
+        update: dict[str, Any] = {"tasks": replace(tasks)}
+        if ready:
+            update["current_task_id"] = ready[-1]
+            logger.debug("dispatching %s", ready)
         return update
+
+    def work(self, state: AgentState) -> dict[str, Any]:
+        """Run the worker of ``state["current_task_id"]`` (one ``Send`` per ready task)."""
+        task_id = state.get("current_task_id") or ""
+        task = (state.get("tasks") or {}).get(task_id) or {}
+        try:
+            worker = self.worker_factory(task.get("type", ""))
+        except KeyError as exc:
+            failed = {**task, "status": "failed", "error": str(exc), "error_class": "bad_input"}
+            return {"tasks": {task_id: failed},
+                    "results": {task_id: {"error": {"code": "unknown_worker", "message": str(exc)}}},
+                    "errors": [{"task_id": task_id, "code": "unknown_worker", "message": str(exc)}]}
+        return worker.run(state)
 
     def reflect(self, state: AgentState) -> dict[str, Any]:
         return self.planner.reflect(state)
 
     def optimize(self, state: AgentState) -> dict[str, Any]:
-        return self.planner.optimize(state)
+        return _replacing_tasks(self.planner.optimize(state))
 
     def finalize(self, state: AgentState) -> dict[str, Any]:
         answer, reports = compose_final_answer(state)
@@ -61,14 +79,17 @@ class MolxGraphNodes:
             "report_paths": reports,
             "messages": [AIMessage(content=answer)],
         }
-        smiles = [
-            m["smiles"]
-            for r in (state.get("results") or {}).values()
-            for m in (r.get("molecules") or [])
-            if isinstance(m, dict) and "properties" in m
-        ]
+        results = state.get("results") or {}
+        smiles = [m["smiles"] for r in results.values() for m in (r.get("molecules") or [])
+                  if isinstance(m, dict) and "properties" in m]
         if smiles:
             update["context_smiles"] = smiles
+        files = [f for t in (state.get("tasks") or {}).values() for f in ((t.get("inputs") or {}).get("files") or [])]
+        if files:
+            update["context_files"] = list(dict.fromkeys(str(f) for f in files))
+        sar = next((r["sar_result_file"] for r in results.values() if r.get("sar_result_file")), None)
+        if sar or files:
+            update["context_sar"] = sar
         return update
 
     # -- routers -----------------------------------------------------------------------------
@@ -78,62 +99,22 @@ class MolxGraphNodes:
     def route_after_plan(self, state: AgentState) -> Literal["act", "finalize"]:
         return "act" if state.get("tasks") else "finalize"
 
-    def route_after_act(self, state: AgentState) -> Literal["act", "reflect"]:
-        tasks = self.planner.skip_blocked(state.get("tasks") or {}, state.get("language", "en"))
-        return "act" if self.planner._pick_next_task(tasks) is not None else "reflect"
+    def route_after_act(self, state: AgentState) -> list[Send] | Literal["reflect"]:
+        running = [tid for tid, t in (state.get("tasks") or {}).items() if t.get("status") == "running"]
+        if not running:
+            return "reflect"
+        base = {k: v for k, v in state.items() if k != "messages"}
+        return [Send("work", {**base, "current_task_id": tid}) for tid in running]
 
     def route_after_reflect(self, state: AgentState) -> Literal["optimize", "finalize"]:
         return "optimize" if (state.get("reflection") or {}).get("should_replan") else "finalize"
 
 
-def _report_paths(result: dict[str, Any]) -> list[str]:
-    paths = result.get("report_paths") or []
-    if isinstance(paths, dict):
-        paths = [v for v in paths.values() if isinstance(v, str)]
-    return [str(p) for p in paths if p]
-
-
-def compose_final_answer(state: AgentState) -> tuple[str, list[str]]:
-    """Prose answer (in ``state['language']``) from the task results, plus every report path."""
-    from molx_agent.agents.intent_classifier import INTENT_RESPONSES
-
-    lang = state.get("language", "en")
-    lang = lang if lang in FINAL_ANSWER_HEADERS else "en"
-    h = FINAL_ANSWER_HEADERS[lang]
-    intent = state.get("intent", "unsupported")
-    if intent == "unsupported":
-        return INTENT_RESPONSES["unsupported"][lang], []
-    tasks = state.get("tasks") or {}
-    results = state.get("results") or {}
-    body: list[str] = []
-    problems: list[str] = []
-    reports: list[str] = []
-    for tid, task in tasks.items():
-        result = results.get(tid) or {}
-        status = task.get("status")
-        reports += [p for p in _report_paths(result) if p not in reports]
-        if status == "done" and result.get("summary"):
-            body.append(str(result["summary"]).strip())
-        elif status == "skipped":
-            why = result.get("summary") or task.get("error", "")
-            if result.get("unavailable"):
-                body.append(str(why))
-            else:
-                problems.append(f"{tid} ({task['type']}) {h['skipped']}: {why}")
-        elif status == "failed":
-            err = result.get("error") or {}
-            msg = err.get("message") if isinstance(err, dict) else str(err)
-            hint = err.get("hint") if isinstance(err, dict) else None
-            problems.append(f"{tid} ({task['type']}) {h['failed']}: {msg or task.get('error', '')}"
-                            + (f" (hint: {hint})" if hint and lang == "en" else (f"（提示：{hint}）" if hint else "")))
-    label = INTENT_LABELS[lang].get(intent, intent)
-    parts = [f"[{h['intent']}: {label}]"]
-    parts += body or ([] if problems else [h["nothing"]])
-    if problems:
-        parts.append(f"{h['errors']}:\n" + "\n".join(f"- {p}" for p in problems))
-    if reports:
-        parts.append(f"{h['reports']}:\n" + "\n".join(f"- {p}" for p in reports))
-    return "\n\n".join(dict.fromkeys(parts)), reports
+def _replacing_tasks(update: dict[str, Any]) -> dict[str, Any]:
+    """A planner update whose ``tasks`` is a whole new plan: written with ``replace`` (not merged per id)."""
+    if "tasks" in update:
+        update = {**update, "tasks": replace(update["tasks"])}
+    return update
 
 
 def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None) -> Any:
@@ -142,13 +123,15 @@ def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None) -> Any:
     g.add_node("classify", nodes.classify)
     g.add_node("plan", nodes.plan)
     g.add_node("act", nodes.act)
+    g.add_node("work", nodes.work)
     g.add_node("reflect", nodes.reflect)
     g.add_node("optimize", nodes.optimize)
     g.add_node("finalize", nodes.finalize)
     g.add_edge(START, "classify")
     g.add_conditional_edges("classify", nodes.route_after_classify, {"plan": "plan", "finalize": "finalize"})
     g.add_conditional_edges("plan", nodes.route_after_plan, {"act": "act", "finalize": "finalize"})
-    g.add_conditional_edges("act", nodes.route_after_act, {"act": "act", "reflect": "reflect"})
+    g.add_conditional_edges("act", nodes.route_after_act, ["work", "reflect"])
+    g.add_edge("work", "act")
     g.add_conditional_edges("reflect", nodes.route_after_reflect, {"optimize": "optimize", "finalize": "finalize"})
     g.add_edge("optimize", "act")
     g.add_edge("finalize", END)

@@ -22,15 +22,23 @@ Reference templates per intent: {templates}
 Intent: {intent}. Detected entities: {entities}.
 Answer with JSON only: {{"tasks": [...]}}"""
 
-REFLECT_SYSTEM_PROMPT = """You review the outcome of molx-agent tasks.
-Given each task's type, status and summary, say whether the user's request is answered and whether
-re-running failed tasks could help (bad input never improves on retry).
+REFLECT_SYSTEM_PROMPT = """You review the outcome of molx-agent tasks (round {iteration} of at most {max_iterations} re-plans).
+Each task has a type, a status, a summary, its own verdict (accept / weak / reject) with issues, and for a failed
+task the error text, its hint and its class (bad_input: retrying never helps, the user must fix the input;
+transient: a retry may help; internal: a bug). Say whether the user's request is answered, name the specific
+issues (unsolved targets, weak starting materials, implausible steps, trivial SAR cores, ...) and whether
+changing the plan could still help.
 Answer with JSON only: {{"success": true|false, "should_replan": true|false, "issues": ["..."], "summary": "..."}}"""
 
-OPTIMIZE_SYSTEM_PROMPT = """Some molx-agent tasks failed. Propose replacement tasks for the failed ones only.
-Allowed task types: {worker_types}. Failed tasks: {failed}. Reflection: {reflection}.
-Answer with JSON only: {{"tasks": [{{"id": "...", "type": "...", "description": "...", "depends_on": [...]}}]}}
-Reuse the failed task ids so dependants keep working."""
+OPTIMIZE_SYSTEM_PROMPT = """Rewrite the remaining plan of molx-agent so that it addresses the issues below.
+Workers you may use, with the option keys each accepts in inputs.options: {worker_types}.
+Current plan (status, options, verdict, error text of failed tasks): {plan}.
+Issues found by reflection: {issues}.
+Changes the rules would make (you may adopt, adjust or replace them): {proposal}.
+Return only the tasks to run now: reuse an existing id to re-run that task with new options (its dependants run
+again), or add new ids; depends_on may name done tasks. Never retry bad input unchanged.
+Answer with JSON only: {{"tasks": [{{"id": "...", "type": "...", "description": "...", "depends_on": [...],
+"inputs": {{"options": {{...}}}}}}]}}"""
 
 TOOL_AGENT_SYSTEM_PROMPT = """You are molx-agent's tool agent. Use the tools to answer the chemist's request
 precisely; report the numbers the tools return, never invent values. Answer in {language_name}."""
@@ -43,6 +51,11 @@ FINAL_ANSWER_HEADERS = {
         "nothing": "No task produced a result.",
         "skipped": "skipped",
         "failed": "failed",
+        "tried": "What was tried",
+        "attempt": "attempt",
+        "outcome": "Why the result is what it is",
+        "dropped": "Not run (would add nothing)",
+        "hint": "fix",
     },
     "zh": {
         "intent": "意图",
@@ -51,6 +64,11 @@ FINAL_ANSWER_HEADERS = {
         "nothing": "没有任务产生结果。",
         "skipped": "已跳过",
         "failed": "失败",
+        "tried": "尝试过的方案",
+        "attempt": "第",
+        "outcome": "结果说明",
+        "dropped": "未运行（不会带来新信息）",
+        "hint": "修正方法",
     },
 }
 

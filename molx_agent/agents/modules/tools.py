@@ -8,6 +8,10 @@ one that fails to import is logged as an error and skipped, never fatal.
 
 MCP tools join through :meth:`ToolRegistry.register_mcp_tools` (category ``mcp``), already filtered by
 the server's allow-list (see ``agents/modules/mcp.py``); a name clash keeps the existing tool and warns.
+
+Each ``MolxAgent`` works on :meth:`ToolRegistry.scoped` -- a view that sees every built-in tool of the singleton
+and keeps its own MCP tools and LLM-bound tool copies -- so one agent's MCP servers or LLM never leak into the
+next agent.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class ToolRegistry:
                 inst._loaded = set()
                 inst._llm = None
                 inst.warnings = []
+                inst._parent = None
                 inst._register_default_loaders()
                 cls._instance = inst
             return cls._instance
@@ -83,6 +88,30 @@ class ToolRegistry:
     _loaded: set[str]
     _llm: Any
     warnings: list[str]
+    _parent: ToolRegistry | None
+
+    def scoped(self) -> ToolRegistry:
+        """A registry for one agent: every tool of this one is visible, its own registrations stay its own."""
+        child = object.__new__(ToolRegistry)
+        child._tools = {}
+        child._loaders = {}
+        child._loaded = set()
+        child._llm = None
+        child.warnings = []
+        child._parent = self
+        return child
+
+    def _entries(self) -> dict[str, RegisteredTool]:
+        """Every visible tool: the parent's (loaded on demand), then this registry's own (which win)."""
+        self._ensure_loaded()
+        if self._parent is None:
+            return dict(self._tools)
+        return {**self._parent._entries(), **self._tools}
+
+    def all_warnings(self) -> list[str]:
+        """Warnings of this registry and of the registry it is a view of."""
+        parent = self._parent.all_warnings() if self._parent is not None else []
+        return [*parent, *(w for w in self.warnings if w not in parent)]
 
     # -- loaders -----------------------------------------------------------------------------
     def _register_default_loaders(self) -> None:
@@ -136,7 +165,7 @@ class ToolRegistry:
         """Add ``tool``; returns False (and warns) when the name is taken and ``replace`` is False."""
         name = str(tool.name)
         with self._lock:
-            existing = self._tools.get(name)
+            existing = self._tools.get(name) or (self._parent._entries().get(name) if self._parent else None)
             if existing is not None and existing.tool is not tool and not replace:
                 msg = (f"tool name clash: {name!r} from {source} ignored, "
                        f"already registered from {existing.source}")
@@ -168,23 +197,46 @@ class ToolRegistry:
         return added
 
     def inject_llm(self, llm: Any) -> None:
-        """Give ``llm`` to every tool registered with ``requires_llm=True`` (now and later)."""
+        """Give ``llm`` to every tool registered with ``requires_llm=True`` (now and later).
+
+        On a scoped registry the parent's tools are copied first, so the shared tools keep no agent's LLM.
+        """
         self._llm = llm
-        self._ensure_loaded()
-        for entry in self._tools.values():
-            if entry.requires_llm:
+        with self._lock:
+            for name, entry in self._entries().items():
+                if not entry.requires_llm:
+                    continue
+                if name not in self._tools:
+                    entry = RegisteredTool(tool=_copy_tool(entry.tool), category=entry.category,
+                                           allowed_agents=entry.allowed_agents, requires_llm=True,
+                                           source=entry.source, meta=dict(entry.meta))
+                    self._tools[name] = entry
                 _set_llm(entry.tool, llm)
+
+    def bind_engine(self, engine: Any) -> None:
+        """Tools that run on a retrosynthesis engine (an ``engine`` field: the skill tools) use ``engine``.
+
+        On a scoped registry the parent's tools are copied first, so the shared tools keep the default engine.
+        """
+        with self._lock:
+            for name, entry in self._entries().items():
+                if "engine" not in getattr(type(entry.tool), "model_fields", {}):
+                    continue
+                if name not in self._tools:
+                    entry = RegisteredTool(tool=_copy_tool(entry.tool), category=entry.category,
+                                           allowed_agents=entry.allowed_agents, requires_llm=entry.requires_llm,
+                                           source=entry.source, meta=dict(entry.meta))
+                    self._tools[name] = entry
+                entry.tool.engine = engine
 
     # -- queries -----------------------------------------------------------------------------
     def get_tools(self, agent: str | None = None, category: ToolCategory | str | None = None) -> list[Any]:
         """Tools visible to ``agent`` (all when None), optionally of one ``category``."""
-        self._ensure_loaded()
         cat = ToolCategory(category) if category is not None else None
-        return [e.tool for e in self._tools.values() if e.allows(agent) and (cat is None or e.category == cat)]
+        return [e.tool for e in self._entries().values() if e.allows(agent) and (cat is None or e.category == cat)]
 
     def get_tool(self, name: str) -> Any | None:
-        self._ensure_loaded()
-        entry = self._tools.get(name)
+        entry = self._entries().get(name)
         return entry.tool if entry else None
 
     def get_tool_names(self, agent: str | None = None) -> list[str]:
@@ -192,7 +244,6 @@ class ToolRegistry:
 
     def list_tools(self) -> list[dict[str, Any]]:
         """One JSON-able row per tool: name, category, source, allowed_agents, requires_llm, description."""
-        self._ensure_loaded()
         return [
             {
                 "name": e.name,
@@ -202,7 +253,7 @@ class ToolRegistry:
                 "requires_llm": e.requires_llm,
                 "description": str(getattr(e.tool, "description", "")).strip().split("\n")[0],
             }
-            for e in self._tools.values()
+            for e in self._entries().values()
         ]
 
     @classmethod
@@ -210,6 +261,15 @@ class ToolRegistry:
         """Forget the singleton (tests)."""
         with cls._lock:
             cls._instance = None
+
+
+def _copy_tool(tool: Any) -> Any:
+    """A shallow copy of a tool (pydantic ``model_copy`` when it is a pydantic model)."""
+    import copy
+
+    if hasattr(tool, "model_copy"):
+        return tool.model_copy()
+    return copy.copy(tool)
 
 
 def _set_llm(tool: Any, llm: Any) -> None:
