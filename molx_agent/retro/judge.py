@@ -48,8 +48,9 @@ ISSUE_TEXT = {
     "estimated_leaf": "starting material judged only by its SA score, not found in any stock",
     "unresolved_leaf": "starting material not resolved (not in stock, not made)",
     "reactive_leaf": "reactive intermediate ({kind}) bought from an exact stock entry",
-    "analog_shortcut": "bought a near analog of the target (Tanimoto {sim:.2f}, same scaffold) and changed it in one "
-                       "step: check that the analog is really sold, or prefer a route with a real disconnection",
+    "analog_shortcut": "bought a near analog of the target (Tanimoto {sim:.2f}, same scaffold) and only changed its "
+                       "functional groups: check that the analog is really sold, or prefer a route with a real "
+                       "disconnection",
     "implausible_step": "the single-step model rates this step at {score:.1e}, under the plausibility floor "
                         "{floor:.0e}: used only because nothing better solved this molecule",
     "low_score_step": "the single-step model rates this step low ({score:.3f})",
@@ -351,15 +352,16 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     for rxn in graph.reaction_nodes:
         product = graph.molecule_nodes[rxn.product_node].smiles
         step = f"{'.'.join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)}>>{product}"
-        if rxn.product_node == graph.target_id:
-            for rid in rxn.reactant_nodes:
-                leaf = graph.molecule_nodes[rid]
-                if rid in made or not (leaf.availability or {}).get("available"):
-                    continue
-                sim = is_analog_shortcut(leaf.smiles, target, cfg)
-                if sim is not None:
-                    add(issue("analog_shortcut", ISSUE_TEXT["analog_shortcut"].format(sim=sim), smiles=leaf.smiles,
-                              step=step))
+        for rid in rxn.reactant_nodes:
+            # a bought near analog carrying the target's skeleton, turned into the target by one step or by a
+            # chain of functional-group interconversions (esterify, dehalogenate, hydrolyse): an analog shortcut
+            leaf = graph.molecule_nodes[rid]
+            if rid in made or not (leaf.availability or {}).get("available"):
+                continue
+            sim = is_analog_shortcut(leaf.smiles, target, cfg)
+            if sim is not None:
+                add(issue("analog_shortcut", ISSUE_TEXT["analog_shortcut"].format(sim=sim), smiles=leaf.smiles,
+                          step=step))
         # the model's probability; a step without one (a chemist's own step, a capping) is "unknown", not implausible
         score = rxn.score if rxn.score is not None else (rxn.template_evidence.confidence or None)
         plaus = plausibility(score, cfg) if score is not None else {"plausible": None}

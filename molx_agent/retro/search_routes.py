@@ -206,12 +206,24 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
     every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
     entries = search.confirm_best(k)
     weight = search.config.route_step_weight
-    return [
+    graphs = [
         _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4),
                                         "route_score": route_score(entry, weight), "n_flags": entry[4],
                                         "rank_by": search.config.rank_by})
         for i, entry in enumerate(entries, start=1)
     ]
+    if search.config.rank_by == "score" and graphs:
+        # the search penalises an analog bought one step from the target; the route judgement also finds one bought
+        # several functional-group interconversions away: among the routes returned, a route with an analog shortcut
+        # or an implausible step never ranks above one without (stable: otherwise the route score's order)
+        def flagged(graph: RetroGraph) -> int:
+            codes = {i["code"] for i in graph.metadata["route"]["issues"]}
+            return int(bool(codes & {"analog_shortcut", "implausible_step"}))
+
+        graphs.sort(key=flagged)
+        for i, graph in enumerate(graphs, start=1):
+            graph.metadata["rank"] = i
+    return graphs
 
 
 def _best_partial(search: RetroStarSearch, mol: MolNode) -> tuple[Any, Any, list[Any]]:

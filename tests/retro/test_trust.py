@@ -264,3 +264,21 @@ def test_the_search_passes_its_deadline_and_never_shares_a_cut_short_table(tmp_p
                         config=SearchConfig(validate=False, time_limit=5))
     assert res.solved and model.deadlines and all(d is not None for d in model.deadlines)
     assert res.stats["n_predictions_cut_short"] == 1 and caches.predictions == {}
+
+
+def test_an_analog_bought_several_interconversions_away_is_still_an_analog_shortcut(tmp_path, verified):
+    # buy 5-bromo-naproxen, esterify, debrominate, hydrolyse: no disconnection at all
+    ester_br, ester = "CCOC(=O)[C@@H](C)c1ccc2c(Br)c(OC)ccc2c1", "CCOC(=O)[C@@H](C)c1ccc2cc(OC)ccc2c1"
+    stock = CompositeStock([verified, FileStock(_file(tmp_path, "v2.smi", [BROMO_NAPROXEN, "CCO"]))])
+    model = DictSingleStepModel({
+        NAPROXEN: [([ester], 0.5, "ester hydrolysis"),
+                   ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], 0.001, "cross-coupling")],
+        ester: [([ester_br], 0.6, "debromination")],
+        ester_br: [([BROMO_NAPROXEN, "CCO"], 0.7, "esterification")],
+    })
+    res = search_routes(NAPROXEN, stock=stock, model=model, config=SearchConfig(validate=False))
+    assert res.solved and len(res.routes) == 2
+    first, second = res.routes
+    assert first.n_steps == 1 and second.n_steps == 3  # the real disconnection ranks first despite its low score
+    assert "analog_shortcut" in {i["code"] for i in second.metadata["route"]["issues"]}
+    assert second.metadata["route"]["confidence"] == "low" and second.metadata["rank"] == 2
