@@ -25,6 +25,7 @@ from tests.conftest import REPO_ROOT
 
 README = REPO_ROOT / "README.md"
 CHAT_ID_PLACEHOLDER = "3f2a9c0b1d2e"
+RUN_ID_PLACEHOLDER = "9c1e0f2a7b3d4e5f"  # `run --resume ID`: the thread id an earlier `run ... --json` printed
 SHORT_ROUTE = ["--time-limit", "5", "--max-expansions", "100"]
 
 
@@ -102,6 +103,7 @@ def run_readme(monkeypatch, *, short: bool) -> list[str]:
     runner = CliRunner()
     failures: list[str] = []
     chat_id = None
+    run_id = None
     for words in readme_commands():
         if words[0] == "make":
             continue
@@ -112,6 +114,9 @@ def run_readme(monkeypatch, *, short: bool) -> list[str]:
         if CHAT_ID_PLACEHOLDER in args:
             assert chat_id, "the README resumes a chat before starting one"
             args = [chat_id if a == CHAT_ID_PLACEHOLDER else a for a in args]
+        if RUN_ID_PLACEHOLDER in args:
+            assert run_id, "the README resumes a run before a `run --json` printed its thread id"
+            args = [run_id if a == RUN_ID_PLACEHOLDER else a for a in args]
         with monkeypatch.context() as m:
             for key, value in env.items():
                 m.setenv(key, value)
@@ -123,6 +128,9 @@ def run_readme(monkeypatch, *, short: bool) -> list[str]:
         if args[:1] == ["chat"] and "--session" not in args:
             found = re.search(r"\(session (\w+)\)", res.stderr)
             chat_id = found.group(1) if found else None
+        if args[:1] == ["run"] and "--json" in args and res.exit_code in (0, 1):
+            found = re.search(r'"thread_id": "(\w+)"', res.stdout)
+            run_id = found.group(1) if found else run_id
         if res.exit_code != 0 or "Traceback" in res.output:
             failures.append(f"{command}\n  -> exit {res.exit_code}\n{res.output[-1500:]}")
     return failures

@@ -60,7 +60,7 @@ def test_cli_chat_sar_then_follow_up_questions(monkeypatch):
     monkeypatch.chdir(repo)  # the question names examples/series.csv relative to the repository
     text = ("What is the logP of ibuprofen?\nAnalyse the SAR of examples/series.csv\n"
             "which compound is most potent?\n/history\n")
-    res = runner.invoke(app, ["chat", "--session", "sar-chat", "--llm", "rules"], input=text)
+    res = runner.invoke(app, ["chat", "--session", "sar-chat", "--create", "--llm", "rules"], input=text)
     assert res.exit_code == 0, res.output
     assert "internal error" not in res.output and "Traceback" not in res.output
     answers = res.stdout.split("[Intent: ")
