@@ -81,32 +81,53 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
     return atomic_write_bytes(path, text.encode(encoding))
 
 
-def to_jsonable(obj: Any) -> Any:
-    """Convert dataclasses, pydantic models, numpy scalars, paths and sets to JSON types."""
-    if obj is None or isinstance(obj, (str, bool, int)):
+def to_jsonable(obj: Any, *, strict: bool = False) -> Any:
+    """Plain JSON types: numpy scalars and arrays, paths, enums, dates, sets, dataclasses and pydantic models are
+    converted (numpy ``float64`` is a ``float`` subclass that checkpoint serialisers reject: it becomes a real
+    ``float``); NaN and infinities become ``None``.  Anything else becomes its ``str`` or, with ``strict``, raises
+    ``TypeError`` (the agent's state: a worker bug is reported as such instead of being stored as a string)."""
+    import math
+    from datetime import date
+    from enum import Enum
+    from pathlib import PurePath
+
+    if obj is None or type(obj) in (str, int, bool):
         return obj
+    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
+        return to_jsonable(obj.tolist(), strict=strict)  # numpy scalars and arrays -> Python scalars and lists
+    if isinstance(obj, bool):
+        return bool(obj)
     if isinstance(obj, float):
-        return obj if obj == obj and obj not in (float("inf"), float("-inf")) else None
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, Path):
+        value = float(obj)
+        return value if math.isfinite(value) else None
+    if isinstance(obj, int):
+        return int(obj)
+    if isinstance(obj, str):
         return str(obj)
-    if isinstance(obj, datetime):
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v, strict=strict) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [to_jsonable(v, strict=strict) for v in obj]
+    if isinstance(obj, PurePath):
+        return str(obj)
+    if isinstance(obj, (datetime, date)):
         return obj.isoformat()
+    if isinstance(obj, Enum):
+        return to_jsonable(obj.value, strict=strict)
     if hasattr(obj, "to_dict"):
-        return to_jsonable(obj.to_dict())
+        return to_jsonable(obj.to_dict(), strict=strict)
     if hasattr(obj, "model_dump"):
-        return to_jsonable(obj.model_dump())
+        return to_jsonable(obj.model_dump(), strict=strict)
     if hasattr(obj, "__dataclass_fields__"):
         from dataclasses import asdict
 
-        return to_jsonable(asdict(obj))
-    if hasattr(obj, "item"):  # numpy scalar
-        return to_jsonable(obj.item())
-    if hasattr(obj, "tolist"):  # numpy array
-        return to_jsonable(obj.tolist())
+        return to_jsonable(asdict(obj), strict=strict)
+    if hasattr(obj, "item"):  # other numpy-like scalars
+        return to_jsonable(obj.item(), strict=strict)
+    if hasattr(obj, "tolist"):  # other array-likes
+        return to_jsonable(obj.tolist(), strict=strict)
+    if strict:
+        raise TypeError(f"{type(obj).__name__} is not JSON data (convert it, or write it to a file and keep the path)")
     return str(obj)
 
 

@@ -13,14 +13,12 @@ that rewrites a whole field (a new turn, a new plan) wraps the value in :func:`r
 
 from __future__ import annotations
 
-import math
-from datetime import date, datetime
-from enum import Enum
-from pathlib import PurePath
 from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import BaseMessage
 from langgraph.graph.message import add_messages
+
+from molx_agent.io_utils import to_jsonable as _to_jsonable
 
 TaskStatus = Literal["pending", "running", "done", "failed", "skipped"]
 
@@ -56,42 +54,10 @@ _REPLACE = "__replace__"
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Plain JSON types only: numpy scalars and arrays, paths, enums, dates, sets, dataclasses and pydantic models
-    are converted (numpy ``float64`` is a ``float`` subclass the checkpoint serialiser rejects: it becomes a real
-    ``float``); NaN and infinities become ``None``.  Anything else raises ``TypeError`` (a worker bug, reported as
-    such) instead of being stored as a string."""
-    if obj is None or type(obj) in (str, int, bool):
-        return obj
-    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
-        return to_jsonable(obj.tolist())  # numpy scalars and arrays -> Python scalars and lists
-    if isinstance(obj, bool):
-        return bool(obj)
-    if isinstance(obj, float):
-        value = float(obj)
-        return value if math.isfinite(value) else None
-    if isinstance(obj, int):
-        return int(obj)
-    if isinstance(obj, str):
-        return str(obj)
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, PurePath):
-        return str(obj)
-    if isinstance(obj, (datetime, date)):
-        return obj.isoformat()
-    if isinstance(obj, Enum):
-        return to_jsonable(obj.value)
-    if hasattr(obj, "to_dict"):
-        return to_jsonable(obj.to_dict())
-    if hasattr(obj, "model_dump"):
-        return to_jsonable(obj.model_dump())
-    if hasattr(obj, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        return to_jsonable(asdict(obj))
-    raise TypeError(f"{type(obj).__name__} is not JSON data (convert it, or write it to a file and keep the path)")
+    """Plain JSON types only (``molx_agent.io_utils.to_jsonable`` with ``strict=True``): numpy scalars and arrays,
+    paths, enums, dates, sets, dataclasses and pydantic models are converted, NaN and infinities become ``None``;
+    anything else raises ``TypeError`` (a worker bug, reported as such) instead of being stored as a string."""
+    return _to_jsonable(obj, strict=True)
 
 
 def replace(value: Any) -> dict[str, Any]:
