@@ -27,6 +27,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import json
 import math
@@ -204,7 +205,24 @@ def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
         knobs["reuse_solved"] = False
     if getattr(args, "no_twin_values", False):
         knobs["twin_values"] = False
+    for item in getattr(args, "knob", None) or []:
+        name, _, value = item.partition("=")
+        knobs[name.strip()] = _knob_value(name.strip(), value.strip())
     return knobs
+
+
+def _knob_value(name: str, value: str) -> Any:
+    """``--knob name=value``: any ``SearchConfig`` field, parsed with the field's own type."""
+    from molx_agent.retro.search_types import SearchConfig
+    fields = {f.name: f for f in dataclasses.fields(SearchConfig)}
+    if name not in fields:
+        raise SystemExit(f"--knob: unknown SearchConfig field {name!r}")
+    default = getattr(SearchConfig(), name)
+    if isinstance(default, bool):
+        return value.lower() in ("1", "true", "yes")
+    if isinstance(default, (int, float)):
+        return type(default)(value)
+    return value
 
 
 def run_jobs(packed: Callable[[tuple], dict[str, Any]], jobs: list[tuple], stock: Path, workers: int,
@@ -330,6 +348,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="SearchConfig.reuse_solved=False: a molecule solved in one branch is searched again elsewhere")
     ap.add_argument("--no-twin-values", action="store_true",
                     help="SearchConfig.twin_values=False: every new leaf starts from its leaf estimate")
+    ap.add_argument("--knob", action="append", default=[], metavar="FIELD=VALUE",
+                    help="set any SearchConfig field (repeatable), e.g. --knob probable_leaf_cost_base=1.0")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
     args = ap.parse_args(argv)

@@ -296,16 +296,21 @@ def judge_step(precursors: list[str], product: str, *, reaction_type: str | None
 
 
 # -- routes --------------------------------------------------------------------------------------------------------
-def _leaf_tier(avail: dict[str, Any]) -> str:
+def leaf_tier(avail: dict[str, Any] | None) -> str:
+    """A leaf's purchasability tier (``verified`` / ``probable`` / ``estimated`` / ``unavailable``) from its
+    availability record: the recorded ``tier`` when there is one, else derived from ``available`` and
+    ``source`` (an SA-score estimate that did not pass is ``unavailable``, not ``estimated``)."""
+    avail = avail or {}
     tier = avail.get("tier")
-    if tier:
+    if tier in ("verified", "probable", "estimated", "unavailable"):
         return str(tier)
-    source = avail.get("source")
+    source = str(avail.get("source") or "")
     if avail.get("available") and source and source != "sa_estimate":
         return "verified"
-    if source == "sa_estimate":
-        return "estimated"
-    return "unavailable"
+    return "estimated" if source == "sa_estimate" and avail.get("available") else "unavailable"
+
+
+_leaf_tier = leaf_tier
 
 
 def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = None) -> dict[str, Any]:
@@ -402,6 +407,7 @@ __all__ = [
     "TIERS",
     "REACTIVE_PATTERNS",
     "judge_leaf",
+    "leaf_tier",
     "judge_step",
     "judge_route",
     "reactive_kind",

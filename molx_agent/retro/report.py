@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from molx_agent.io_utils import atomic_write_bytes, atomic_write_json, atomic_write_text
+from molx_agent.retro.judge import leaf_tier
 from molx_agent.retro.report_assets.labels import labels_for
 from molx_agent.retro.route import MoleculeNode, ReactionNode, RetroGraph
 
@@ -67,17 +68,6 @@ def leaf_status(graph: RetroGraph, node: MoleculeNode, labels: dict[str, str] | 
             reason = reason or "SA/CS estimate"
         return "terminal", f"{labels['legend_terminal']}" + (f": {reason}" if reason else "")
     return "unresolved", labels["legend_unresolved"]
-
-
-def leaf_tier(avail: dict[str, Any]) -> str:
-    """A leaf's purchasability tier (``verified`` / ``probable`` / ``estimated`` / ``unavailable``)."""
-    tier = (avail or {}).get("tier")
-    if tier in ("verified", "probable", "estimated", "unavailable"):
-        return str(tier)
-    source = str((avail or {}).get("source") or "")
-    if (avail or {}).get("available") and source and source != "sa_estimate":
-        return "verified"
-    return "estimated" if source == "sa_estimate" and (avail or {}).get("available") else "unavailable"
 
 
 def route_trust(graph: RetroGraph) -> dict[str, Any]:
