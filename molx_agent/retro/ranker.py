@@ -24,7 +24,8 @@ import numpy as np
 from molx_agent.errors import DataError
 from molx_agent.retro.templates_db import DATA_DIR
 
-RANKER_FILE = "retro_ranker.json"
+RANKER_FILE = "retro_ranker.json"  # the ranker of the model without the learned policy (kNN + named templates)
+POLICY_RANKER_FILE = "retro_ranker_policy.json"  # the ranker of the ensemble with the learned policy
 
 FEATURES: tuple[str, ...] = (
     "log_vote_s4",
@@ -45,7 +46,14 @@ FEATURES: tuple[str, ...] = (
     "named_only",
     "nn_sim_x_rsim",
     *(f"class_{c}" for c in range(1, 11)),
+    # the learned template-relevance policy (``retro.policy``); all 0 when the model runs without it
+    "policy_log_prob",
+    "policy_log_max_prob",
+    "policy_rank",
+    "policy_only",
 )
+#: ``log(policy probability)`` given to a candidate none of whose templates the policy ranks (named-only ones)
+POLICY_LOG_FLOOR = math.log(1e-6)
 
 
 @dataclass
@@ -74,6 +82,11 @@ class CandidateEvidence:
     # max over the nearest training products j of sim(product, j) * sim(precursors, reactants of j),
     # whichever template j used (RetroSim's score; defined for every candidate, named-only ones included)
     nn_sim_x_rsim: float = 0.0
+    # the policy's probability of every library template that gives these precursors (the neighbours' and the
+    # policy's own; filled in when the model has a policy)
+    policy_probs: dict[int, float] = field(default_factory=dict)
+    # 0-based rank of the candidate's best template in the policy's order (None: no policy)
+    policy_rank: int | None = None
 
     def best_support(self) -> Support | None:
         if not self.supports:
@@ -93,6 +106,7 @@ def candidate_features(
     template_counts: np.ndarray,
     template_classes: list[int | None],
     n_neighbours: int,
+    n_templates: int | None = None,
 ) -> np.ndarray:
     """The feature vector (order of :data:`FEATURES`) of one candidate."""
     sup = cand.supports
@@ -120,8 +134,24 @@ def candidate_features(
         1.0 if cand.named_only else 0.0,
         float(cand.nn_sim_x_rsim),
     ]
-    cls = template_classes[best.template] if best is not None else cand.named_class
+    if best is not None:
+        cls = template_classes[best.template]
+    elif cand.policy_probs:  # proposed by the policy's templates alone: the most relevant one's class
+        cls = template_classes[min(cand.policy_probs, key=lambda t: (-cand.policy_probs[t], t))]
+    else:
+        cls = cand.named_class
     f.extend(1.0 if cls == c else 0.0 for c in range(1, 11))
+    if cand.policy_rank is None:  # no policy
+        f.extend((0.0, 0.0, 0.0, 0.0))
+    else:
+        total = sum(cand.policy_probs.values())
+        top = max(cand.policy_probs.values(), default=0.0)
+        f.extend((
+            max(math.log(total), POLICY_LOG_FLOOR) if total > 0 else POLICY_LOG_FLOOR,
+            max(math.log(top), POLICY_LOG_FLOOR) if top > 0 else POLICY_LOG_FLOOR,
+            math.log1p(cand.policy_rank) / math.log1p(max(n_templates or 1, 1)),
+            1.0 if not sup and not cand.named_only else 0.0,
+        ))
     return np.asarray(f, dtype=np.float64)
 
 
@@ -155,34 +185,55 @@ class LinearRanker:
 
 
 def read_ranker(path: str | Path) -> LinearRanker:
-    """A trained ranker from its JSON file; ``DataError`` when unreadable or for other features."""
+    """A trained ranker from its JSON file; ``DataError`` when unreadable or for unknown features.
+
+    A file may name a subset of :data:`FEATURES` (a ranker trained before features were added): the features it
+    does not name get weight 0.
+    """
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        names = tuple(data.get("features", ()))
+        values = [float(x) for x in data["weights"]]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DataError("bad_data_file", f"Ranker weights unreadable: {path}", value=str(path)) from exc
-    if tuple(data.get("features", ())) != FEATURES:
+    if not names or len(names) != len(values) or len(set(names)) != len(names) or not set(names) <= set(FEATURES):
         raise DataError("bad_data_file", "Ranker weights were trained on other features", value=str(path),
                         hint="retrain with scripts/train_single_step_ranker.py")
-    return LinearRanker(np.asarray(data["weights"], dtype=np.float64), FEATURES, True, data.get("meta", {}))
+    weights = np.zeros(len(FEATURES))
+    for name, value in zip(names, values, strict=True):
+        weights[FEATURES.index(name)] = value
+    return LinearRanker(weights, FEATURES, True, data.get("meta", {}))
 
 
 @lru_cache(maxsize=1)
 def load_ranker() -> LinearRanker:
-    """The packaged trained ranker, or the kNN-vote fallback when the weight file is absent."""
+    """The packaged trained ranker of the model without the policy, or the kNN-vote fallback when absent."""
     path = DATA_DIR / RANKER_FILE
     if not path.is_file():
         return LinearRanker.default()
     return read_ranker(path)
 
 
+@lru_cache(maxsize=1)
+def load_policy_ranker() -> LinearRanker | None:
+    """The packaged ranker of the ensemble with the learned policy; ``None`` when its file is absent."""
+    path = DATA_DIR / POLICY_RANKER_FILE
+    if not path.is_file():
+        return None
+    return read_ranker(path)
+
+
 __all__ = [
     "FEATURES",
     "RANKER_FILE",
+    "POLICY_RANKER_FILE",
+    "POLICY_LOG_FLOOR",
     "Support",
     "CandidateEvidence",
     "candidate_features",
     "LinearRanker",
     "read_ranker",
     "load_ranker",
+    "load_policy_ranker",
 ]

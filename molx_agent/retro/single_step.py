@@ -31,6 +31,7 @@ when one reproduces the precursors, otherwise from the template's Schneider clas
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -50,12 +51,14 @@ from molx_agent.retro.named_templates import (
     compile_template,
     rdchiral_quiet,
 )
+from molx_agent.retro.policy import TemplatePolicy, load_policy
 from molx_agent.retro.ranker import (
     FEATURES,
     CandidateEvidence,
     LinearRanker,
     Support,
     candidate_features,
+    load_policy_ranker,
     load_ranker,
 )
 from molx_agent.retro.reaction_class import infer_reaction_class, reaction_class_category, reaction_class_name
@@ -68,6 +71,15 @@ from molx_agent.retro.templates_db import (
 )
 
 log = logging.getLogger(__name__)
+
+#: Environment variable: ``off`` runs the model without the learned template policy (the kNN + named-template
+#: model with its own ranker, as before issue 28), for comparison.  Default: the policy when it is packaged.
+POLICY_ENV = "MOLX_SINGLE_STEP_POLICY"
+
+
+def policy_enabled() -> bool:
+    """Whether the default model uses the learned policy (``MOLX_SINGLE_STEP_POLICY`` is not ``off``/``0``)."""
+    return os.environ.get(POLICY_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,17 @@ class SingleStepModel(Protocol):
         ...
 
 
+def _top_templates(probs: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the ``n`` most probable templates, best first (ties by index), stopping at 99.9 % of the mass."""
+    n = min(n, probs.shape[0])
+    if n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    top = np.argpartition(-probs, n - 1)[:n]
+    top = top[np.lexsort((top, -probs[top]))]
+    keep = int(np.searchsorted(np.cumsum(probs[top]), 0.999)) + 1
+    return top[:keep]
+
+
 def _strip_maps(mol: Chem.Mol) -> Chem.Mol:
     for atom in mol.GetAtoms():
         if atom.GetAtomMapNum():
@@ -194,6 +217,13 @@ class TemplateKNNModel:
     merge_named:
         Also propose the named expert templates' own precursor sets that no neighbour's template gives
         (``source="named_template"``); the ranker scores them with the same features.
+    policy:
+        The learned template-relevance policy (``retro.policy``): its most relevant templates are applied too
+        and its probabilities become ranker features.  ``"default"``: the packaged policy unless
+        ``MOLX_SINGLE_STEP_POLICY=off``; ``None``: no policy (the model before issue 28).
+    policy_templates:
+        At most this many of the policy's templates are applied (fewer when the best ones already hold 99.9 %
+        of its probability).
     """
 
     name = "uspto50k-template-knn"
@@ -208,9 +238,21 @@ class TemplateKNNModel:
         ranker: LinearRanker | None = None,
         named_templates: bool = True,
         merge_named: bool = True,
+        policy: TemplatePolicy | None | str = "default",
+        policy_templates: int = 50,
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
+        if isinstance(policy, str):
+            if policy != "default":
+                raise ValueError(f"policy must be a TemplatePolicy, None or 'default', not {policy!r}")
+            policy = load_policy() if policy_enabled() and library is None else None
+        if policy is not None and policy.n_templates != len(self.library.templates):
+            raise ValueError(f"the policy has {policy.n_templates} outputs for {len(self.library.templates)} templates")
+        self.policy = policy
+        self.policy_templates = policy_templates
+        if ranker is None and policy is not None:
+            ranker = load_policy_ranker()
         self.ranker = ranker if ranker is not None else load_ranker()
         self._compiled: dict[int, rdchiralReaction | None] = {}
         self._patterns: dict[int, Chem.Mol | None] = {}
@@ -288,9 +330,14 @@ class TemplateKNNModel:
 
         ``exclude``: training rows left out (leave-one-out evaluation on the training set).
         """
+        return self._neighbours(fingerprint_bits_of_mol(mol), n, exclude)
+
+    def _neighbours(
+        self, bits: list[int], n: int | None = None, exclude: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         n = n or self.n_neighbours
         lib = self.library
-        query = pack_bits(fingerprint_bits_of_mol(mol))
+        query = pack_bits(bits)
         sims = bulk_tanimoto(query, lib.product_fps, lib.product_counts)
         if exclude is not None and len(exclude):
             sims[exclude] = -1.0
@@ -315,7 +362,9 @@ class TemplateKNNModel:
         mol = parse_product(product_smiles)
         product = Chem.MolToSmiles(mol)
         lib = self.library
-        idx, sims = self.neighbours(mol, exclude=exclude)
+        bits = fingerprint_bits_of_mol(mol)
+        idx, sims = self._neighbours(bits, exclude=exclude)
+        policy_probs = self.policy.probabilities(bits) if self.policy is not None else None
         found: dict[tuple[str, ...], CandidateEvidence] = {}
         applied: dict[int, list[tuple[tuple[str, ...], str]]] = {}
         # per candidate: Tanimoto of its precursors to each neighbour's recorded reactants (neighbour rank order)
@@ -361,6 +410,26 @@ class TemplateKNNModel:
                     if cand is None:
                         continue
                     cand.supports.append(Support(sim, reac_sim[canon][rank], t, rank))
+            if policy_probs is not None:
+                # the policy's most relevant templates: those no neighbour used give candidates without supports
+                top = _top_templates(policy_probs, self.policy_templates)
+                for t in top.tolist():
+                    if t in applied:
+                        continue
+                    if budget.expired():
+                        break
+                    applied[t] = self._apply(t, target)
+                    for canon, mapped in applied[t]:
+                        if canon == (product,) or canon in found:
+                            continue
+                        new_candidate(canon, mapped)
+                # every candidate learns the policy's probability of each template that gives it
+                for t, outcomes in applied.items():
+                    p = float(policy_probs[t])
+                    for canon, _ in outcomes:
+                        cand = found.get(canon)
+                        if cand is not None:
+                            cand.policy_probs[t] = p
             if self._named is not None and not budget.expired():
                 named, _ = self._named.precursor_table_until(product, target, deadline=deadline)
                 for canon, cand in found.items():
@@ -379,13 +448,19 @@ class TemplateKNNModel:
                         if cand.named_class is None and mapped:
                             cand.named_class = infer_reaction_class(f"{mapped}>>{mapped_product}")
         cands = list(found.values())
+        if policy_probs is not None:
+            for cand in cands:
+                best = max(cand.policy_probs.values(), default=None)
+                # 0-based rank of the candidate's best template in the policy's order (the named-only: all ranked)
+                cand.policy_rank = int(np.count_nonzero(policy_probs > best)) if best is not None \
+                    else len(policy_probs)
         n_heavy = mol.GetNumHeavyAtoms()
         n_rings = mol.GetRingInfo().NumRings()
         feats = np.array(
             [
                 candidate_features(c, product_heavy_atoms=n_heavy, product_rings=n_rings,
                                    template_counts=self._counts, template_classes=self._classes,
-                                   n_neighbours=self.n_neighbours)
+                                   n_neighbours=self.n_neighbours, n_templates=len(self._classes))
                 for c in cands
             ],
             dtype=np.float64,
@@ -416,6 +491,8 @@ class TemplateKNNModel:
         best = cand.best_support()
         hit = named_table.get(tuple(sorted(cand.reactants))) if cand.named else None
         named = hit[0] if hit is not None else None
+        if best is None and cand.policy_probs:  # proposed by the policy's templates alone
+            return self._policy_prediction(cand, prob, product, mapped, named)
         if best is None:  # proposed by a named expert template alone
             assert named is not None, "a candidate without supports comes from a named template"
             return Prediction(
@@ -443,6 +520,9 @@ class TemplateKNNModel:
         named_id = ""
         if named is not None:
             named_id, name, category = named.id, named.name, named.category
+        evidence = {}
+        if cand.policy_probs:
+            evidence["policy_probability"] = round(sum(cand.policy_probs.values()), 6)
         per_template: dict[int, float] = {}
         for s in cand.supports:
             per_template[s.template] = max(per_template.get(s.template, 0.0), s.similarity * s.reactant_similarity)
@@ -465,13 +545,46 @@ class TemplateKNNModel:
                 "nn_similarity_x_reactant_similarity": round(cand.nn_sim_x_rsim, 4),
                 "n_supporting_neighbours": len(cand.supports),
                 "template_count": rec.count,
+                **evidence,
+            },
+        )
+
+    def _policy_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped: str,
+                           named: NamedMatch | None) -> Prediction:
+        """A candidate that only the policy's templates (no neighbour's) give."""
+        order = sorted(cand.policy_probs, key=lambda t: (-cand.policy_probs[t], t))
+        rec = self.library.templates[order[0]]
+        name = reaction_class_name(rec.reaction_class)
+        category = reaction_class_category(rec.reaction_class)
+        named_id = ""
+        if named is not None:
+            named_id, name, category = named.id, named.name, named.category
+        return Prediction(
+            reactants=list(cand.reactants),
+            score=max(round(prob, 6), 1e-6),
+            template_id=rec.id,
+            reaction_name=name,
+            category=category,
+            mapped_reaction=mapped,
+            product=product,
+            reaction_class=rec.reaction_class,
+            source="uspto50k_templates",
+            template_ids=tuple(self.library.templates[t].id for t in order),
+            named_template_id=named_id,
+            evidence={
+                "best_similarity": 0.0,
+                "nn_similarity_x_reactant_similarity": round(cand.nn_sim_x_rsim, 4),
+                "n_supporting_neighbours": 0,
+                "template_count": rec.count,
+                "policy_probability": round(sum(cand.policy_probs.values()), 6),
             },
         )
 
 
 @lru_cache(maxsize=1)
 def load_single_step_model() -> TemplateKNNModel:
-    """The default single-step model (packaged USPTO-50K templates), built once per process."""
+    """The default single-step model (packaged USPTO-50K templates, the learned policy unless
+    ``MOLX_SINGLE_STEP_POLICY=off``), built once per process."""
     return TemplateKNNModel()
 
 
