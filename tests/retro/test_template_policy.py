@@ -1,0 +1,166 @@
+"""The learned template-relevance policy: packaged weights, numpy inference = trainer, the ensemble, old mode."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from molx_agent.errors import DataError
+from molx_agent.retro.policy import POLICY_FILE, TemplatePolicy, load_policy, policy_check_data, read_policy
+from molx_agent.retro.ranker import (
+    FEATURES,
+    POLICY_LOG_FLOOR,
+    CandidateEvidence,
+    Support,
+    candidate_features,
+    load_policy_ranker,
+    load_ranker,
+    read_ranker,
+)
+from molx_agent.retro.single_step import POLICY_ENV, TemplateKNNModel, _top_templates, policy_enabled
+from molx_agent.retro.templates_db import DATA_DIR, fingerprint_bits, load_template_library
+
+
+def _toy_policy(n_templates: int = 7, hidden: int = 4, seed: int = 0) -> TemplatePolicy:
+    rng = np.random.default_rng(seed)
+    return TemplatePolicy(
+        w1=rng.normal(size=(2048, hidden)).astype(np.float32),
+        b1=rng.normal(size=hidden).astype(np.float32),
+        w2=rng.normal(size=(hidden, n_templates)).astype(np.float32),
+        b2=rng.normal(size=n_templates).astype(np.float32),
+    )
+
+
+def test_toy_policy_inference_is_an_elu_mlp_softmax():
+    pol = _toy_policy()
+    bits = [3, 17, 2000]
+    h = pol.w1[bits].sum(axis=0) + pol.b1
+    h = np.where(h > 0, h, np.exp(h) - 1)
+    z = h @ pol.w2 + pol.b2
+    expected = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert np.allclose(pol.probabilities(bits), expected, atol=1e-6)
+    top, probs = pol.top_templates(bits, max_templates=3, cumulative=1.1)
+    assert list(top) == list(np.argsort(-expected, kind="stable")[:3])
+    assert np.all(np.diff(probs) <= 0)
+
+
+def test_top_templates_stops_at_the_cumulative_mass_and_breaks_ties_by_index():
+    probs = np.array([0.1, 0.6, 0.1, 0.2, 0.0])
+    assert _top_templates(probs, 5).tolist() == [1, 3, 0, 2]  # 0.6 + 0.2 + 0.1 + 0.1 reaches 0.999
+    assert _top_templates(probs, 2).tolist() == [1, 3]
+    assert _top_templates(np.array([0.9995, 0.0005]), 5).tolist() == [0]
+
+
+def test_packaged_policy_is_compact_and_matches_the_library():
+    path = DATA_DIR / POLICY_FILE
+    assert path.is_file(), "run scripts/train_template_policy.py"
+    assert path.stat().st_size <= 25 * 1024 * 1024
+    pol = load_policy()
+    lib = load_template_library()
+    assert pol is not None and pol.n_templates == len(lib.templates)
+    assert pol.meta["n_train"] + pol.meta["n_held_out"] == lib.n_train  # trained on the library's reactions only
+    assert pol.meta["template_library_reactions"] == lib.meta["n_reactions_used"]
+
+
+def test_numpy_inference_equals_the_trainers_output():
+    inputs, logits = policy_check_data(DATA_DIR / POLICY_FILE)
+    pol = load_policy()
+    assert len(inputs) >= 3
+    for bits, ref in zip(inputs, logits, strict=True):
+        assert np.allclose(pol.logits(bits), ref, atol=1e-3)
+
+
+def test_policy_ranks_the_recorded_template_of_a_training_product_high():
+    lib = load_template_library()
+    pol = load_policy()
+    hits = 0
+    for row in range(0, lib.n_train, lib.n_train // 20):
+        bits = np.flatnonzero(np.unpackbits(lib.product_fps[row].view(np.uint8), bitorder="little"))
+        top, _ = pol.top_templates(bits, max_templates=50, cumulative=1.1)
+        hits += int(lib.template_idx[row]) in top.tolist()
+    assert hits >= 14  # of 20 training products (the held-out fraction included)
+
+
+def test_read_policy_rejects_a_policy_for_another_library(tmp_path):
+    with pytest.raises(DataError):
+        read_policy(DATA_DIR / POLICY_FILE, n_templates=3)
+    broken = tmp_path / "broken.npz"
+    broken.write_bytes(b"not a zip")
+    with pytest.raises(DataError):
+        read_policy(broken)
+
+
+def test_policy_features_are_zero_without_a_policy_and_floor_for_named_only():
+    base = dict(product_heavy_atoms=10, product_rings=1, template_counts=np.array([5.0, 1.0]),
+                template_classes=[2, 6], n_neighbours=100, n_templates=2)
+    cand = CandidateEvidence(("CC(=O)O", "NC"), supports=[Support(0.8, 0.7, 0, 0)], reactant_heavy_atoms=(4, 2))
+    names = dict(zip(FEATURES, candidate_features(cand, **base), strict=True))
+    assert [names[f] for f in ("policy_log_prob", "policy_log_max_prob", "policy_rank", "policy_only")] == [0] * 4
+    cand.policy_probs, cand.policy_rank = {0: 0.5, 1: 0.25}, 0
+    names = dict(zip(FEATURES, candidate_features(cand, **base), strict=True))
+    assert names["policy_log_prob"] == pytest.approx(np.log(0.75))
+    assert names["policy_log_max_prob"] == pytest.approx(np.log(0.5))
+    assert names["policy_rank"] == 0.0 and names["policy_only"] == 0.0
+    only = CandidateEvidence(("CCO",), reactant_heavy_atoms=(3,), policy_probs={1: 0.1}, policy_rank=1)
+    names = dict(zip(FEATURES, candidate_features(only, **base), strict=True))
+    assert names["policy_only"] == 1.0 and names["class_6"] == 1.0  # class of its policy template
+    named = CandidateEvidence(("CCO",), reactant_heavy_atoms=(3,), named=True, named_only=True, policy_rank=2)
+    names = dict(zip(FEATURES, candidate_features(named, **base), strict=True))
+    assert names["policy_log_prob"] == POLICY_LOG_FLOOR and names["policy_only"] == 0.0
+
+
+def test_old_ranker_file_with_fewer_features_loads_with_zero_weights(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"features": ["max_sim", "log_vote_s4"], "weights": [2.0, 1.0]}))
+    r = read_ranker(old)
+    assert r.weights.shape == (len(FEATURES),)
+    assert r.weights[FEATURES.index("max_sim")] == 2.0 and r.weights[FEATURES.index("policy_log_prob")] == 0.0
+    dup = tmp_path / "dup.json"
+    dup.write_text(json.dumps({"features": ["max_sim", "max_sim"], "weights": [1.0, 1.0]}))
+    with pytest.raises(DataError):
+        read_ranker(dup)
+
+
+def test_the_setting_switches_the_policy_off(monkeypatch):
+    monkeypatch.setenv(POLICY_ENV, "off")
+    assert not policy_enabled()
+    off = TemplateKNNModel()
+    assert off.policy is None and off.ranker is load_ranker()
+    monkeypatch.setenv(POLICY_ENV, "on")
+    assert policy_enabled()
+
+
+@pytest.fixture(scope="module")
+def ensemble() -> TemplateKNNModel:
+    return TemplateKNNModel(policy=load_policy())
+
+
+def test_the_ensemble_uses_the_policy_and_its_ranker(ensemble):
+    assert ensemble.policy is not None
+    assert ensemble.ranker is load_policy_ranker() and ensemble.ranker.trained
+    weights = dict(zip(FEATURES, ensemble.ranker.weights, strict=True))
+    assert weights["policy_log_prob"] != 0.0
+
+
+def test_ensemble_predictions_are_probabilities_with_policy_evidence(ensemble):
+    preds = ensemble.predict("CC(=O)Nc1ccc(O)cc1", top_k=50)
+    assert preds and sum(p.score for p in preds) <= 1.0 + 1e-4
+    assert all(0 < p.score <= 1 for p in preds)
+    assert any("policy_probability" in p.evidence for p in preds)
+    assert {"CC(=O)OC(C)=O", "Nc1ccc(O)cc1"} in [set(p.reactants) for p in preds[:5]] or \
+        {"CC(=O)Cl", "Nc1ccc(O)cc1"} in [set(p.reactants) for p in preds[:5]]
+
+
+def test_policy_only_candidates_are_proposed_with_their_template(ensemble):
+    # a product far from every training product: the policy's templates still propose something
+    product = "O=C(NC1CCCCC1)c1ccc2ccccc2c1"
+    _, _, cands, _ = ensemble.candidates(product)
+    only = [c for c in cands if not c.supports and c.policy_probs]
+    preds = ensemble.predict(product, top_k=200)
+    by_set = {tuple(p.reactants): p for p in preds}
+    for c in only:
+        p = by_set[tuple(c.reactants)]
+        assert p.evidence["n_supporting_neighbours"] == 0 and p.template_id.startswith("USPTO50K_T")
+    assert fingerprint_bits(product)
