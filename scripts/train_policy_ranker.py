@@ -74,6 +74,37 @@ def top_k_all(groups: list[tuple[np.ndarray, int] | None], w: np.ndarray) -> dic
     return {f"top{k}": round(100 * hits[k] / max(len(groups), 1), 1) for k in KS}
 
 
+BINS = (0.0, 1e-3, 1e-2, 0.03, 0.1, 0.3, 0.6, 1.0001)
+
+
+def calibration(groups: list[tuple[np.ndarray, int] | None], w: np.ndarray, top: int = 50) -> dict:
+    """Reliability of the softmax probabilities (the model's scores) on every query's top ``top`` candidates.
+
+    Per score bin: number of predictions, mean score, observed share of the recorded reactants; ECE weighted by
+    bin size.  The softmax runs over all of a query's candidates, as ``TemplateKNNModel.predict`` does.
+    """
+    rows = []
+    for g in groups:
+        if g is None or len(g[0]) == 0:
+            continue
+        z = g[0].astype(np.float64) @ w
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        for i in np.argsort(-p, kind="stable")[:top]:
+            rows.append((float(p[i]), int(i) == g[1]))
+    table, ece = [], 0.0
+    for lo, hi in zip(BINS[:-1], BINS[1:], strict=True):
+        sel = [(p, y) for p, y in rows if lo <= p < hi]
+        if not sel:
+            continue
+        mean_p = float(np.mean([p for p, _ in sel]))
+        obs = float(np.mean([y for _, y in sel]))
+        ece += len(sel) / len(rows) * abs(mean_p - obs)
+        table.append({"bin": [lo, min(hi, 1.0)], "n": len(sel), "mean_score": round(mean_p, 4),
+                      "observed": round(obs, 4)})
+    return {"ece": round(ece, 4), "n_predictions": len(rows), "table": table}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=2000)
@@ -124,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     log.info("truth among candidates: %.1f %% (%d missing, %d failed)",
              100 * (len(groups) - n_missing - n_failed) / len(groups), n_missing, n_failed)
     log.info("held-out second half (every query): %s", held_out)
+    calib = calibration(second, w_half)
+    log.info("held-out calibration (ranker of the first half, top 50 of each query): %s", calib)
     w, _, _ = fit_conditional_logit(usable(groups), l2=args.l2)
     ranker = LinearRanker(
         w, FEATURES, True,
@@ -133,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             "n_failed": n_failed, "seed": args.seed, "n_neighbours": args.n_neighbours,
             "policy_templates": args.policy_templates, "l2": args.l2,
             "held_out_second_half_topk_all_queries": held_out,
+            "held_out_second_half_calibration": calib,
         },
     )
     atomic_write_json(args.out, ranker.to_dict())
