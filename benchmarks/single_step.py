@@ -59,9 +59,11 @@ def load_split(path: Path) -> list[dict]:
 _MODEL: TemplateKNNModel | None = None
 
 
-def _init_worker(n_neighbours: int | None, named: bool) -> None:
+def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | None = None) -> None:
     global _MODEL
-    kwargs = {"n_neighbours": n_neighbours} if n_neighbours else {}
+    kwargs: dict = {"n_neighbours": n_neighbours} if n_neighbours else {}
+    if policy_templates is not None:
+        kwargs["policy_templates"] = policy_templates
     _MODEL = TemplateKNNModel(named_templates=named, **kwargs)
 
 
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace) -> dict:
     if args.sample and args.sample < len(rows):
         rows = random.Random(args.seed).sample(rows, args.sample)
     t0 = time.perf_counter()
-    _init_worker(args.n_neighbours, not args.no_named)
+    _init_worker(args.n_neighbours, not args.no_named, args.policy_templates)
     model = _MODEL
     assert model is not None
     lib = model.library
@@ -97,7 +99,8 @@ def run(args: argparse.Namespace) -> dict:
     results: list[dict] = []
     if args.workers > 1:
         ctx = mp.get_context("fork")
-        with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.n_neighbours, not args.no_named)) as pool:
+        with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.n_neighbours, not args.no_named,
+                                                                        args.policy_templates)) as pool:
             for res in pool.imap(_evaluate, rows, chunksize=4):
                 results.append(res)
                 _progress(results, len(rows))
@@ -128,6 +131,7 @@ def run(args: argparse.Namespace) -> dict:
         "sample": args.sample,
         "seed": args.seed,
         "model": {"name": model.name, "n_neighbours": model.n_neighbours, "named_templates": model._named is not None,
+                  "policy": model.policy is not None, "policy_templates": model.policy_templates,
                   "ranker": "trained" if model.ranker.trained else "fallback kNN vote"},
         "workers": args.workers,
         "n_templates": len(lib.templates),
@@ -174,6 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1,
                     help="processes (at most 2); each product is still timed on one core in one process")
     ap.add_argument("--no-named", action="store_true", help="do not annotate with named templates")
+    ap.add_argument("--policy-templates", type=int, default=None,
+                    help="apply at most this many of the learned policy's templates (default: the model's); "
+                         "MOLX_SINGLE_STEP_POLICY=off runs the model without the policy")
     ap.add_argument("--json", type=Path, default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
