@@ -164,3 +164,22 @@ def test_policy_only_candidates_are_proposed_with_their_template(ensemble):
         p = by_set[tuple(c.reactants)]
         assert p.evidence["n_supporting_neighbours"] == 0 and p.template_id.startswith("USPTO50K_T")
     assert fingerprint_bits(product)
+
+
+def test_paroutes_reactions_drop_every_excluded_product(tmp_path):
+    import gzip
+
+    from scripts.paroutes_reactions import kept_reactions
+
+    leaf = {"smiles": "CCO", "inchikey": "K-LEAF", "synthesis_step": None, "is_leaf": True}
+    mid = {"smiles": "CCOC", "inchikey": "K-MID", "is_leaf": False,
+           "synthesis_step": {"reactants": [leaf], "mapped_smiles": "[CH3:1][OH:2]>>[CH3:1][O:2]C"}}
+    top = {"smiles": "CCOCC", "inchikey": "K-TOP", "is_leaf": False,
+           "synthesis_step": {"reactants": [mid], "mapped_smiles": "[CH3:1][O:2]C>>[CH3:1][O:2]CC"}}
+    routes = tmp_path / "routes.json.gz"
+    routes.write_bytes(gzip.compress(json.dumps({"targets": {"t1": {"ground_truth": {"target": top}}}}).encode()))
+    exclude = tmp_path / "exclude.txt.gz"
+    exclude.write_bytes(gzip.compress(b"K-TOP\n"))
+    kept, stats = kept_reactions([routes], exclude)
+    assert kept == {"[CH3:1][OH:2]>>[CH3:1][O:2]C": "K-MID"}
+    assert stats == {"unique_reactions": 2, "unique_products": 2, "excluded": 1, "kept": 1}
