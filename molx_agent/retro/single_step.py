@@ -7,14 +7,19 @@ The default model (:class:`TemplateKNNModel`) ranks templates learned from USPTO
    bit matrix, vectorised Tanimoto, a few ms);
 2. the templates of the ``n_neighbours`` most similar training products are screened with a
    substructure pre-check and applied with rdchiral (compiled once, cached; duplicate matches dropped);
-3. the named expert templates of the chemistry core (``chem.templates``) are applied too; their
+3. the learned template-relevance policy (``retro.policy``, a NeuralSym-style network over the same library)
+   names the most relevant templates for the product; those no neighbour used are applied as well, and every
+   candidate learns the policy's probability of the templates that give it (``MOLX_SINGLE_STEP_POLICY=off``:
+   no policy, the model before issue 28);
+4. the named expert templates of the chemistry core (``chem.templates``) are applied too; their
    precursor sets join the candidates (merged: a set both sources give is one candidate);
-4. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
+5. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
    and the similarity of the proposed precursors to that neighbour's recorded reactants (RetroSim),
    the best product x precursor similarity over all neighbours, template popularity, the reaction
-   class, and whether a named expert template gives the same precursors;
-5. a linear ranker over these features (``retro.ranker``, trained on leave-one-out training queries
-   by ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
+   class, whether a named expert template gives the same precursors, and the policy's probabilities;
+6. a linear ranker over these features (``retro.ranker``; with the policy trained on validation products by
+   ``scripts/train_policy_ranker.py``, without it on leave-one-out training queries by
+   ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
    candidates gives ``Prediction.score`` (probabilities summing to 1 before the ``top_k`` cut).
 
 ``predict(product, top_k, deadline=t)`` stops applying templates at ``t`` (a ``time.perf_counter()`` value; checked
