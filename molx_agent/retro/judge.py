@@ -58,7 +58,15 @@ ISSUE_TEXT = {
     "unvalidated_step": "a step was not forward-validated before the time limit",
     "low_feasibility_step": "forward validation rates a step's feasibility low ({score:.2f})",
     "not_solved": "the route does not reach purchasable starting materials",
+    "competing_reaction": "selectivity: {reason}",
+    "incompatible_group": "selectivity: {reason}",
 }
+
+
+def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
+    from molx_agent.chem.fg_warnings import step_selectivity
+
+    return step_selectivity(precursors, product, reaction_type or None)
 
 
 def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -375,6 +383,12 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                                                                                  floor=cfg.plausibility_floor), step=step))
         elif score is not None and float(score) < cfg.low_score_step:
             add(issue("low_score_step", ISSUE_TEXT["low_score_step"].format(score=float(score)), step=step))
+        # selectivity at a chemist's glance: a consumed group that would also attack a group the product keeps, or
+        # a kept group the reaction type attacks (retro.judge flags it; the search does not penalise it yet)
+        for conflict in _step_selectivity([graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes], product,
+                                          rxn.reaction_type):
+            add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
+                      groups=conflict["groups"]))
         fv = rxn.forward_validation or {}
         if fv.get("hard_fail_reasons"):
             add(issue("failed_validation", ISSUE_TEXT["failed_validation"].format(
@@ -394,7 +408,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step"} | hard
     if codes & low:
         confidence = "low"
-    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf"}:
+    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf", "competing_reaction",
+                  "incompatible_group"}:
         confidence = "medium"
     else:
         confidence = "high"
