@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.llm_stub import llm_stub  # noqa: F401 - the local OpenAI-compatible stub server fixture
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
