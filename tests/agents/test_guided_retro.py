@@ -150,3 +150,79 @@ def test_search_options_and_payload_shape(tmp_path):
     assert {"question", "options", "answer_schema"} <= set(payload)
     assert payload["options"][-1]["answer"]["params"]["reaction_smiles"] == ANHYDRIDE_RXN
     json.dumps(payload)
+
+
+# -- the chemist in the loop: interrupt() at each guided decision, Command(resume=...) --------------------------------
+def _interrupts(out):
+    return [i.value for i in out.get("__interrupt__") or []]
+
+
+@pytest.mark.parametrize("saver_kind", ["memory", "sqlite"])
+def test_ask_interrupts_at_each_decision_and_resume_replays_cheaply(tmp_path, monkeypatch, saver_kind):
+    from langgraph.types import Command
+
+    from molx_agent.agents import disconnection as disconnection_mod
+    from molx_agent.agents.molx import MolxAgent, fresh_turn_state
+
+    searches = []
+    real = disconnection_mod.run_searches
+
+    def counting(engine, jobs, workers=None):
+        searches.extend(j.target for j in jobs)
+        return real(engine, jobs, workers)
+
+    monkeypatch.setattr(disconnection_mod, "run_searches", counting)
+    if saver_kind == "memory":
+        from langgraph.checkpoint.memory import MemorySaver
+
+        saver = MemorySaver()
+    else:
+        from molx_agent.agents.molx import open_sqlite_saver
+
+        saver, _conn = open_sqlite_saver(tmp_path / "threads.sqlite")
+    agent = MolxAgent(llm=None, engine=make_toy_engine(tmp_path), checkpointer=saver, load_mcp=False)
+    cfg = {"configurable": {"thread_id": "guided-ask"}, "recursion_limit": 200}
+    out = agent.graph.invoke(fresh_turn_state(f"Plan a synthesis of {PARACETAMOL}",
+                                              options={"retro_mode": "guided", "ask": True}), cfg)
+    asked = _interrupts(out)
+    assert len(asked) == 1 and asked[0]["kind"] == "retro_decision"
+    assert asked[0]["decision_type"] == "strategy_selection"
+    assert searches == [PARACETAMOL]
+
+    out = agent.graph.invoke(Command(resume={"action": "use_default"}), cfg)
+    asked = _interrupts(out)
+    assert asked[0]["decision_type"] == "disconnection_decision"
+    offered = [o for o in asked[0]["options"] if (o.get("answer") or {}).get("params", {}).get("reaction_smiles")
+               == ANHYDRIDE_RXN]
+    assert offered, asked[0]["options"]  # the model proposal and the search's route are offered
+
+    # an invalid answer: the same decision is asked again, with the reason
+    out = agent.graph.invoke(Command(resume={"action": "select_bond", "params": {"atom1_idx": 0,
+                                                                                 "atom2_idx": 42}}), cfg)
+    again = _interrupts(out)[0]
+    assert again["decision_type"] == "disconnection_decision" and again["error"]["code"] == "invalid_answer"
+    out = agent.graph.invoke(Command(resume=json.dumps(offered[0]["answer"])), cfg)  # a JSON string works too
+    for _ in range(10):
+        asked = _interrupts(out)
+        if not asked:
+            break
+        assert asked[0]["decision_type"] in ("validation_judgment", "recursion_decision")
+        out = agent.graph.invoke(Command(resume={"action": "use_default", "reasoning": "ok"}), cfg)
+    assert not _interrupts(out)
+    assert searches == [PARACETAMOL]  # every replay reused the cached search
+    res = next(r for r in out["results"].values() if r.get("guided"))
+    leaves, _ = _leaves(res)
+    assert ANHYDRIDE in leaves  # the chemist's disconnection
+    by = {d["decision_type"]: d for d in res["guided"]["decisions"]}
+    assert res["guided"]["decided_by"] == "chemist" and by["disconnection_decision"]["decided_by"] == "chemist"
+    assert by["disconnection_decision"]["action"] == "custom_reaction"
+    assert len(res["guided"]["decisions"]) == 4
+    assert "guided" in out["final_answer"].lower()
+
+
+def test_ask_without_a_checkpointer_decides_by_rules_with_a_warning(tmp_path):
+    engine = make_toy_engine(tmp_path)
+    update = DisconnectionAgent(engine=engine).run(_state(run_options={"retro_mode": "guided", "ask": True}))
+    res = update["results"]["t1"]
+    assert res["solved"] and res["guided"]["decided_by"] == "rules"
+    assert any("checkpointer" in w for w in res["warnings"])
