@@ -480,15 +480,16 @@ def decision_rows(route: Any) -> list[dict[str, Any]]:
         action = str(h.get("action"))
         if h.get("resolved_action") and h.get("resolved_action") != action:
             action += f" → {h['resolved_action']}"
-        reasoning = str(h.get("reasoning") or h.get("reasoning_preview") or "")
+        by = h.get("decided_by") or "rules"
+        reasoning = f"[{by}] " + str(h.get("reasoning") or h.get("reasoning_preview") or "")
         if h.get("fallback_from"):
-            reasoning = (f"[fallback to use_default: {str(h['fallback_from'].get('message', ''))[:160]}] "
-                         + reasoning)
+            reasoning = (f"[{by}: fallback to use_default: {str(h['fallback_from'].get('message', ''))[:160]}] "
+                         + str(h.get("reasoning_preview") or ""))
         rows.append({"step_id": h.get("task_id"), "decision_type": h.get("decision_type"),
                      "molecule": task.smiles if task is not None else "", "action": action,
                      "params": h.get("params") or {}, "outcome": h.get("outcome"),
-                     "decided_by": h.get("decided_by") or "rules", "fallback": bool(h.get("fallback_from")),
-                     "confidence": h.get("decided_by") or "rules", "reasoning_summary": reasoning[:400]})
+                     "decided_by": by, "fallback": bool(h.get("fallback_from")),
+                     "reasoning_summary": reasoning[:400]})
     return rows
 
 
