@@ -313,12 +313,13 @@ class IntentClassifierAgent:
         query = state.get("user_query", "")
         files = list(state.get("input_files") or [])
         history = history_messages(state.get("messages")) if self.llm is not None else None
-        result = self.classify(query, files, history)
+        extra = {"history": history} if history else {}  # subclasses overriding classify(query, files) still work
+        result = self.classify(query, files, **extra)
         update: dict[str, Any] = {}
         context = [f for f in state.get("context_files") or [] if f]
         if context and not files and _is_data_follow_up(query, result):
             # "which compound is most potent?" after a SAR turn: the previous turn's data file is meant
-            result = self.classify(query, context, history)
+            result = self.classify(query, context, **extra)
             result.reasoning.append(f"follow-up question about the previous turn's data: {', '.join(context)}")
             update["input_files"] = context
             update["follow_up"] = True

@@ -112,7 +112,7 @@ class MolxAgent:
         self.workers: dict[str, BaseAgent] = dict(workers or {})
         self.planner = planner or PlannerAgent(llm=self.llm, settings=self.settings, tool_names=tool_names,
                                                worker_catalog=self.worker_catalog)
-        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker)
+        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker, llm=self.llm)
         self.checkpointer = checkpointer
         self.graph = build_graph(self.nodes, checkpointer=checkpointer)
 
