@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from langchain_core.messages import AIMessage
 
 from molx_agent.agents.disconnection import DisconnectionAgent
 from molx_agent.agents.guided import decision_payload, search_options
