@@ -225,3 +225,14 @@ def test_ask_without_a_checkpointer_decides_by_rules_with_a_warning(tmp_path):
     res = update["results"]["t1"]
     assert res["solved"] and res["guided"]["decided_by"] == "rules"
     assert any("checkpointer" in w for w in res["warnings"])
+
+
+def test_guided_unsolvable_target_is_not_re_searched(tmp_path):
+    from molx_agent.agents.molx import MolxAgent
+    from tests.agents.conftest import STRYCHNINE
+
+    agent = MolxAgent(llm=None, engine=make_toy_engine(tmp_path), load_mcp=False)
+    state = agent.invoke(f"Plan a synthesis of {STRYCHNINE}", options={"retro_mode": "guided", "search_time": 2})
+    res = state["results"]["t2"]
+    assert res["strategy"] == "guided" and len(state["tasks"]["t2"]["attempts"]) == 1
+    assert res["guided"]["n_decisions"] >= 2 and state["final_answer"]
