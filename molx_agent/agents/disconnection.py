@@ -330,13 +330,15 @@ class DisconnectionAgent(BaseAgent):
         ask = bool(options.get("ask", run_options.get("ask", False)))
         guided = GuidedRetro(engine, self.llm, ask=ask, language=language,
                              root=Path(self.settings.output_dir) / "retro", search=search)
+        # the turn of the conversation: the same on every replay of this node, new for the next question
+        turn = f"{len(state.get('messages') or [])}:{state.get('user_query', '')}"
         final = []
         for smiles, name in targets:
             leaf = engine.judge_leaf(smiles)
             if from_hits and leaf.get("tier") == "verified":
                 final.append(_buy_record(smiles, name, leaf, language))
                 continue
-            rec = guided.run(dict(task), smiles, name)
+            rec = guided.run(dict(task), smiles, name, turn=turn)
             old = previous.get(_canonical(smiles))
             final.append(self._finish(rec, leaf, old, attempt, "guided", options,
                                       _guidance(ancestors, smiles, old), from_hits, language))

@@ -201,8 +201,9 @@ def decision_payload(ctx: Any, options: list[dict[str, Any]], target: str, langu
     return payload
 
 
-def _session_key(task: dict[str, Any], target: str) -> str:
-    """Same key when LangGraph replays the node (same thread, task, attempt, target); fresh outside a graph."""
+def _session_key(task: dict[str, Any], target: str, turn: str = "") -> str:
+    """Same key when LangGraph replays the node (same thread, turn, task, attempt, target); fresh outside a graph.
+    ``turn`` tells the turns of one conversation apart (a later turn never finds an earlier turn's session)."""
     thread = None
     try:
         from langgraph.config import get_config
@@ -213,19 +214,23 @@ def _session_key(task: dict[str, Any], target: str) -> str:
     if not thread:
         return uuid.uuid4().hex[:12]
     attempt = len(task.get("attempts") or []) + 1
-    raw = f"{thread}|{task.get('id')}|{attempt}|{_canonical(target)}"
+    raw = f"{thread}|{turn}|{task.get('id')}|{attempt}|{_canonical(target)}"
     return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
 
 def in_graph_with_checkpointer() -> bool:
     """Inside a LangGraph run whose graph has a checkpointer (``interrupt()`` can pause and resume)."""
     try:
-        from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
         from langgraph.config import get_config
 
-        return get_config().get("configurable", {}).get(CONFIG_KEY_CHECKPOINTER) is not None
-    except (RuntimeError, ImportError):
+        configurable = get_config().get("configurable", {})
+    except RuntimeError:
         return False
+    try:
+        from langgraph._internal._constants import CONFIG_KEY_CHECKPOINTER
+    except ImportError:  # pragma: no cover - the constant's home in langgraph 1.x
+        CONFIG_KEY_CHECKPOINTER = "__pregel_checkpointer"  # noqa: N806
+    return configurable.get(CONFIG_KEY_CHECKPOINTER) is not None
 
 
 class GuidedRetro:
@@ -245,9 +250,9 @@ class GuidedRetro:
         self.warnings: list[str] = []
 
     # -- session and caches ----------------------------------------------------------------------
-    def session_dir(self, task: dict[str, Any], target: str, name: str) -> Path:
+    def session_dir(self, task: dict[str, Any], target: str, name: str, turn: str = "") -> Path:
         stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in (name or "target"))[:40]
-        return self.root / f"guided_{stem}_{_session_key(task, target)}"
+        return self.root / f"guided_{stem}_{_session_key(task, target, turn)}"
 
     def _search_record(self, session: Path, target: str, name: str, needed: bool) -> dict[str, Any]:
         cache = session / "search.json"
@@ -280,14 +285,15 @@ class GuidedRetro:
         atomic_write_json(session / "guided.json", {"answers": answers})
 
     # -- the run ---------------------------------------------------------------------------------
-    def run(self, task: dict[str, Any], target: str, name: str) -> dict[str, Any]:
+    def run(self, task: dict[str, Any], target: str, name: str, turn: str = "") -> dict[str, Any]:
+        """The guided route of ``target``; ``turn`` identifies the conversation turn (see :func:`_session_key`)."""
         from molx_agent.interfaces.pipeline.models import RouteStatus
         from molx_agent.interfaces.pipeline.orchestrator import Orchestrator
         from molx_agent.interfaces.pipeline.route_ops import TaskLimitExceeded
         from molx_agent.interfaces.pipeline.service import plan_session
         from molx_agent.interfaces.pipeline.session_store import SessionStore
 
-        session = self.session_dir(task, target, name)
+        session = self.session_dir(task, target, name, turn)
         store = SessionStore(session)
         if not store.exists():
             plan_session(target, session, name=name, language=self.language, engine=self.engine)

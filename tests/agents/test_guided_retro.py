@@ -236,3 +236,23 @@ def test_guided_unsolvable_target_is_not_re_searched(tmp_path):
     res = state["results"]["t2"]
     assert res["strategy"] == "guided" and len(state["tasks"]["t2"]["attempts"]) == 1
     assert res["guided"]["n_decisions"] >= 2 and state["final_answer"]
+
+
+def test_ask_in_a_later_turn_of_the_same_thread_asks_again(tmp_path):
+    from langgraph.checkpoint.memory import MemorySaver
+    from langgraph.types import Command
+
+    from molx_agent.agents.molx import MolxAgent
+
+    agent = MolxAgent(llm=None, engine=make_toy_engine(tmp_path), checkpointer=MemorySaver(), load_mcp=False)
+    opts = {"retro_mode": "guided", "ask": True}
+    cfg = {"configurable": {"thread_id": "two-turns"}, "recursion_limit": 200}
+    for turn in range(2):
+        out = agent.graph.invoke(agent._turn(f"Plan a synthesis of {PARACETAMOL}", None, None, opts), cfg)
+        n = 0
+        while _interrupts(out):
+            assert _interrupts(out)[0]["kind"] == "retro_decision" and "replay" not in _interrupts(out)[0]
+            out = agent.graph.invoke(Command(resume={"action": "use_default"}), cfg)
+            n += 1
+        assert n == 4, (turn, n)  # the second turn's decisions are asked again, not taken from the first
+        assert out["results"]["t2"]["guided"]["decided_by"] == "chemist"
