@@ -330,8 +330,7 @@ class DisconnectionAgent(BaseAgent):
         ask = bool(options.get("ask", run_options.get("ask", False)))
         guided = GuidedRetro(engine, self.llm, ask=ask, language=language,
                              root=Path(self.settings.output_dir) / "retro", search=search)
-        # the turn of the conversation: the same on every replay of this node, new for the next question
-        turn = f"{len(state.get('messages') or [])}:{state.get('user_query', '')}"
+        turn = str(state.get("user_query", ""))  # the node run itself is told apart by its checkpoint namespace
         final = []
         for smiles, name in targets:
             leaf = engine.judge_leaf(smiles)

@@ -16,7 +16,8 @@ best route, the worker runs the pause/resume pipeline (:mod:`molx_agent.interfac
   ``error.code == "invalid_answer"``.
 
 Resuming is cheap: LangGraph runs the interrupted node again from its start, so the pipeline's own state lives in a
-session directory keyed by the thread, the task, its attempt and the target (``output_dir/retro/guided_*``): the
+session directory keyed by the thread, the node run (its checkpoint namespace, which a replay keeps), the task,
+its attempt and the target (``output_dir/retro/guided_*``): the
 route file is saved after every decision, the route search's result is cached there (``search.json``), and the
 answers already given are logged (``guided.json``) so that the replay consumes them in order (each ``interrupt()``
 call of a replay returns its stored answer at once) and only the next open decision is asked.
@@ -204,17 +205,20 @@ def decision_payload(ctx: Any, options: list[dict[str, Any]], target: str, langu
 def _session_key(task: dict[str, Any], target: str, turn: str = "") -> str:
     """Same key when LangGraph replays the node (same thread, turn, task, attempt, target); fresh outside a graph.
     ``turn`` tells the turns of one conversation apart (a later turn never finds an earlier turn's session)."""
-    thread = None
     try:
         from langgraph.config import get_config
 
-        thread = (get_config().get("configurable") or {}).get("thread_id")
+        configurable = get_config().get("configurable") or {}
     except RuntimeError:  # not inside a graph run
-        thread = None
+        configurable = {}
+    thread = configurable.get("thread_id")
     if not thread:
         return uuid.uuid4().hex[:12]
+    # the node's checkpoint namespace names this run of the node ("work:<task id>"): LangGraph keeps it when it
+    # replays the node on resume (its interrupts are matched by it) and a later turn gets a new one
+    node_run = configurable.get("checkpoint_ns") or ""
     attempt = len(task.get("attempts") or []) + 1
-    raw = f"{thread}|{turn}|{task.get('id')}|{attempt}|{_canonical(target)}"
+    raw = f"{thread}|{node_run}|{turn}|{task.get('id')}|{attempt}|{_canonical(target)}"
     return hashlib.sha1(raw.encode()).hexdigest()[:12]
 
 
@@ -371,10 +375,11 @@ class GuidedRetro:
                 return
             except GraphBubbleUp:
                 raise
-            except RetroError as exc:
-                if exc.code in ("task_limit_exceeded",):
+            except Exception as exc:  # noqa: BLE001 - the pipeline rejected the reply (it left the route unchanged)
+                if getattr(exc, "code", None) == "task_limit_exceeded":
                     raise
-                problem = exc.to_dict()
+                problem = (exc.to_dict() if isinstance(exc, RetroError)
+                           else {"code": "invalid_instruction", "message": f"{type(exc).__name__}: {exc}"})
         message = (f"guided {pending.decision_type.value} decision (task {pending.task_id}): the LLM's reply was "
                    f"not usable ({(problem or {}).get('message', '')[:200]}); the rule default was used")
         logger.warning("%s", message)
@@ -395,11 +400,14 @@ class GuidedRetro:
                 continue
             try:
                 rt.decide(instruction, resume=False)
-            except RetroError as exc:
-                if exc.code == "task_limit_exceeded":
+            except GraphBubbleUp:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the pipeline rejected the answer (it left the route unchanged)
+                if getattr(exc, "code", None) == "task_limit_exceeded":
                     raise
-                error = {"code": "invalid_answer", "message": exc.message, "reason": exc.code,
-                         "hint": exc.hint}
+                error = ({"code": "invalid_answer", "message": exc.message, "reason": exc.code, "hint": exc.hint}
+                         if isinstance(exc, RetroError) else
+                         {"code": "invalid_answer", "message": f"{type(exc).__name__}: {exc}", "reason": "invalid"})
                 continue
             self._annotate(rt, "chemist", instruction, None)
             return
