@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.intent_classifier import IntentClassifierAgent
 from molx_agent.agents.modules.graph import MolxGraphNodes, build_graph
-from molx_agent.agents.modules.llm import get_llm, llm_failure
+from molx_agent.agents.modules.llm import get_llm, guarded, llm_failure
 from molx_agent.agents.modules.state import AgentState, replace
 from molx_agent.agents.planner import TASK_DESCRIPTIONS, PlannerAgent
 from molx_agent.agents.recorder import SessionRecorder
@@ -99,7 +99,8 @@ class MolxAgent:
         if load_mcp if load_mcp is not None else self.settings.mcp_enabled:
             self._load_mcp()
         if self.llm is not None:
-            self.registry.inject_llm(self.llm)  # tools that read columns with an LLM get this agent's model
+            # tools that read columns with an LLM get this agent's model, under the one timeout/backoff policy
+            self.registry.inject_llm(guarded(self.llm, "tool"))
         if engine is not None:
             self.registry.bind_engine(engine)  # the skill tools search with this agent's engine
         self.tools = tools
@@ -111,7 +112,7 @@ class MolxAgent:
         self.workers: dict[str, BaseAgent] = dict(workers or {})
         self.planner = planner or PlannerAgent(llm=self.llm, settings=self.settings, tool_names=tool_names,
                                                worker_catalog=self.worker_catalog)
-        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker)
+        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker, llm=self.llm)
         self.checkpointer = checkpointer
         self.graph = build_graph(self.nodes, checkpointer=checkpointer)
 

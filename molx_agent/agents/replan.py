@@ -115,6 +115,8 @@ def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> 
 
 def _search_change(state: AgentState, search_tid: str, issues: list[dict[str, Any]]) -> dict[str, Any] | None:
     tasks = state.get("tasks") or {}
+    if ((state.get("results") or {}).get(search_tid) or {}).get("strategy") == "guided":
+        return None  # a guided route follows its decisions (LLM, chemist or rules): other search options change nothing
     options = dict(((tasks.get(search_tid) or {}).get("inputs") or {}).get("options") or {})
     tried = list(options.get("tried") or [])
     cfg = _search_defaults()

@@ -28,6 +28,7 @@ from typing import Any
 
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.data_cleaner import read_task_table, task_files, task_options, task_query
+from molx_agent.agents.modules.llm import guarded
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.reflection import verdict_rank
 from molx_agent.errors import DataError, ValidationError
@@ -313,7 +314,7 @@ def _clean_here(task: Task, state: AgentState, llm: Any, output_dir: Path) -> An
     opts = task_options(task)
     clean = clean_table(read_task_table(files[0], opts, task_query(task, state)),
                         smiles_col=opts.get("smiles_col"), activity_col=opts.get("activity_col"),
-                        id_col=opts.get("id_col"), units=opts.get("units"), llm=llm)
+                        id_col=opts.get("id_col"), units=opts.get("units"), llm=guarded(llm, "SAR columns"))
     out = Path(opts["output_dir"]) if opts.get("output_dir") else timestamped_dir(
         output_dir, f"sar_{Path(files[0]).stem}")
     return save_cleaned(clean, out)
@@ -410,7 +411,8 @@ class SARAgent(BaseAgent):
             mode = parse_mode("full")
         result.mode = mode
         result.language = "zh" if language == "zh" else "en"
-        result.insights, result.insights_source = build_insights(result, result.language, self.llm)
+        result.insights, result.insights_source = build_insights(result, result.language,
+                                                                      guarded(self.llm, "SAR insights"))
         return result, notes, min_size
 
     def _describe(self, result: Any, task: Task, state: AgentState, notes: list[str], result_file: str,

@@ -1,5 +1,9 @@
 """``molx-agent run --query Q [--data FILE]... [--output-dir D] [--json] [--llm rules|openai] [--search-time S]
-[--thread-id ID] | --resume ID``.
+[--retro-mode auto|guided [--ask]] [--thread-id ID] | --resume ID``.
+
+``--retro-mode guided`` (or ``MOLX_RETRO_MODE=guided``): the retrosynthesis drives the step-by-step pipeline, the
+LLM taking each decision (the rules without one); with ``--ask`` the chemist answers each decision (the run stops at
+an interrupt and is resumed with the answer).
 
 Every run is checkpointed in ``MOLX_HOME/runs.sqlite`` under its thread id (``--json`` prints it); a run that was
 interrupted (killed, machine restarted) continues from its last checkpoint with ``--resume ID``.
@@ -15,6 +19,7 @@ import typer
 #: Data files ``--data`` accepts (same list as the SAR readers).
 DATA_SUFFIXES = (".csv", ".tsv", ".tab", ".txt", ".smi", ".xlsx", ".xlsm", ".sdf", ".sd")
 LLM_CHOICES = ("rules", "openai", "auto")
+RETRO_MODES = ("auto", "guided")
 RUNS_DB = "runs.sqlite"
 
 
@@ -60,6 +65,25 @@ def check_search_time(search_time: float | None) -> float | None:
     return value
 
 
+def check_retro_mode(retro_mode: str | None, ask: bool, settings_mode: str = "auto") -> dict[str, Any]:
+    """The run options of ``--retro-mode`` / ``--ask`` (``{}`` when neither is given); ``ValidationError`` for an
+    unknown mode or ``--ask`` outside the guided mode."""
+    from molx_agent.errors import ValidationError
+
+    out: dict[str, Any] = {}
+    if retro_mode is not None:
+        if retro_mode not in RETRO_MODES:
+            raise ValidationError("invalid_retro_mode", f"--retro-mode must be one of {', '.join(RETRO_MODES)}, "
+                                  f"got {retro_mode!r}", value=retro_mode, hint="e.g. --retro-mode guided")
+        out["retro_mode"] = retro_mode
+    if ask:
+        if (retro_mode or settings_mode) != "guided":
+            raise ValidationError("invalid_args", "--ask answers the decisions of the guided retrosynthesis",
+                                  value="--ask", hint="add --retro-mode guided")
+        out["ask"] = True
+    return out
+
+
 def build_agent(*, output_dir: str | Path | None = None, llm: str | None = None, engine: Any = None,
                 checkpoint: bool = True) -> Any:
     """The MolxAgent of one ``run``: settings with the CLI overrides and, by default, a SQLite checkpointer in
@@ -93,6 +117,8 @@ def run_query(
     engine: Any = None,
     thread_id: str | None = None,
     resume: str | None = None,
+    retro_mode: str | None = None,
+    ask: bool = False,
 ) -> dict[str, Any]:
     """Answer one query (or, with ``resume``, continue the interrupted run of that id); returns the JSON document
     ``--json`` prints.
@@ -102,6 +128,7 @@ def run_query(
     ``reflection`` (every reflection: the issues behind each re-plan and the changes made), ``iterations``,
     ``final_answer``, ``report_paths``, ``errors``.
     ``search_time``: the first route search's time limit in seconds (re-plans may search longer).
+    ``retro_mode`` ("auto" | "guided") and ``ask``: run options ``retro_mode`` / ``ask`` (see the module docstring).
     """
     from molx_agent.errors import ValidationError
     from molx_agent.limits import check_query
@@ -119,7 +146,9 @@ def run_query(
     seconds = check_search_time(search_time)
     if agent is None:
         agent = build_agent(output_dir=output_dir, llm=llm, engine=engine)
-    options = {"search_time": seconds} if seconds else None
+    options: dict[str, Any] = {"search_time": seconds} if seconds else {}
+    options.update(check_retro_mode(retro_mode, ask, getattr(agent.settings, "retro_mode", "auto")))
+    options = options or None
     state = agent.invoke(query.strip(), files=files, thread_id=thread_id, options=options)
     return result_document(state, query.strip())
 
@@ -172,6 +201,10 @@ def register(app: typer.Typer) -> None:
                                           "a re-plan may search longer."),
         thread_id: str = typer.Option(None, "--thread-id", help="Id to store this run under (default: a new one)."),
         resume: str = typer.Option(None, "--resume", help="Continue the interrupted run with this id."),
+        retro_mode: str = typer.Option(None, "--retro-mode", help="auto (route search) or guided (step-by-step "
+                                       "pipeline, the LLM taking each decision); default MOLX_RETRO_MODE."),
+        ask: bool = typer.Option(False, "--ask", help="With --retro-mode guided: you answer each route decision "
+                                 "(the run stops and is resumed with your answer)."),
     ) -> None:
         """Answer one question (molecule properties, retrosynthesis, SAR of a data file, ...)."""
         from molx_agent.cli.common import emit_json, fail, handle_errors
@@ -182,7 +215,7 @@ def register(app: typer.Typer) -> None:
         @handle_errors
         def go() -> int:
             result = run_query(query, data, output_dir=output_dir, llm=llm, search_time=search_time,
-                               thread_id=thread_id, resume=resume)
+                               thread_id=thread_id, resume=resume, retro_mode=retro_mode, ask=ask)
             if json_out:
                 emit_json(result)
             else:
@@ -198,4 +231,4 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = ["run_query", "build_agent", "result_document", "check_data_files", "check_output_dir", "check_search_time",
-           "exit_code_for", "register", "DATA_SUFFIXES", "RUNS_DB"]
+           "check_retro_mode", "exit_code_for", "register", "DATA_SUFFIXES", "RUNS_DB"]

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
-from molx_agent.agents.answer import compose_final_answer
+from molx_agent.agents.answer import compose_answer_with_llm, compose_final_answer
 from molx_agent.agents.modules.state import AgentState, replace
 
 logger = logging.getLogger(__name__)
@@ -26,10 +26,11 @@ logger = logging.getLogger(__name__)
 class MolxGraphNodes:
     """Node functions of the orchestration graph."""
 
-    def __init__(self, classifier: Any, planner: Any, worker_factory: Callable[[str], Any]) -> None:
+    def __init__(self, classifier: Any, planner: Any, worker_factory: Callable[[str], Any], llm: Any = None) -> None:
         self.classifier = classifier
         self.planner = planner
         self.worker_factory = worker_factory
+        self.llm = llm  # writes the final summary (grounded in the results) when set
 
     # -- nodes -------------------------------------------------------------------------------
     def classify(self, state: AgentState) -> dict[str, Any]:
@@ -72,7 +73,7 @@ class MolxGraphNodes:
         return _replacing_tasks(self.planner.optimize(state))
 
     def finalize(self, state: AgentState) -> dict[str, Any]:
-        answer, reports = compose_final_answer(state)
+        answer, reports, _source = compose_answer_with_llm(state, self.llm)
         update: dict[str, Any] = {
             "final_answer": answer,
             "final_response": answer,
