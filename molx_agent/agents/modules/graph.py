@@ -66,7 +66,7 @@ class MolxGraphNodes:
             return {"plan_approved": False, "plan_feedback": [*(state.get("plan_feedback") or []), feedback]}
         zh = state.get("language") == "zh"
         why = "化学家未批准该计划" if zh else "the chemist did not approve the plan"
-        tasks = {tid: {**t, "status": "skipped", "dropped": why} for tid, t in (state.get("tasks") or {}).items()}
+        tasks = {tid: {**t, "status": "skipped", "error": why} for tid, t in (state.get("tasks") or {}).items()}
         return {"plan_approved": False, "tasks": replace(tasks)}
 
     def act(self, state: AgentState) -> dict[str, Any]:
