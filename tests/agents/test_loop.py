@@ -233,6 +233,8 @@ def test_answer_text_shortcuts_and_description():
     assert parse_answer_text(route, "route 1") == {"route": 1}
     with pytest.raises(ValidationError, match="from 0 to 1"):
         check_answer(route, {"route": 2})
+    route["options"][1].update(label="1 step(s)", reactions=["CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1"])
+    assert "  [1] 1 step(s)\n        CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1" in describe_interrupt(route)
     text = describe_interrupt(plan, "abc123")
     assert "Approve?" in text and "[t1] analysis" in text and "molx-agent resume abc123 --answer" in text
 
