@@ -120,8 +120,8 @@ class BaseAgent(ABC):
                 raise TypeError(f"worker {self.name} returned {type(raw).__name__}, expected dict")
             result = to_jsonable(raw)
             task["status"] = "done"
-        except GraphBubbleUp:
-            raise  # a LangGraph interrupt (e.g. a guided decision asked of the chemist) is not a failure
+        except GraphBubbleUp:  # a LangGraph interrupt() (the chemist is asked): the run stops here, resumable
+            raise
         except CapabilityUnavailable as exc:
             result = {"summary": str(exc), "unavailable": True}
             task.update(status="skipped", error=str(exc), unavailable=True)
