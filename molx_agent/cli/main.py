@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "retro",
     "session",
     "mcp_server",
+    "serve",
     "doctor",
     "version",
 )
