@@ -60,7 +60,7 @@ def sanitize_filename(name: Any) -> str:
     nothing usable is left."""
     raw = unicodedata.normalize("NFC", str(name or ""))
     base = re.split(r"[\\/]", raw)[-1].strip()
-    safe = "".join(c if (c.isalnum() and c.isascii()) or c in "._-" else "_" for c in base)
+    safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in base)
     safe = re.sub(r"_+", "_", safe).lstrip(".").strip()
     stem, dot, suffix = safe.rpartition(".")
     if dot and len(safe) > 120:
