@@ -28,6 +28,7 @@ import logging
 from typing import Any
 
 from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.modules.events import progress_emitter, search_progress
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.search_pool import SearchJob, run_searches, search_kwargs
 from molx_agent.errors import ValidationError
@@ -266,7 +267,17 @@ class DisconnectionAgent(BaseAgent):
             else:
                 plan.append((idx, "search", (smiles, name, len(jobs), leaf)))
                 jobs.append(SearchJob(smiles, name, kwargs, language))
-        done = run_searches(engine, jobs, self.options.get("search_workers"))
+        emit = progress_emitter(self.name, task.get("id"))
+        for job in jobs:
+            emit("search_start", force=True, target=job.target, target_name=job.name or None,
+                 time_limit=job.search.get("time_limit", engine.config.time_limit), n_searches=len(jobs))
+        done = run_searches(
+            engine, jobs, self.options.get("search_workers"),
+            progress=(lambda job: search_progress(emit, job.target, job.name)) if emit else None,
+            on_done=(lambda job, rec: emit("search_done", force=True, target=job.target, target_name=job.name or None,
+                                           expansions=rec.get("n_expansions"), solved=bool(rec.get("solved")),
+                                           routes_found=len(rec.get("route_graphs") or []),
+                                           time_s=rec.get("time_s"))) if emit else None)
         for idx, kind, payload in plan:
             if kind == "search":
                 smiles, name, j, leaf = payload

@@ -27,6 +27,8 @@ def test_graph_edges():
         ("__start__", "classify"), ("classify", "plan"), ("classify", "finalize"), ("plan", "act"),
         ("plan", "finalize"), ("act", "work"), ("work", "act"), ("act", "reflect"), ("reflect", "optimize"),
         ("reflect", "finalize"), ("optimize", "act"), ("finalize", "__end__"),
+        # run option confirm_plan: the chemist approves (act), re-plans with feedback (plan) or stops (finalize)
+        ("plan", "approve_plan"), ("approve_plan", "act"), ("approve_plan", "plan"), ("approve_plan", "finalize"),
     }
 
 
