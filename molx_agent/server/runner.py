@@ -138,14 +138,14 @@ class AgentRunner:
 
     def _finish(self, session_id: str, state: dict[str, Any], query: str, files: list[str] | None) -> dict[str, Any]:
         """The response of a turn: the ``run --json`` document (or the interrupt), the session id and its files."""
-        from molx_agent.cli.run import result_document
+        from molx_agent.agents.molx import run_document
 
         state = dict(state or {})
         if state.get("status") == "interrupted":
             doc = {"status": "interrupted", "thread_id": state.get("thread_id") or session_id,
-                   "interrupt": state.get("interrupt")}
+                   "interrupt": state.get("interrupt"), "query": query or state.get("user_query", "")}
         else:
-            doc = {"status": "done", **result_document(state, query or state.get("user_query", ""))}
+            doc = {**run_document(state, query or state.get("user_query", "")), "status": "done"}
         return self._decorate(session_id, doc, state, query, files)
 
     def _decorate(self, session_id: str, doc: dict[str, Any], state: dict[str, Any] | None, query: str,

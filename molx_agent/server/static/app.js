@@ -288,7 +288,7 @@ function showInterrupt(ev) {
     (payload.options || []).forEach((o, i) => {
       const b = el("button", { type: "button", class: "choice", "data-index": String(i), onclick: () => answer({ route: i }, "route " + (i + 1) + ": " + (o.label || o.id)) });
       const smiles = firstSmiles(o);
-      if (smiles) b.append(depictImg(smiles, 120, 84));
+      if (smiles) b.append(depictImg(smiles, 240, 84));
       const info = el("div", {}, el("div", { class: "name" }, o.label || ("Route " + (i + 1))));
       const badges = el("div", {});
       for (const k of ["confidence", "verdict", "n_steps", "score"]) if (o[k] !== undefined && o[k] !== null) badges.append(el("span", { class: "badge " + String(o[k]) }, k.replace("_", " ") + ": " + fmt(o[k])), " ");
@@ -307,6 +307,7 @@ function showInterrupt(ev) {
 function firstSmiles(o) {
   if (!o) return null;
   if (typeof o.smiles === "string") return o.smiles;
+  if (Array.isArray(o.reactions) && o.reactions.length) return o.reactions[o.reactions.length - 1];
   if (Array.isArray(o.precursors) && o.precursors.length) return o.precursors.join(".");
   if (o.route && typeof o.route.smiles === "string") return o.route.smiles;
   return null;
@@ -321,6 +322,7 @@ async function resume(threadId, answer) {
 function fmt(v) { return typeof v === "number" ? String(Math.round(v * 100) / 100) : String(v); }
 
 function showFinal(ev) {
+  if (ev.status === "interrupted") return;  // the interrupt event already asked the question
   const meta = [];
   if (ev.intent) meta.push("intent: " + ev.intent);
   if (ev.files && ev.files.length) meta.push(ev.files.filter((f) => f.path.endsWith(".html")).length + " report(s)");
