@@ -155,8 +155,15 @@ class AgentRunner:
         doc = dict(doc)
         doc["session_id"] = session_id
         if doc.get("status") != "interrupted" and not doc.get("event") == "interrupt":
-            new_files = self.store.collect_reports(session_id, list(doc.get("report_paths") or []))
+            output_root = getattr(getattr(self.agent, "settings", None), "output_dir", None)
+            new_files, moved = self.store.collect_reports(session_id, list(doc.get("report_paths") or []),
+                                                          output_root)
             doc["files"] = new_files
+            if moved and isinstance(doc.get("final_answer"), str):  # session paths, not the server's folders
+                text = doc["final_answer"]
+                for src, dest in sorted(moved.items(), key=lambda kv: -len(kv[0])):
+                    text = text.replace(src, dest)
+                doc["final_answer"] = text
             try:
                 SessionRecorder.for_session(self.store.home_dir, session_id).record(
                     query or doc.get("query", ""), state if state is not None else doc, files=files,

@@ -293,19 +293,31 @@ class SessionStore:
                         out.append(self.file_record(session_id, p))
         return out
 
-    def collect_reports(self, session_id: str, report_paths: list[str]) -> list[dict[str, Any]]:
-        """Copy the folders of a turn's reports into ``files/reports/<folder>/`` (report types only, size-limited);
-        returns the records of the copied files."""
-        folders: dict[Path, None] = {}
+    def collect_reports(self, session_id: str, report_paths: list[str],
+                        output_root: str | Path | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """Copy the run folders of a turn's reports into ``files/reports/<run folder>/`` (report types only,
+        size-limited).  The run folder is the report's top folder under ``output_root`` (so a run's several targets
+        stay together), else the report's own folder.  Returns the copied files' records and ``{source folder:
+        session path}`` (to show the chemist session paths instead of server paths)."""
+        root = Path(output_root).expanduser().resolve() if output_root else None
+        folders: dict[Path, set[str]] = {}
         for p in report_paths or []:
             path = Path(str(p))
-            if path.is_file():
-                folders.setdefault(path.parent, None)
-        copied = []
+            if not path.is_file():
+                continue
+            folder, given = path.parent.resolve(), path.parent
+            if root is not None and folder.is_relative_to(root) and folder != root:
+                depth = len(folder.relative_to(root).parts)
+                folder = root / folder.relative_to(root).parts[0]
+                given = given if depth == 1 else given.parents[depth - 2]
+            folders.setdefault(folder, set()).update({str(folder), str(given)})
+        copied: list[dict[str, Any]] = []
+        mapping: dict[str, str] = {}
         dest_root = self.files_dir(session_id) / "reports"
-        for folder in folders:
+        for folder, names in folders.items():
             name = sanitize_filename(folder.name)
             dest = dest_root / name
+            mapping.update({n: f"reports/{name}" for n in names})
             for src in sorted(folder.rglob("*")):
                 if (not src.is_file() or src.is_symlink() or src.suffix.lower() not in REPORT_SUFFIXES
                         or src.stat().st_size > MAX_REPORT_FILE_MB * 1e6):
@@ -313,7 +325,7 @@ class SessionStore:
                 target = dest / src.relative_to(folder)
                 atomic_write_bytes(target, src.read_bytes())
                 copied.append(self.file_record(session_id, target))
-        return copied
+        return copied, mapping
 
 
 def _timestamp(iso: Any) -> float | None:

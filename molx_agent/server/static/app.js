@@ -152,13 +152,35 @@ async function download(path) {
 function renderFiles(files) {
   const ul = $("files"); ul.replaceChildren();
   state.reportFiles = files.filter((f) => f.kind === "report" && f.path.toLowerCase().endsWith(".html"));
-  for (const f of files) {
-    const link = el("a", { title: "Download " + f.path, onclick: () => download(f.path) }, f.kind === "upload" ? f.name : f.path.replace(/^reports\//, ""));
-    const li = el("li", { "data-path": f.path }, f.kind === "upload" ? "📄" : "📊", link);
-    if (f.kind === "upload") {
-      li.append(el("button", { class: "del", type: "button", title: "Attach to the next question", onclick: () => { state.attached.add(f.name); renderAttached(); } }, "+"));
+  const ext = (p) => (p.split(".").pop() || "").toLowerCase();
+  const fileItem = (f, label) => {
+    const li = el("li", { "data-path": f.path }, el("span", { class: "tag " + ext(f.path) }, ext(f.path)));
+    if (ext(f.path) === "html") {
+      li.append(el("a", { title: "Show " + f.path, onclick: () => { selectTab("reports"); showReport(f.path); } }, label),
+        el("button", { class: "del", type: "button", title: "Download", onclick: () => download(f.path) }, "⤓"));
+    } else {
+      li.append(el("a", { title: "Download " + f.path, onclick: () => download(f.path) }, label));
     }
-    ul.append(li);
+    return li;
+  };
+  const runs = new Map();
+  for (const f of files) {
+    if (f.kind === "upload") {
+      const li = fileItem(f, f.name);
+      li.append(el("button", { class: "del", type: "button", title: "Attach to the next question", onclick: () => { state.attached.add(f.name); renderAttached(); } }, "+"));
+      ul.append(li);
+    } else {
+      const parts = f.path.split("/");
+      const run = parts[1] || "reports";
+      if (!runs.has(run)) runs.set(run, []);
+      runs.get(run).push(f);
+    }
+  }
+  for (const [run, list] of Array.from(runs.entries()).reverse()) {
+    const inner = el("ul", {});
+    list.sort((a, b) => (ext(b.path) === "html") - (ext(a.path) === "html"));
+    for (const f of list) inner.append(fileItem(f, f.path.split("/").slice(2).join("/")));
+    ul.append(el("li", { class: "run" }, el("details", {}, el("summary", {}, run + " (" + list.length + ")"), inner)));
   }
   renderReportSelect();
 }
@@ -342,9 +364,13 @@ function showFinal(ev) {
 
 function collectRoutes(results) {
   const out = [];
+  const chosen = {};  // target SMILES -> {route, by} (the validation result's route_choice)
+  for (const r of Object.values(results)) if (r && r.route_choice && typeof r.route_choice === "object") Object.assign(chosen, r.route_choice);
   for (const [tid, r] of Object.entries(results)) {
     if (!r || !Array.isArray(r.routes)) continue;
-    r.routes.forEach((tree, i) => out.push({ task: tid, index: i, tree: tree, target: r.target_name || r.target_smiles, solved: r.solved }));
+    const choice = chosen[r.target_smiles];
+    r.routes.forEach((tree, i) => out.push({ task: tid, index: i, tree: tree, target: r.target_name || r.target_smiles, solved: r.solved,
+      chosen: choice && choice.route === i ? choice.by : null }));
   }
   return out;
 }
@@ -357,6 +383,7 @@ function renderRoutes(routes) {
     if (info.confidence) h.append(el("span", { class: "badge confidence " + info.confidence }, "confidence " + info.confidence));
     if (info.verdict) h.append(el("span", { class: "badge " + info.verdict }, info.verdict));
     if (info.n_steps !== undefined) h.append(el("span", { class: "badge" }, info.n_steps + " step(s)"));
+    if (r.chosen) h.append(el("span", { class: "badge chosen" }, r.chosen === "chemist" ? "chosen by you" : "chosen"));
     const tree = el("ul", { class: "tree" }, renderNode(r.tree));
     box.append(el("div", { class: "route", "data-route": String(r.index) }, h, tree));
   }
@@ -392,7 +419,7 @@ function renderNode(node) {
 
 function renderReportSelect() {
   const sel = $("report-select"); const current = sel.value; sel.replaceChildren();
-  for (const f of state.reportFiles) sel.append(el("option", { value: f.path }, f.path.replace(/^reports\//, "")));
+  for (const f of state.reportFiles.slice().reverse()) sel.append(el("option", { value: f.path }, f.path.replace(/^reports\//, "")));
   if (current && state.reportFiles.some((f) => f.path === current)) sel.value = current;
 }
 
