@@ -4,13 +4,12 @@ tests run on it, so they do not depend on the chemistry; the real agent is teste
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, interrupt
-from typing_extensions import Annotated
 
 from molx_agent.errors import ValidationError
 
