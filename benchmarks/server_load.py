@@ -61,7 +61,8 @@ def start_server(search_limit: int) -> tuple[Any, str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     app = create_app(ServerSettings.from_env(max_searches=search_limit))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                            timeout_keep_alive=75))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 60

@@ -37,7 +37,8 @@ def run_serve(host: str = "127.0.0.1", port: int = 8000, *, api_key: str | None 
                    "(set MOLX_API_KEY)", err=True)
     typer.echo(f"molx-agent web app on http://{'[' + host + ']' if ':' in host else host}:{port}/ "
                f"(API docs at /docs; Ctrl-C stops)", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=5)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False, timeout_graceful_shutdown=5,
+                timeout_keep_alive=75)
 
 
 def register(app: typer.Typer) -> None:

@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from molx_agent.config import Settings, get_settings
 from molx_agent.errors import ConfigError, DataError, RetroError, ValidationError
-from molx_agent.server.runner import AgentRunner, BoundedSearches
+from molx_agent.server.runner import AgentRunner, BoundedSearches, ProcessSearches
 from molx_agent.server.store import SessionStore, check_session_id, media_type, open_checkpointer
 
 logger = logging.getLogger(__name__)
@@ -223,7 +223,7 @@ def depict_svg(smiles: str, width: int, height: int) -> str:
     return drawer.GetDrawingText()
 
 
-def default_agent_factory(max_searches: int) -> Callable[[Settings, Any], Any]:
+def default_agent_factory(max_searches: int, search_processes: bool = True) -> Callable[[Settings, Any], Any]:
     def build(molx: Settings, checkpointer: Any) -> Any:
         from molx_agent.agents.molx import MolxAgent
         from molx_agent.retro.engine import RetroEngine, default_engine
@@ -232,8 +232,8 @@ def default_agent_factory(max_searches: int) -> Callable[[Settings, Any], Any]:
             same = getattr(molx, "retro_stock", None) == getattr(get_settings(), "retro_stock", None)
             return default_engine() if same else RetroEngine.from_settings(molx)
 
-        return MolxAgent(settings=molx, checkpointer=checkpointer, engine=BoundedSearches(engine, max_searches),
-                         search_workers=1)
+        bounded = (ProcessSearches if search_processes else BoundedSearches)(engine, max_searches)
+        return MolxAgent(settings=molx, checkpointer=checkpointer, engine=bounded, search_workers=1)
 
     return build
 
@@ -268,6 +268,9 @@ def create_app(settings: ServerSettings | None = None,
     async def lifespan(app: FastAPI):  # noqa: ANN202
         yield
         runner.close()
+        closer = getattr(getattr(agent, "_engine", None), "close", None)
+        if callable(closer):
+            closer()
         try:
             conn.close()
         except Exception:  # noqa: BLE001 - closing at shutdown

@@ -57,10 +57,112 @@ class BoundedSearches:
                 with self._lock:
                     self.active -= 1
 
+    def close(self) -> None:
+        """Nothing to release (see :class:`ProcessSearches`)."""
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
         return getattr(self._get(), name)
+
+
+def _child_engine_search(target: str, kwargs: dict[str, Any], queue: Any) -> Any:
+    """In a search process: ``RetroEngine.search`` on the process's engine (built once from the parent's spec),
+    progress records sent back through ``queue``."""
+    from molx_agent.agents import search_pool
+
+    progress = queue.put if queue is not None else None
+    return search_pool._CHILD_ENGINE.search(target, progress=progress, **kwargs)
+
+
+class ProcessSearches(BoundedSearches):
+    """Like :class:`BoundedSearches`, but each search runs in one of ``limit`` child processes (``spawn``; the
+    engine is rebuilt there once from :func:`~molx_agent.agents.search_pool.engine_spec`): a route search never
+    holds the server's GIL, so chat answers stay fast while searches run.  Progress records come back through a
+    queue and reach the caller's ``progress`` callback; a broken pool falls back to searching in this process."""
+
+    def __init__(self, engine: Any, limit: int) -> None:
+        super().__init__(engine, limit)
+        self.limit = max(1, int(limit))
+        self._pool: Any = None
+        self._manager: Any = None
+        self._pool_lock = threading.Lock()
+
+    def _get_pool(self) -> Any:
+        with self._pool_lock:
+            if self._pool is None:
+                import multiprocessing
+                from concurrent.futures import ProcessPoolExecutor
+
+                from molx_agent.agents.search_pool import _init_child, engine_spec
+
+                ctx = multiprocessing.get_context("spawn")
+                self._manager = ctx.Manager()
+                self._pool = ProcessPoolExecutor(max_workers=self.limit, mp_context=ctx, initializer=_init_child,
+                                                 initargs=(engine_spec(self._get()),))
+            return self._pool
+
+    def search(self, target: str, *args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        from concurrent.futures import TimeoutError as FutureTimeout
+        from concurrent.futures.process import BrokenProcessPool
+
+        if args:  # positional arguments beyond the target: keep the engine's own signature
+            return super().search(target, *args, progress=progress, **kwargs)
+        with self._slots:
+            with self._lock:
+                self.active += 1
+                self.peak = max(self.peak, self.active)
+            try:
+                try:
+                    pool = self._get_pool()
+                    queue = self._manager.Queue() if progress is not None else None
+                    future = pool.submit(_child_engine_search, target, kwargs, queue)
+                    while True:
+                        try:
+                            result = future.result(timeout=0.2)
+                            break
+                        except FutureTimeout:
+                            self._relay(queue, progress)
+                    self._relay(queue, progress)
+                    return result
+                except BrokenProcessPool as exc:
+                    logger.warning("search process pool broke (%s); searching in the server process", exc)
+                    with self._pool_lock:
+                        self._pool = None
+                    engine = self._get()
+                    return engine.search(target, progress=progress, **kwargs) if progress is not None \
+                        else engine.search(target, **kwargs)
+            finally:
+                with self._lock:
+                    self.active -= 1
+
+    @staticmethod
+    def _relay(queue: Any, progress: Any) -> None:
+        if queue is None:
+            return
+        import queue as queue_module
+
+        while True:
+            try:
+                record = queue.get_nowait()
+            except (queue_module.Empty, EOFError, OSError):
+                return
+            try:
+                progress(record)
+            except Exception as exc:  # noqa: BLE001 - a failing progress callback never stops the search
+                logger.debug("progress callback failed: %s", exc)
+
+    def close(self) -> None:
+        with self._pool_lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
+            if self._manager is not None:
+                try:
+                    self._manager.shutdown()
+                except Exception:  # noqa: BLE001 - closing at shutdown
+                    pass
+                self._manager = None
 
 
 class SessionBusy(RetroError):
@@ -265,4 +367,4 @@ class AgentRunner:
             yield item
 
 
-__all__ = ["AgentRunner", "BoundedSearches", "SessionBusy"]
+__all__ = ["AgentRunner", "BoundedSearches", "ProcessSearches", "SessionBusy"]
