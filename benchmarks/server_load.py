@@ -74,7 +74,7 @@ def start_server(search_limit: int) -> tuple[Any, str]:
 
 
 def run_load(url: str, *, clients: int, questions: int, search_time: float, api_key: str | None,
-             timeout: float) -> dict[str, Any]:
+             timeout: float, searches: int = 2) -> dict[str, Any]:
     import httpx
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -163,8 +163,9 @@ def run_load(url: str, *, clients: int, questions: int, search_time: float, api_
     prober.start()
     t_start = time.perf_counter()
     with ThreadPoolExecutor(clients + len(SEARCH_TARGETS)) as pool:
-        futures = [pool.submit(search, q) for q in SEARCH_TARGETS]
-        time.sleep(1.0)  # the searches are under way before the chat clients start
+        futures = [pool.submit(search, q) for q in SEARCH_TARGETS[:searches]]
+        if searches:
+            time.sleep(1.0)  # the searches are under way before the chat clients start
         t_chat = time.perf_counter()
         futures += [pool.submit(chat, i) for i in range(clients)]
         for f in futures:
@@ -192,7 +193,7 @@ def run_load(url: str, *, clients: int, questions: int, search_time: float, api_
     http.close()
     n_chat = len(chat_latency)
     return {
-        "clients": clients, "questions_per_client": questions, "search_time_limit_s": search_time,
+        "clients": clients, "questions_per_client": questions, "searches": searches, "search_time_limit_s": search_time,
         "chat_requests": n_chat, "chat_wall_s": round(chat_wall, 2),
         "chat_throughput_per_s": round(n_chat / chat_wall, 2) if chat_wall else None,
         "chat_latency_s": {"p50": round(_pct(chat_latency, 0.5), 2), "p95": round(_pct(chat_latency, 0.95), 2),
@@ -215,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--questions", type=int, default=5, help="questions per chat client")
     ap.add_argument("--search-time", type=float, default=30.0, help="time limit of each route search (s)")
+    ap.add_argument("--searches", type=int, default=2, choices=(0, 1, 2),
+                    help="route searches running meanwhile (0: the chat clients alone, a baseline)")
     ap.add_argument("--url", help="a running server (default: start one in this process)")
     ap.add_argument("--api-key", default=os.environ.get("MOLX_API_KEY"))
     ap.add_argument("--timeout", type=float, default=900.0, help="per-request timeout (s)")
@@ -236,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         server, url = start_server(2)
     try:
         res = run_load(url, clients=args.clients, questions=args.questions, search_time=args.search_time,
-                       api_key=args.api_key, timeout=args.timeout)
+                       api_key=args.api_key, timeout=args.timeout, searches=args.searches)
     finally:
         if server is not None:
             server.should_exit = True
@@ -251,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         lat = res["chat_latency_s"]
         print(f"{res['clients']} chat clients x {res['questions_per_client']} questions while "
-              f"{len(SEARCH_TARGETS)} route searches ran ({res['search_time_limit_s']:g} s limit)")
+              f"{res['searches']} route searches ran ({res['search_time_limit_s']:g} s limit)")
         print(f"chat: {res['chat_requests']} answers in {res['chat_wall_s']} s ({res['chat_throughput_per_s']}/s); "
               f"latency p50 {lat['p50']} s, p95 {lat['p95']} s, max {lat['max']} s")
         for s in res["searches"]:
