@@ -193,7 +193,7 @@ def run_load(url: str, *, clients: int, questions: int, search_time: float, api_
     http.close()
     n_chat = len(chat_latency)
     return {
-        "clients": clients, "questions_per_client": questions, "searches": searches, "search_time_limit_s": search_time,
+        "clients": clients, "questions_per_client": questions, "n_searches": searches, "search_time_limit_s": search_time,
         "chat_requests": n_chat, "chat_wall_s": round(chat_wall, 2),
         "chat_throughput_per_s": round(n_chat / chat_wall, 2) if chat_wall else None,
         "chat_latency_s": {"p50": round(_pct(chat_latency, 0.5), 2), "p95": round(_pct(chat_latency, 0.95), 2),
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         lat = res["chat_latency_s"]
         print(f"{res['clients']} chat clients x {res['questions_per_client']} questions while "
-              f"{res['searches']} route searches ran ({res['search_time_limit_s']:g} s limit)")
+              f"{res['n_searches']} route searches ran ({res['search_time_limit_s']:g} s limit)")
         print(f"chat: {res['chat_requests']} answers in {res['chat_wall_s']} s ({res['chat_throughput_per_s']}/s); "
               f"latency p50 {lat['p50']} s, p95 {lat['p95']} s, max {lat['max']} s")
         for s in res["searches"]:
