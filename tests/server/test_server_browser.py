@@ -63,10 +63,17 @@ def test_page_sar_upload_route_tree_and_route_choice(live_server, tmp_path):
             page.screenshot(path=str(shot), full_page=True)
             _keep(shot)
 
-            # 2. ask for a route with "choose the route": two routes, answered with a button
+            # 2. ask for a route with "approve the plan" and "choose the route": both answered with buttons
+            page.check("#opt-confirm")
             page.check("#opt-choose")
             page.fill("#query", "Plan a synthesis of CC(=O)Nc1ccc(O)cc1")
             page.click("#send")
+            expect(page.locator("#interrupt button.approve")).to_be_visible(timeout=120_000)
+            expect(page.locator("#interrupt .question")).to_contain_text("plan")
+            shot = tmp_path / "web_plan_approval.png"
+            page.screenshot(path=str(shot), full_page=True)
+            _keep(shot)
+            page.click("#interrupt button.approve")
             choices = page.locator("#interrupt .choice")
             expect(choices).to_have_count(2, timeout=120_000)
             expect(page.locator("#interrupt .question")).to_contain_text("routes were found")
