@@ -163,6 +163,7 @@ def describe_interrupt(payload: dict[str, Any], thread_id: str | None = None) ->
     for opt in payload.get("options") or []:
         if isinstance(opt, dict):
             lines.append(f"  [{opt.get('id')}] {opt.get('label', '')}")
+            lines += [f"        {r}" for r in (opt.get("reactions") or [])[:8]]
     default = payload.get("default")
     if default is not None:
         lines.append(f"Default: {json.dumps(default, ensure_ascii=False)}")

@@ -249,8 +249,8 @@ class MolxAgent:
         return turn
 
     def invoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-               config: dict[str, Any] | None = None, *, thread_id: str | None = None,
-               options: dict[str, Any] | None = None) -> AgentState:
+               config: dict[str, Any] | None = None, options: dict[str, Any] | None = None, *,
+               thread_id: str | None = None) -> AgentState:
         """Answer one query.
 
         ``thread_id``: the conversation (with a checkpointer, earlier turns of that thread are the context); a fresh
@@ -265,8 +265,8 @@ class MolxAgent:
         return self._run(turn, self._config(config, thread_id))
 
     async def ainvoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-                      config: dict[str, Any] | None = None, *, thread_id: str | None = None,
-                      options: dict[str, Any] | None = None) -> AgentState:
+                      config: dict[str, Any] | None = None, options: dict[str, Any] | None = None, *,
+                      thread_id: str | None = None) -> AgentState:
         """Async twin of :meth:`invoke` (same graph, same warnings, same interrupts)."""
         turn = self._turn(user_query, state, files, options)
         self._ensure_checkpointer(options)
@@ -329,18 +329,18 @@ class MolxAgent:
         a ``work`` node also names ``task_id`` and ``worker``), ``progress`` (a worker's progress: route search
         expansions and routes found, SAR stages), ``interrupt`` (``thread_id``, ``interrupt``) and last ``final``
         (:func:`run_document` of the returned state: what ``run --json`` prints)."""
-        turn = self._turn(user_query, state, files, options)
+        turn = self._turn(user_query, state, files, options)  # a bad query raises here, before any event
         self._ensure_checkpointer(options)
-        yield from self._events(turn, self._config(config, thread_id))
+        return self._events(turn, self._config(config, thread_id))
 
     def stream_resume(self, thread_id: str, answer: Any = None,
                       config: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
-        """:meth:`resume` as a stream of events (same events as :meth:`stream`)."""
+        """:meth:`resume` as a stream of events (same events as :meth:`stream`); an unknown thread or an invalid
+        answer raises here, before any event."""
         graph_input, cfg = self._resume_input(thread_id, answer, config)
         if isinstance(graph_input, tuple) and graph_input[0] in (_DONE, _ASK):
-            yield from self._closing_events(self._finish(graph_input[1], cfg))
-            return
-        yield from self._events(graph_input, cfg)
+            return self._closing_events(self._finish(graph_input[1], cfg))
+        return self._events(graph_input, cfg)
 
     def _events(self, graph_input: Any, cfg: dict[str, Any]) -> Iterator[dict[str, Any]]:
         last: Any = None

@@ -27,6 +27,7 @@ app = typer.Typer(
 # Command modules, in the order they appear in --help.
 COMMAND_MODULES: tuple[str, ...] = (
     "run",
+    "resume",
     "chat",
     "route",
     "sar",

@@ -233,5 +233,38 @@ def test_answer_text_shortcuts_and_description():
     assert parse_answer_text(route, "route 1") == {"route": 1}
     with pytest.raises(ValidationError, match="from 0 to 1"):
         check_answer(route, {"route": 2})
+    route["options"][1].update(label="1 step(s)", reactions=["CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1"])
+    assert "  [1] 1 step(s)\n        CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1" in describe_interrupt(route)
     text = describe_interrupt(plan, "abc123")
     assert "Approve?" in text and "[t1] analysis" in text and "molx-agent resume abc123 --answer" in text
+
+
+def test_stream_errors_come_before_any_event(agent):
+    with pytest.raises(ValidationError) as err:
+        agent.stream("   ")
+    assert err.value.code == "empty_query"
+    with pytest.raises(ValidationError, match="no run is stored"):
+        agent.stream_resume("nope", {"approve": True})
+
+
+def test_two_parallel_tasks_asking_are_answered_one_after_the_other(tmp_path):
+    """Independent tasks run in parallel (Send); each question is answered in turn by resume."""
+    from molx_agent.agents.planner import PlannerAgent, plan_entry
+
+    class TwoAskers(PlannerAgent):
+        def think(self, state):
+            tasks = {tid: {"id": tid, "type": "asker", "description": "", "inputs": {}, "depends_on": [],
+                           "status": "pending"} for tid in ("t1", "t2")}
+            return {"tasks": tasks, "plan_history": [plan_entry(tasks, 0, "test")]}
+
+    saver, conn = open_sqlite_saver(tmp_path / "runs.sqlite")
+    agent = MolxAgent(llm=None, planner=TwoAskers(), workers={"asker": AskingWorker()}, checkpointer=saver)
+    first = agent.invoke("What is the molecular weight of aspirin?")
+    assert first["status"] == "interrupted" and first["interrupt"]["kind"] == "retro_decision"
+    second = agent.resume(first["thread_id"], {"action": "choose"})
+    assert second["status"] == "interrupted"
+    done = agent.resume(first["thread_id"], {"action": "use_default"})
+    conn.close()
+    assert "status" not in done and {t["status"] for t in done["tasks"].values()} == {"done"}
+    said = sorted(r["summary"] for r in done["results"].values())
+    assert said == ["the chemist said choose", "the chemist said use_default"]

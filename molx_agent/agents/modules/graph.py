@@ -37,6 +37,27 @@ class MolxGraphNodes:
         self.worker_factory = worker_factory
 
     # -- nodes -------------------------------------------------------------------------------
+    def intake(self, state: AgentState) -> dict[str, Any]:
+        """Start a turn given the LangGraph Studio way (only the graph of :func:`build_graph` with ``intake=True``):
+        a new human message is the question (chat), else a new ``user_query`` gets its human message; either way the
+        per-turn fields are reset as :func:`~molx_agent.agents.molx.fresh_turn_state` does."""
+        from langchain_core.messages import HumanMessage
+
+        from molx_agent.agents.molx import fresh_turn_state
+
+        messages = list(state.get("messages") or [])
+        last = messages[-1] if messages else None
+        query = str(state.get("user_query") or "").strip()
+        if isinstance(last, HumanMessage):
+            text = last.content if isinstance(last.content, str) else " ".join(
+                str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in last.content)
+            turn = fresh_turn_state(text.strip(), state.get("input_files"), state.get("options"))
+            turn.pop("messages")
+            return turn
+        if query:
+            return fresh_turn_state(query, state.get("input_files"), state.get("options"))
+        return {}
+
     def classify(self, state: AgentState) -> dict[str, Any]:
         return self.classifier.run(state)
 
@@ -66,7 +87,7 @@ class MolxGraphNodes:
             return {"plan_approved": False, "plan_feedback": [*(state.get("plan_feedback") or []), feedback]}
         zh = state.get("language") == "zh"
         why = "化学家未批准该计划" if zh else "the chemist did not approve the plan"
-        tasks = {tid: {**t, "status": "skipped", "dropped": why} for tid, t in (state.get("tasks") or {}).items()}
+        tasks = {tid: {**t, "status": "skipped", "error": why} for tid, t in (state.get("tasks") or {}).items()}
         return {"plan_approved": False, "tasks": replace(tasks)}
 
     def act(self, state: AgentState) -> dict[str, Any]:
@@ -199,9 +220,12 @@ def _replacing_tasks(update: dict[str, Any]) -> dict[str, Any]:
     return update
 
 
-def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None) -> Any:
-    """Compile the orchestration graph."""
+def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None, *, intake: bool = False) -> Any:
+    """Compile the orchestration graph (``intake``: begin with :meth:`MolxGraphNodes.intake`, for clients that send
+    only a message or a ``user_query``, such as LangGraph Studio)."""
     g = StateGraph(AgentState)
+    if intake:
+        g.add_node("intake", nodes.intake)
     g.add_node("classify", nodes.classify)
     g.add_node("plan", nodes.plan)
     g.add_node("act", nodes.act)
@@ -209,7 +233,11 @@ def build_graph(nodes: MolxGraphNodes, checkpointer: Any = None) -> Any:
     g.add_node("reflect", nodes.reflect)
     g.add_node("optimize", nodes.optimize)
     g.add_node("finalize", nodes.finalize)
-    g.add_edge(START, "classify")
+    if intake:
+        g.add_edge(START, "intake")
+        g.add_edge("intake", "classify")
+    else:
+        g.add_edge(START, "classify")
     g.add_conditional_edges("classify", nodes.route_after_classify, {"plan": "plan", "finalize": "finalize"})
     g.add_node("approve_plan", nodes.approve_plan)
     g.add_conditional_edges("plan", nodes.route_after_plan,
