@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "retro",
     "session",
     "mcp_server",
+    "serve",
     "doctor",
     "version",
 )
