@@ -28,8 +28,8 @@ from typing import Any
 
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.data_cleaner import read_task_table, task_files, task_options, task_query
-from molx_agent.agents.modules.llm import guarded
 from molx_agent.agents.modules.events import progress_emitter
+from molx_agent.agents.modules.llm import guarded
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.reflection import verdict_rank
 from molx_agent.errors import DataError, ValidationError
