@@ -85,8 +85,28 @@ def _check_route(payload: dict[str, Any], answer: Any) -> dict[str, Any]:
 
 
 def _check_decision(payload: dict[str, Any], answer: Any) -> dict[str, Any]:
+    if isinstance(answer, str):
+        try:
+            answer = json.loads(answer)
+        except json.JSONDecodeError:
+            pass
     if not isinstance(answer, dict) or not answer:
         raise invalid('expected a decision instruction object, e.g. {"action": "use_default"}', payload, answer)
+    action = answer.get("action")
+    if not isinstance(action, str) or not action.strip():
+        raise invalid('the instruction needs an "action" (e.g. "use_default")', payload, answer)
+    options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
+    if options:  # the actions this decision offers: its own action ids, the ready-made answers, use_default
+        allowed = {"use_default"}
+        for o in options:
+            ready = o.get("answer")
+            if isinstance(ready, dict) and isinstance(ready.get("action"), str):
+                allowed.add(ready["action"])
+            elif o.get("id"):
+                allowed.add(str(o["id"]))
+        if action not in allowed:
+            raise invalid(f'unknown action {action!r}; this decision offers: {", ".join(sorted(allowed))}',
+                          payload, answer)
     return answer
 
 

@@ -152,7 +152,7 @@ class AskingWorker(BaseAgent):
         from molx_agent.agents.interrupts import ask
 
         answer = ask({"kind": "retro_decision", "question": "Which disconnection?", "options": [
-            {"id": "amide", "label": "amide C-N"}], "default": {"action": "use_default"},
+            {"id": "choose", "label": "amide C-N"}], "default": {"action": "use_default"},
             "answer_schema": {"action": "use_default | choose"}})
         return {"summary": f"the chemist said {answer['action']}"}
 
@@ -164,6 +164,8 @@ def test_an_interrupt_inside_a_worker_stops_the_run_and_resumes_it(agent):
     assert state["status"] == "interrupted" and state["interrupt"]["kind"] == "retro_decision"
     with pytest.raises(ValidationError, match="decision instruction"):
         agent.resume(state["thread_id"], ["not", "an", "object"])
+    with pytest.raises(ValidationError, match="unknown action 'explode'"):
+        agent.resume(state["thread_id"], {"action": "explode"})
     done = agent.resume(state["thread_id"], {"action": "choose"})
     assert "the chemist said choose" in done["final_answer"] and done["tasks"]["t1"]["status"] == "done"
 

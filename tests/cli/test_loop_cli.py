@@ -181,3 +181,33 @@ def test_chat_cli_flags(toy):
     res = runner.invoke(app, ["chat", "--confirm", "--llm", "rules"], input=f"{ASPIRIN_Q}\nyes\n")
     assert res.exit_code == 0, res.output
     assert "Approve this plan" in res.stdout and "180.16" in res.stdout
+
+
+def test_guided_ask_stops_at_each_decision_and_resumes_in_new_processes(tmp_path):
+    """`run --retro-mode guided --ask`: exit 3 at a retro_decision question, `resume` in another process with the
+    chemist's answer (an invalid one first: exit 2, still waiting), until the run is done."""
+    first = cli(tmp_path, "run", "--retro-mode", "guided", "--ask", "--query", f"Plan a synthesis of {PARACETAMOL}",
+                "--json", "--llm", "rules")
+    assert first.returncode == 3, first.stderr
+    doc = json.loads(first.stdout)
+    assert doc["status"] == "interrupted" and doc["interrupt"]["kind"] == "retro_decision"
+    tid = doc["thread_id"]
+    bad = cli(tmp_path, "resume", tid, "--answer", '{"action": "no_such_action"}', "--json")
+    # checked before the checkpoint is touched: exit 2, a clear message naming the offered actions, still waiting
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "unknown action 'no_such_action'" in bad.stderr and "use_default" in bad.stderr
+    answers = 0
+    result = None
+    while answers < 12:
+        step = cli(tmp_path, "resume", tid, "--answer", '{"action": "use_default"}', "--json")
+        answers += 1
+        assert step.returncode in (0, 3), step.stderr
+        result = json.loads(step.stdout)
+        if step.returncode == 0:
+            break
+        assert result["interrupt"]["kind"] == "retro_decision"
+    assert result is not None and result["status"] == "done", result
+    rec = next(r for r in result["results"].values() if r.get("guided"))
+    assert rec["solved"] and rec["guided"]["decided_by"] == "chemist"
+    assert answers == len(rec["guided"]["decisions"])  # one question per decision, each answered once
+    assert all(d["decided_by"] == "chemist" and not d["fallback"] for d in rec["guided"]["decisions"])
