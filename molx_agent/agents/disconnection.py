@@ -340,7 +340,8 @@ class DisconnectionAgent(BaseAgent):
 
         ask = bool(options.get("ask", run_options.get("ask", False)))
         guided = GuidedRetro(engine, self.llm, ask=ask, language=language,
-                             root=Path(self.settings.output_dir) / "retro", search=search)
+                             root=Path(self.settings.output_dir) / "retro", search=search,
+                             progress=progress_emitter(self.name, task.get("id")))
         turn = str(state.get("user_query", ""))  # the node run itself is told apart by its checkpoint namespace
         final = []
         for smiles, name in targets:

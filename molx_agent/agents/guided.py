@@ -241,7 +241,7 @@ class GuidedRetro:
     """One guided route per call of :meth:`run` (see the module docstring)."""
 
     def __init__(self, engine: Any, llm: Any, *, ask: bool, language: str, root: Path, search: Any,
-                 limits: Any = None) -> None:
+                 limits: Any = None, progress: Any = None) -> None:
         from molx_agent.interfaces.pipeline.limits import LIMITS
 
         self.engine = engine
@@ -251,6 +251,7 @@ class GuidedRetro:
         self.root = Path(root)
         self.search = search  # (smiles, name) -> search record (route_graphs, ...); called at most once per target
         self.limits = limits or LIMITS
+        self.progress = progress  # ``progress(stage, force=..., **fields)`` (agents.modules.events) or None
         self.warnings: list[str] = []
 
     # -- session and caches ----------------------------------------------------------------------
@@ -346,10 +347,23 @@ class GuidedRetro:
                     store.save_route(rt.route)
                     break
                 store.save_route(rt.route)
+                self._report_decision(rt, target)
                 rt.run()
                 store.save_route(rt.route)
         return self._record(session, store, route_id, target, name, search, decided_by=(
             "chemist" if asking else "llm" if self.llm is not None else "rules"))
+
+    def _report_decision(self, rt: Any, target: str) -> None:
+        """A ``guided_decision`` progress event for the decision just taken (live in ``run --stream``)."""
+        if not self.progress or not rt.route.decision_history:
+            return
+        entry = rt.route.decision_history[-1]
+        action = str(entry.get("action"))
+        if entry.get("resolved_action") and entry.get("resolved_action") != action:
+            action += f" → {entry['resolved_action']}"
+        self.progress("guided_decision", force=True, target=target, decision=len(rt.route.decision_history),
+                      decision_type=entry.get("decision_type"), action=action,
+                      decided_by=entry.get("decided_by"), fallback=bool(entry.get("fallback")))
 
     def _decide(self, rt: Any, pending: Any, decider: LLMDecider | None) -> None:
         """One decision by the LLM (``decider``) or the rules; a bad reply falls back to use_default."""

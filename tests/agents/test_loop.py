@@ -270,3 +270,16 @@ def test_two_parallel_tasks_asking_are_answered_one_after_the_other(tmp_path):
     assert "status" not in done and {t["status"] for t in done["tasks"].values()} == {"done"}
     said = sorted(r["summary"] for r in done["results"].values())
     assert said == ["the chemist said choose", "the chemist said use_default"]
+
+
+def test_stream_reports_each_guided_decision(agent):
+    """Guided retrosynthesis (rules): every decision is a live ``guided_decision`` progress event, in order."""
+    events = list(agent.stream(QUERY, options={"retro_mode": "guided"}))
+    assert events[-1]["status"] == "done"
+    decisions = [e for e in events if e["event"] == "progress" and e["stage"] == "guided_decision"]
+    rec = next(r for r in events[-1]["results"].values() if r.get("guided"))
+    assert len(decisions) == rec["guided"]["n_decisions"] >= 1
+    assert [e["decision"] for e in decisions] == list(range(1, len(decisions) + 1))
+    assert all(e["worker"] == "disconnection" and e["decided_by"] == "rules" and not e["fallback"]
+               for e in decisions)
+    assert [e["action"] for e in decisions] == [row["action"] for row in rec["guided"]["decisions"]]
