@@ -65,18 +65,13 @@ def dependants(tasks: dict[str, Any], tid: str) -> list[str]:
 
 def guidance_for(state: AgentState, task_id: str, target: str) -> dict[str, Any] | None:
     """The ``analysis`` worker's synthesis guidance for ``target`` among the ancestors of ``task_id``."""
+    from molx_agent.agents.base import BaseAgent
+
     tasks = state.get("tasks") or {}
     results = state.get("results") or {}
     want = _canonical(target)
-    queue = list((tasks.get(task_id) or {}).get("depends_on") or [])
-    seen: set[str] = set()
-    while queue:
-        tid = queue.pop(0)
-        if tid in seen:
-            continue
-        seen.add(tid)
-        queue += list((tasks.get(tid) or {}).get("depends_on") or [])
-        for mol in (results.get(tid) or {}).get("molecules") or []:
+    for result in BaseAgent.ancestor_results(tasks.get(task_id) or {}, state):  # nearest ancestors first
+        for mol in (result or {}).get("molecules") or []:
             if isinstance(mol, dict) and mol.get("guidance") and _canonical(mol.get("smiles")) == want:
                 return mol["guidance"]
     own = results.get(task_id) or {}

@@ -55,10 +55,8 @@ def register(app: typer.Typer) -> None:
         from molx_agent.cli.run import (
             LLM_CHOICES,
             build_agent,
-            event_sink,
-            exit_code_for,
-            print_result,
             resume_run,
+            run_and_print,
         )
 
         if not thread_id.strip():
@@ -78,12 +76,8 @@ def register(app: typer.Typer) -> None:
                 else parse_answer(tid, answer, agent)
             if answer_file is None:
                 agent = None  # resume_run rebuilds it with the run's own output folder and LLM setting
-            context, on_event = event_sink(stream, json_out)
-            with context:
-                result = resume_run(tid, value, output_dir=output_dir, llm=llm, agent=agent, on_event=on_event)
-            if stream:
-                return exit_code_for(result)
-            return print_result(result, json_out=json_out)
+            return run_and_print(lambda on_event: resume_run(tid, value, output_dir=output_dir, llm=llm, agent=agent,
+                                                             on_event=on_event), stream=stream, json_out=json_out)
 
         code = go()
         if code:

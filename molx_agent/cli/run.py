@@ -266,6 +266,16 @@ def print_result(result: dict[str, Any], *, json_out: bool = False) -> int:
     return exit_code_for(result)
 
 
+def run_and_print(call: Callable[[Callable[[dict[str, Any]], None] | None], dict[str, Any]], *, stream: bool,
+                  json_out: bool) -> int:
+    """``call(on_event)`` inside the run's :func:`event_sink`, then its document printed (with ``--stream`` the
+    events already were the output); returns the exit status."""
+    context, on_event = event_sink(stream, json_out)
+    with context:
+        result = call(on_event)
+    return exit_code_for(result) if stream else print_result(result, json_out=json_out)
+
+
 def event_sink(stream: bool, json_out: bool) -> tuple[Any, Callable[[dict[str, Any]], None] | None]:
     """``(context manager, on_event)`` of a run: NDJSON lines with ``--stream``, a live status line on a terminal
     (stderr) unless ``--json``, else nothing."""
@@ -317,14 +327,10 @@ def register(app: typer.Typer) -> None:
 
         @handle_errors
         def go() -> int:
-            context, on_event = event_sink(stream, json_out)
-            with context:
-                result = run_query(query, data, output_dir=output_dir, llm=llm, search_time=search_time,
-                                   thread_id=thread_id, resume=resume, confirm_plan=confirm,
-                                   choose_route=choose_route, retro_mode=retro_mode, ask=ask, on_event=on_event)
-            if stream:
-                return exit_code_for(result)
-            return print_result(result, json_out=json_out)
+            return run_and_print(lambda on_event: run_query(
+                query, data, output_dir=output_dir, llm=llm, search_time=search_time, thread_id=thread_id,
+                resume=resume, confirm_plan=confirm, choose_route=choose_route, retro_mode=retro_mode, ask=ask,
+                on_event=on_event), stream=stream, json_out=json_out)
 
         code = go()
         if code:
@@ -333,5 +339,5 @@ def register(app: typer.Typer) -> None:
 
 __all__ = ["run_query", "resume_run", "run_options", "build_agent", "result_document", "check_data_files",
            "check_output_dir", "check_search_time",
-           "check_retro_mode", "exit_code_for", "print_result", "event_sink", "register",
+           "check_retro_mode", "exit_code_for", "print_result", "run_and_print", "event_sink", "register",
            "DATA_SUFFIXES", "RUNS_DB", "RETRO_MODES", "EXIT_INTERRUPTED"]

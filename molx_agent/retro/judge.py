@@ -318,8 +318,6 @@ def leaf_tier(avail: dict[str, Any] | None) -> str:
     return "estimated" if source == "sa_estimate" and avail.get("available") else "unavailable"
 
 
-_leaf_tier = leaf_tier
-
 
 def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = None) -> dict[str, Any]:
     """``{confidence, verdict, issues, score, n_steps}`` of a :class:`~molx_agent.retro.route.RetroGraph`.
@@ -351,7 +349,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         if node.node_id == graph.target_id:
             continue
         avail = node.availability or {}
-        tier = _leaf_tier(avail)
+        tier = leaf_tier(avail)
         if tier == "probable":
             add(issue("probable_leaf", ISSUE_TEXT["probable_leaf"].format(fpr=ZINC_FALSE_POSITIVE_RATE),
                       smiles=node.smiles))

@@ -12,23 +12,9 @@ from molx_agent.agents.interrupts import check_answer, describe_interrupt, parse
 from molx_agent.agents.modules.events import ProgressEmitter
 from molx_agent.agents.molx import MolxAgent, open_sqlite_saver, run_document
 from molx_agent.errors import ConfigError, ValidationError
-from tests.agents.conftest import PARACETAMOL
+from tests.agents.conftest import PARACETAMOL, two_route_engine
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def two_route_engine(tmp_path):
-    """Paracetamol by two one-step routes: acetic anhydride (the better, first) or acetyl chloride."""
-    from molx_agent.retro.engine import RetroEngine
-    from molx_agent.retro.stock import FileStock
-    from molx_agent.retro.toy_model import DictSingleStepModel
-
-    model = DictSingleStepModel({PARACETAMOL: [
-        (["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6, "N-acetylation", "acylation"),
-        (["CC(=O)Cl", "Nc1ccc(O)cc1"], 0.4, "N-acylation", "acylation")]})
-    stock = tmp_path / "stock2.smi"
-    stock.write_text("CC(=O)OC(C)=O\nNc1ccc(O)cc1\nCC(=O)Cl\n")
-    return RetroEngine(model=model, stock=FileStock(stock))
 
 
 @pytest.fixture

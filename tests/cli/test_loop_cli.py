@@ -25,7 +25,7 @@ TOY_CLI = """
 import sys, pathlib
 sys.path.insert(0, {repo!r})
 import molx_agent.retro.engine as engine_module
-from tests.agents.test_loop import two_route_engine
+from tests.agents.conftest import two_route_engine
 engine_module._DEFAULT = two_route_engine(pathlib.Path({tmp!r}))
 from molx_agent.cli.main import main
 sys.argv = ["molx-agent", *sys.argv[1:]]
@@ -44,7 +44,7 @@ def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
 @pytest.fixture
 def toy(monkeypatch, tmp_path):
     import molx_agent.retro.engine as engine_module
-    from tests.agents.test_loop import two_route_engine
+    from tests.agents.conftest import two_route_engine
 
     monkeypatch.setattr(engine_module, "_DEFAULT", two_route_engine(tmp_path))
 

@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from tests.agents.conftest import make_toy_engine  # noqa: E402
+from tests.agents.conftest import make_toy_engine, two_route_engine  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SERIES_CSV = REPO / "examples" / "series.csv"
@@ -128,22 +128,6 @@ def sse_events(text: str) -> list[dict[str, Any]]:
             out.append(json.loads(data))
     return out
 
-
-PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"
-
-
-def two_route_engine(tmp_path: Path) -> Any:
-    """Paracetamol by two one-step routes: acetic anhydride (the better, first) or acetyl chloride."""
-    from molx_agent.retro.engine import RetroEngine
-    from molx_agent.retro.stock import FileStock
-    from molx_agent.retro.toy_model import DictSingleStepModel
-
-    model = DictSingleStepModel({PARACETAMOL: [
-        (["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6, "N-acetylation", "acylation"),
-        (["CC(=O)Cl", "Nc1ccc(O)cc1"], 0.4, "N-acylation", "acylation")]})
-    stock = tmp_path / "stock2.smi"
-    stock.write_text("CC(=O)OC(C)=O\nNc1ccc(O)cc1\nCC(=O)Cl\n")
-    return RetroEngine(model=model, stock=FileStock(stock))
 
 
 def two_route_agent_factory(tmp_path: Path) -> Callable[[Any, Any], Any]:
