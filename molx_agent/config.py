@@ -13,6 +13,8 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 LLMProvider = Literal["auto", "openai", "rules"]
+StructuredOutput = Literal["json_schema", "function_calling", "json_mode", "none"]
+RetroMode = Literal["auto", "guided"]
 
 
 class Settings(BaseSettings):
@@ -31,7 +33,15 @@ class Settings(BaseSettings):
     llm_provider: LLMProvider = Field(default="auto", validation_alias="MOLX_LLM_PROVIDER")
     llm_model: str = Field(default="gpt-4o-mini", validation_alias="MOLX_LLM_MODEL")
     llm_temperature: float = Field(default=0.0, validation_alias="MOLX_LLM_TEMPERATURE")
-    llm_timeout: float = Field(default=60.0, validation_alias="MOLX_LLM_TIMEOUT")
+    llm_timeout: float = Field(default=60.0, gt=0, validation_alias="MOLX_LLM_TIMEOUT")
+    llm_max_retries: int = Field(default=1, ge=0, le=10, validation_alias="MOLX_LLM_MAX_RETRIES")
+    #: how structured answers are requested: an OpenAI JSON schema (default), tool calling, JSON mode, or "none"
+    #: (a plain JSON prompt; the answer is validated either way)
+    llm_structured_output: StructuredOutput = Field(default="json_schema",
+                                                    validation_alias="MOLX_LLM_STRUCTURED_OUTPUT")
+    #: retrosynthesis mode of the agent: "auto" (route search) or "guided" (the seed-000 pipeline, each decision
+    #: taken by the LLM, or by the rule default without one)
+    retro_mode: RetroMode = Field(default="auto", validation_alias="MOLX_RETRO_MODE")
     mcp_enabled: bool = Field(default=False, validation_alias="MCP_ENABLED")
     mcp_servers_config: Path = Field(
         default=Path("config/mcp_servers.json"), validation_alias="MCP_SERVERS_CONFIG"
@@ -102,4 +112,4 @@ def reset_settings_cache() -> None:
     _cached_settings.cache_clear()
 
 
-__all__ = ["Settings", "get_settings", "reset_settings_cache", "LLMProvider"]
+__all__ = ["Settings", "get_settings", "reset_settings_cache", "LLMProvider", "StructuredOutput", "RetroMode"]

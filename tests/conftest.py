@@ -10,6 +10,8 @@ from types import ModuleType
 
 import pytest
 
+from tests.llm_stub import llm_stub  # noqa: F401 - the local OpenAI-compatible stub server fixture
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
@@ -21,7 +23,8 @@ def _isolated_env(tmp_path, monkeypatch):
     monkeypatch.setenv("MOLX_OUTPUT_DIR", str(tmp_path / "outputs"))
     monkeypatch.setenv("LANGCHAIN_TRACING_V2", "false")
     monkeypatch.setenv("LANGSMITH_TRACING", "false")
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MOLX_LLM_PROVIDER", "MCP_ENABLED"):
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "MOLX_LLM_PROVIDER", "MCP_ENABLED", "MOLX_RETRO_MODE",
+                "MOLX_LLM_STRUCTURED_OUTPUT", "MOLX_LLM_MAX_RETRIES", "MOLX_LLM_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
     from molx_agent.config import reset_settings_cache
 

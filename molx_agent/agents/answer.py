@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import re
 from typing import Any
 
-from molx_agent.agents.modules.prompts import FINAL_ANSWER_HEADERS, INTENT_LABELS
+from pydantic import BaseModel
+
+from molx_agent.agents.modules.prompts import FINAL_ANSWER_HEADERS, FINAL_SUMMARY_PROMPT, INTENT_LABELS
 from molx_agent.agents.modules.state import AgentState
 
+logger = logging.getLogger(__name__)
+
 MAX_REMAINING = 8
+_FACTS_CHARS = 12000
+#: a number in prose (not a digit inside a SMILES, an id or a word: "c1ccc", "t2", "GSK3B")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
 
 
 def _report_paths(result: dict[str, Any]) -> list[str]:
@@ -152,4 +162,93 @@ def compose_final_answer(state: AgentState) -> tuple[str, list[str]]:
     return "\n\n".join(dict.fromkeys(parts)), reports
 
 
-__all__ = ["compose_final_answer", "tried_lines", "outcome_lines"]
+class FinalSummary(BaseModel):
+    """The LLM's final summary."""
+
+    summary: str
+
+
+def numbers_in(value: Any) -> set[float]:
+    """Every number in ``value`` (numbers, and numbers written in its strings), recursively."""
+    out: set[float] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, bool) or v is None:
+            return
+        if isinstance(v, (int, float)):
+            out.add(float(v))
+        elif isinstance(v, str):
+            out.update(float(m) for m in _NUMBER.findall(v))
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                walk(k)
+                walk(x)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+
+    walk(value)
+    return out
+
+
+def ungrounded_numbers(text: str, facts: set[float]) -> list[str]:
+    """Numbers of ``text`` that appear nowhere in ``facts`` (a fact may be shown rounded: 180.159 as 180.16)."""
+    bad = []
+    for raw in _NUMBER.findall(text):
+        x = float(raw)
+        decimals = len(raw.split(".", 1)[1]) if "." in raw else 0
+        if x in facts or any(round(y, decimals) == x for y in facts):
+            continue
+        bad.append(raw)
+    return bad
+
+
+def _result_digest(state: AgentState) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    results = state.get("results") or {}
+    for tid, task in (state.get("tasks") or {}).items():
+        res = results.get(tid) or {}
+        entry: dict[str, Any] = {"type": task.get("type"), "status": task.get("status")}
+        for k, v in res.items():
+            if isinstance(v, (str, int, float, bool)) and k not in ("elapsed_s", "worker"):
+                entry[k] = v if not isinstance(v, str) else v[:1500]
+        out[tid] = entry
+    return out
+
+
+def llm_final_summary(state: AgentState, rules_answer: str, llm: Any) -> str | None:
+    """An LLM-written summary grounded in the workers' results: ``None`` (the rules answer stands alone) when the
+    LLM is unavailable, its reply is invalid, or any number in it appears nowhere in the results."""
+    from molx_agent.agents.modules.llm import invoke_structured
+
+    if llm is None or state.get("intent", "unsupported") == "unsupported" or not state.get("tasks"):
+        return None
+    lang = state.get("language", "en")
+    digest = {"request": state.get("user_query", ""), "intent": state.get("intent"),
+              "results": _result_digest(state), "rules_answer": rules_answer}
+    facts_text = json.dumps(digest, ensure_ascii=False, default=str)
+    prompt = FINAL_SUMMARY_PROMPT.format(language_name="Chinese" if lang == "zh" else "English")
+    answer = invoke_structured(llm, prompt, facts_text[:_FACTS_CHARS], FinalSummary, what="final summary")
+    if answer is None or not answer.summary.strip():
+        return None
+    facts = numbers_in(digest) | numbers_in(state.get("results") or {})
+    bad = ungrounded_numbers(answer.summary, facts)
+    if bad:
+        logger.warning("LLM final summary rejected: number(s) %s appear in no result; the rules summary is used",
+                       ", ".join(bad[:5]))
+        return None
+    return answer.summary.strip()
+
+
+def compose_answer_with_llm(state: AgentState, llm: Any = None) -> tuple[str, list[str], str]:
+    """``(answer, report paths, source)``: the rules answer, headed by the LLM's grounded summary when there is one
+    (``source`` "llm"), else the rules answer alone (``source`` "rules")."""
+    answer, reports = compose_final_answer(state)
+    summary = llm_final_summary(state, answer, llm) if llm is not None else None
+    if summary:
+        return f"{summary}\n\n{answer}", reports, "llm"
+    return answer, reports, "rules"
+
+
+__all__ = ["compose_final_answer", "compose_answer_with_llm", "llm_final_summary", "numbers_in",
+           "ungrounded_numbers", "tried_lines", "outcome_lines"]

@@ -25,6 +25,8 @@ import time
 from abc import ABC, abstractmethod
 from typing import Any
 
+from langgraph.errors import GraphBubbleUp
+
 from molx_agent.agents.modules.state import AgentState, Task, to_jsonable
 from molx_agent.errors import ExecutionError, RetroError
 
@@ -118,6 +120,8 @@ class BaseAgent(ABC):
                 raise TypeError(f"worker {self.name} returned {type(raw).__name__}, expected dict")
             result = to_jsonable(raw)
             task["status"] = "done"
+        except GraphBubbleUp:  # a LangGraph interrupt() (the chemist is asked): the run stops here, resumable
+            raise
         except CapabilityUnavailable as exc:
             result = {"summary": str(exc), "unavailable": True}
             task.update(status="skipped", error=str(exc), unavailable=True)

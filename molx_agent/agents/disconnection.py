@@ -28,6 +28,8 @@ import logging
 from typing import Any
 
 from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.guided import retro_mode_of
+from molx_agent.agents.modules.events import progress_emitter, search_progress
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.search_pool import SearchJob, run_searches, search_kwargs
 from molx_agent.errors import ValidationError
@@ -208,7 +210,7 @@ class DisconnectionAgent(BaseAgent):
     description = "Multi-step retrosynthesis: best-first route search ending in purchasable materials"
     option_keys = ("time_limit", "max_expansions", "max_depth", "n_routes", "expansion_top_k", "exclude_leaves",
                    "exclude_steps", "allow_probable_leaves", "first_disconnection", "max_targets", "stock",
-                   "research_targets")
+                   "research_targets", "retro_mode")
 
     def _engine_for(self, options: dict[str, Any]) -> Any:
         engine = self.engine
@@ -231,6 +233,10 @@ class DisconnectionAgent(BaseAgent):
             )
         engine = self._engine_for(options)
         attempt = len(task.get("attempts") or []) + 1
+        run_options = dict(state.get("options") or {})
+        if retro_mode_of(options, run_options, self.settings) == "guided":
+            return self._run_guided(task, state, targets, from_hits, engine, options, run_options, ancestors,
+                                    language)
         strategy = options.get("strategy") or "search"
         previous = {_canonical(r.get("target_smiles", "")): r
                     for r in _records((state.get("results") or {}).get(task.get("id", "")) or {})}
@@ -266,7 +272,17 @@ class DisconnectionAgent(BaseAgent):
             else:
                 plan.append((idx, "search", (smiles, name, len(jobs), leaf)))
                 jobs.append(SearchJob(smiles, name, kwargs, language))
-        done = run_searches(engine, jobs, self.options.get("search_workers"))
+        emit = progress_emitter(self.name, task.get("id"))
+        for job in jobs:
+            emit("search_start", force=True, target=job.target, target_name=job.name or None,
+                 time_limit=job.search.get("time_limit", engine.config.time_limit), n_searches=len(jobs))
+        done = run_searches(
+            engine, jobs, self.options.get("search_workers"),
+            progress=(lambda job: search_progress(emit, job.target, job.name)) if emit else None,
+            on_done=(lambda job, rec: emit("search_done", force=True, target=job.target, target_name=job.name or None,
+                                           expansions=rec.get("n_expansions"), solved=bool(rec.get("solved")),
+                                           routes_found=len(rec.get("route_graphs") or []),
+                                           time_s=rec.get("time_s"))) if emit else None)
         for idx, kind, payload in plan:
             if kind == "search":
                 smiles, name, j, leaf = payload
@@ -301,6 +317,49 @@ class DisconnectionAgent(BaseAgent):
                     + (f" ({n_buy} sold as such)." if n_buy else "."))
             result["summary"] = " ".join([head, *(r["summary"] for r in final)])
         result["strategy"] = strategy
+        result["attempt_summary"] = "; ".join(_attempt_line(r, attempt) for r in final)
+        return result
+
+    def _run_guided(self, task: Task, state: AgentState, targets: list[tuple[str, str]], from_hits: bool,
+                    engine: Any, options: dict[str, Any], run_options: dict[str, Any],
+                    ancestors: list[dict[str, Any]], language: str) -> dict[str, Any]:
+        """``retro_mode="guided"``: the seed-000 pipeline, each decision by the LLM, the chemist (``ask``) or the
+        rules (:mod:`molx_agent.agents.guided`); one route per target."""
+        from pathlib import Path
+
+        from molx_agent.agents.guided import GuidedRetro
+
+        attempt = len(task.get("attempts") or []) + 1
+        kwargs = search_kwargs(options)
+        previous = {_canonical(r.get("target_smiles", "")): r
+                    for r in _records((state.get("results") or {}).get(task.get("id", "")) or {})}
+
+        def search(smiles: str, name: str) -> dict[str, Any]:
+            return run_searches(engine, [SearchJob(smiles, name, kwargs, language)],
+                                self.options.get("search_workers"))[0]
+
+        ask = bool(options.get("ask", run_options.get("ask", False)))
+        guided = GuidedRetro(engine, self.llm, ask=ask, language=language,
+                             root=Path(self.settings.output_dir) / "retro", search=search,
+                             progress=progress_emitter(self.name, task.get("id")))
+        turn = str(state.get("user_query", ""))  # the node run itself is told apart by its checkpoint namespace
+        final = []
+        for smiles, name in targets:
+            leaf = engine.judge_leaf(smiles)
+            if from_hits and leaf.get("tier") == "verified":
+                final.append(_buy_record(smiles, name, leaf, language))
+                continue
+            rec = guided.run(dict(task), smiles, name, turn=turn)
+            old = previous.get(_canonical(smiles))
+            final.append(self._finish(rec, leaf, old, attempt, "guided", options,
+                                      _guidance(ancestors, smiles, old), from_hits, language))
+        result = dict(final[0])
+        if len(final) > 1:
+            result["targets"] = final
+            result["summary"] = " ".join(r["summary"] for r in final)
+        if guided.warnings:
+            result["warnings"] = list(dict.fromkeys(guided.warnings))
+        result["strategy"] = "guided"
         result["attempt_summary"] = "; ".join(_attempt_line(r, attempt) for r in final)
         return result
 

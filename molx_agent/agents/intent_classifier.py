@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from molx_agent.agents.modules.llm import invoke_json
+from molx_agent.agents.modules.llm import history_messages, invoke_structured
 from molx_agent.agents.modules.prompts import INTENT_CLASSIFIER_PROMPT
 from molx_agent.agents.modules.state import INTENTS, AgentState
 
@@ -284,13 +284,17 @@ class IntentClassifierAgent:
     def __init__(self, llm: Any = None) -> None:
         self.llm = llm
 
-    def classify(self, user_query: str, input_files: list[str] | None = None) -> IntentResult:
+    def classify(self, user_query: str, input_files: list[str] | None = None,
+                 history: list[Any] | None = None) -> IntentResult:
+        """Rules, then (with an LLM) its structured answer; ``history``: the last turns of the conversation
+        (messages before this query) so that a follow-up ("and its logP?") is understood."""
         ents = extract_entities(user_query, input_files)
         rules = classify_by_rules(user_query, ents)
         if self.llm is None:
             return rules
         prompt = INTENT_CLASSIFIER_PROMPT.format(entities=ents.brief())
-        answer = invoke_json(self.llm, prompt, user_query, _LLMIntent, what="intent classification")
+        answer = invoke_structured(self.llm, prompt, user_query, _LLMIntent, what="intent classification",
+                                   history=history)
         if answer is None:
             rules.reasoning.append("LLM answer unavailable or invalid; rules used")
             return rules
@@ -308,12 +312,14 @@ class IntentClassifierAgent:
     def run(self, state: AgentState) -> dict[str, Any]:
         query = state.get("user_query", "")
         files = list(state.get("input_files") or [])
-        result = self.classify(query, files)
+        history = history_messages(state.get("messages")) if self.llm is not None else None
+        extra = {"history": history} if history else {}  # subclasses overriding classify(query, files) still work
+        result = self.classify(query, files, **extra)
         update: dict[str, Any] = {}
         context = [f for f in state.get("context_files") or [] if f]
         if context and not files and _is_data_follow_up(query, result):
             # "which compound is most potent?" after a SAR turn: the previous turn's data file is meant
-            result = self.classify(query, context)
+            result = self.classify(query, context, **extra)
             result.reasoning.append(f"follow-up question about the previous turn's data: {', '.join(context)}")
             update["input_files"] = context
             update["follow_up"] = True

@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import threading
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.intent_classifier import IntentClassifierAgent
 from molx_agent.agents.modules.graph import MolxGraphNodes, build_graph
-from molx_agent.agents.modules.llm import get_llm, llm_failure
+from molx_agent.agents.modules.llm import get_llm, guarded, llm_failure
 from molx_agent.agents.modules.state import AgentState, replace
 from molx_agent.agents.planner import TASK_DESCRIPTIONS, PlannerAgent
 from molx_agent.agents.recorder import SessionRecorder
@@ -28,7 +29,11 @@ logger = logging.getLogger(__name__)
 _AUTO = object()
 RECURSION_LIMIT = 200
 #: Keys of a returned state that are not graph state (stripped when a state is passed back in).
-_NOT_STATE = ("thread_id",)
+_NOT_STATE = ("thread_id", "status", "interrupt", "__interrupt__")
+#: Run options that may stop the run to ask the chemist (they need a checkpointer to resume).
+INTERRUPT_OPTIONS = ("confirm_plan", "choose_route", "ask")
+#: LangGraph stream modes behind :meth:`MolxAgent.stream` (task start/end, worker progress, state).
+STREAM_MODES = ["tasks", "custom", "values"]
 
 
 def new_thread_id() -> str:
@@ -45,6 +50,8 @@ def fresh_turn_state(user_query: str, files: list[str] | None = None,
         "input_files": [str(f) for f in (files or [])],
         "options": dict(options or {}),
         "follow_up": False,
+        "plan_feedback": [],
+        "plan_approved": None,
         "tasks": replace({}),
         "results": replace({}),
         "reflection": {},
@@ -99,7 +106,8 @@ class MolxAgent:
         if load_mcp if load_mcp is not None else self.settings.mcp_enabled:
             self._load_mcp()
         if self.llm is not None:
-            self.registry.inject_llm(self.llm)  # tools that read columns with an LLM get this agent's model
+            # tools that read columns with an LLM get this agent's model, under the one timeout/backoff policy
+            self.registry.inject_llm(guarded(self.llm, "tool"))
         if engine is not None:
             self.registry.bind_engine(engine)  # the skill tools search with this agent's engine
         self.tools = tools
@@ -111,7 +119,7 @@ class MolxAgent:
         self.workers: dict[str, BaseAgent] = dict(workers or {})
         self.planner = planner or PlannerAgent(llm=self.llm, settings=self.settings, tool_names=tool_names,
                                                worker_catalog=self.worker_catalog)
-        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker)
+        self.nodes = MolxGraphNodes(self.classifier, self.planner, self.get_worker, llm=self.llm)
         self.checkpointer = checkpointer
         self.graph = build_graph(self.nodes, checkpointer=checkpointer)
 
@@ -191,18 +199,45 @@ class MolxAgent:
         cfg["configurable"] = configurable
         return cfg
 
-    def _run(self, graph_input: Any, cfg: dict[str, Any]) -> AgentState:
-        durability = "sync" if self.checkpointer is not None else None
-        result = self.graph.invoke(graph_input, cfg, durability=durability)
+    def _durability(self) -> str | None:
+        return "sync" if self.checkpointer is not None else None
+
+    def _ensure_checkpointer(self, options: dict[str, Any] | None) -> None:
+        """A run that may stop to ask the chemist needs a checkpointer: without one, an in-memory saver (the thread
+        resumes in this process only)."""
+        if self.checkpointer is None and any((options or {}).get(k) for k in INTERRUPT_OPTIONS):
+            from langgraph.checkpoint.memory import InMemorySaver
+
+            with self._lock:
+                if self.checkpointer is None:
+                    self.checkpointer = InMemorySaver()
+                    self.graph = build_graph(self.nodes, checkpointer=self.checkpointer)
+
+    def _finish(self, result: Any, cfg: dict[str, Any]) -> AgentState:
+        """The returned state of a run: ``thread_id``; when the graph stopped at an interrupt, ``status``
+        ``"interrupted"`` and ``interrupt`` (the question); a finished thread is compacted."""
         result = dict(result or {})
-        result["thread_id"] = cfg["configurable"]["thread_id"]
+        thread_id = cfg["configurable"]["thread_id"]
+        result["thread_id"] = thread_id
+        pending = result.pop("__interrupt__", None)
+        if pending:
+            from molx_agent.agents.modules.state import to_jsonable
+
+            result["status"] = "interrupted"
+            result["interrupt"] = to_jsonable(getattr(pending[0], "value", pending[0]))
+            return self.with_warnings(result)  # type: ignore[arg-type]
         if self.checkpointer is not None:
-            compact_thread(self.checkpointer, result["thread_id"])
+            compact_thread(self.checkpointer, thread_id)
         return self.with_warnings(result)  # type: ignore[arg-type]
+
+    def _run(self, graph_input: Any, cfg: dict[str, Any]) -> AgentState:
+        result = self.graph.invoke(graph_input, cfg, durability=self._durability())
+        return self._finish(result, cfg)
 
     def run(self, state: AgentState, config: dict[str, Any] | None = None, *,
             thread_id: str | None = None) -> AgentState:
         """Run the graph on a prepared state (a fresh thread id unless one is given)."""
+        self._ensure_checkpointer(state.get("options"))
         return self._run(state, self._config(config, thread_id))
 
     def _turn(self, user_query: str, state: AgentState | None, files: list[str] | None,
@@ -215,46 +250,119 @@ class MolxAgent:
         return turn
 
     def invoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-               config: dict[str, Any] | None = None, *, thread_id: str | None = None,
-               options: dict[str, Any] | None = None) -> AgentState:
+               config: dict[str, Any] | None = None, options: dict[str, Any] | None = None, *,
+               thread_id: str | None = None) -> AgentState:
         """Answer one query.
 
         ``thread_id``: the conversation (with a checkpointer, earlier turns of that thread are the context); a fresh
         id when none is given.  ``state`` (a previous result) carries a conversation forward without a
-        checkpointer.  ``options``: run options (``search_time``: the first route search's time limit in seconds).
-        The returned state has ``thread_id``.
+        checkpointer.  ``options``: run options (``search_time``: the first route search's time limit in seconds;
+        ``confirm_plan``, ``choose_route``, ``ask``: stop to ask the chemist, see :mod:`molx_agent.agents.interrupts`;
+        ``retro_mode``).  The returned state has ``thread_id``; when the run stopped at a question it also has
+        ``"status": "interrupted"`` and ``interrupt`` (the question), and :meth:`resume` continues it.
         """
         turn = self._turn(user_query, state, files, options)
+        self._ensure_checkpointer(options)
         return self._run(turn, self._config(config, thread_id))
 
     async def ainvoke(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
-                      config: dict[str, Any] | None = None, *, thread_id: str | None = None,
-                      options: dict[str, Any] | None = None) -> AgentState:
-        """Async twin of :meth:`invoke` (same graph, same warnings)."""
+                      config: dict[str, Any] | None = None, options: dict[str, Any] | None = None, *,
+                      thread_id: str | None = None) -> AgentState:
+        """Async twin of :meth:`invoke` (same graph, same warnings, same interrupts)."""
         turn = self._turn(user_query, state, files, options)
+        self._ensure_checkpointer(options)
         cfg = self._config(config, thread_id)
-        durability = "sync" if self.checkpointer is not None else None
-        result = dict(await self.graph.ainvoke(turn, cfg, durability=durability) or {})
-        result["thread_id"] = cfg["configurable"]["thread_id"]
-        if self.checkpointer is not None:
-            compact_thread(self.checkpointer, result["thread_id"])
-        return self.with_warnings(result)  # type: ignore[arg-type]
+        result = await self.graph.ainvoke(turn, cfg, durability=self._durability())
+        return self._finish(result, cfg)
 
-    def resume(self, thread_id: str, config: dict[str, Any] | None = None) -> AgentState:
-        """Continue the run of ``thread_id`` from its last checkpoint (e.g. in a new process after a crash)."""
+    def _resume_input(self, thread_id: str, answer: Any, config: dict[str, Any] | None) -> tuple[Any, dict[str, Any]]:
+        """``(graph input, config)`` to continue ``thread_id``; the input is ``_DONE`` plus the stored state when the
+        thread has nothing left to run.  Errors: ``no_checkpointer``, ``unknown_thread``, ``no_pending_question``,
+        ``invalid_answer`` (the thread is untouched and stays resumable)."""
+        from molx_agent.agents.interrupts import check_answer
+
+        if isinstance(answer, dict) and config is None and isinstance(answer.get("configurable"), dict):
+            answer, config = None, answer  # the former resume(thread_id, config) call
         if self.checkpointer is None:
             raise ConfigError("no_checkpointer", "resuming a run needs a checkpointer",
                               hint="build MolxAgent(checkpointer=SqliteSaver(...))")
+        thread_id = str(thread_id or "").strip()
+        if not thread_id:
+            raise ValidationError("unknown_thread", "no thread id given", value=thread_id)
         cfg = self._config(config, thread_id)
         snapshot = self.graph.get_state(cfg)
         if not snapshot.values:
             raise ValidationError("unknown_thread", f"no run is stored under thread id {thread_id!r}",
                                   value=thread_id)
-        if not snapshot.next:
-            result = dict(snapshot.values)
-            result["thread_id"] = thread_id
-            return self.with_warnings(result)  # type: ignore[arg-type]
-        return self._run(None, cfg)
+        pending = list(snapshot.interrupts or ())
+        if answer is None:
+            if not snapshot.next:
+                return (_DONE, dict(snapshot.values)), cfg
+            if pending:  # still waiting for the chemist: ask again (nothing re-runs)
+                return (_ASK, {**snapshot.values, "__interrupt__": pending}), cfg
+            return None, cfg
+        if not pending:
+            raise ValidationError("no_pending_question", f"the run {thread_id!r} is not waiting for an answer",
+                                  value=thread_id, hint="resume it without an answer to continue it")
+        from langgraph.types import Command
+
+        value = check_answer(pending[0].value, answer)  # ValidationError("invalid_answer"): nothing is changed
+        return Command(resume={pending[0].id: value}), cfg
+
+    def resume(self, thread_id: str, answer: Any = None, config: dict[str, Any] | None = None) -> AgentState:
+        """Continue the run of ``thread_id`` from its last checkpoint, e.g. in a new process.
+
+        Without ``answer``: a run that crashed or was killed goes on; a finished run returns its stored result; a run
+        waiting for the chemist returns the question again.  With ``answer``: the pending question is answered
+        (LangGraph ``Command(resume=...)``); an invalid answer raises ``ValidationError("invalid_answer")`` and the
+        run still waits.  (A LangGraph config passed as second argument is accepted, as before.)
+        """
+        graph_input, cfg = self._resume_input(thread_id, answer, config)
+        if isinstance(graph_input, tuple) and graph_input[0] in (_DONE, _ASK):
+            return self._finish(graph_input[1], cfg)
+        return self._run(graph_input, cfg)
+
+    # -- streaming -----------------------------------------------------------------------------
+    def stream(self, user_query: str, state: AgentState | None = None, files: list[str] | None = None,
+               config: dict[str, Any] | None = None, options: dict[str, Any] | None = None,
+               thread_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """:meth:`invoke` as a stream of event dicts (each has ``event``): ``node_start`` / ``node_end`` (``node``;
+        a ``work`` node also names ``task_id`` and ``worker``), ``progress`` (a worker's progress: route search
+        expansions and routes found, SAR stages), ``interrupt`` (``thread_id``, ``interrupt``) and last ``final``
+        (:func:`run_document` of the returned state: what ``run --json`` prints)."""
+        turn = self._turn(user_query, state, files, options)  # a bad query raises here, before any event
+        self._ensure_checkpointer(options)
+        return self._events(turn, self._config(config, thread_id))
+
+    def stream_resume(self, thread_id: str, answer: Any = None,
+                      config: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        """:meth:`resume` as a stream of events (same events as :meth:`stream`); an unknown thread or an invalid
+        answer raises here, before any event."""
+        graph_input, cfg = self._resume_input(thread_id, answer, config)
+        if isinstance(graph_input, tuple) and graph_input[0] in (_DONE, _ASK):
+            return self._closing_events(self._finish(graph_input[1], cfg))
+        return self._events(graph_input, cfg)
+
+    def _events(self, graph_input: Any, cfg: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        last: Any = None
+        for mode, chunk in self.graph.stream(graph_input, cfg, stream_mode=STREAM_MODES,
+                                             durability=self._durability()):
+            if mode == "values":
+                last = chunk
+            elif mode == "custom":
+                if isinstance(chunk, dict) and chunk.get("event"):
+                    yield chunk
+            elif mode == "tasks" and isinstance(chunk, dict):
+                yield _task_event(chunk)
+        if last is None:  # nothing ran (e.g. a finished thread): its stored state
+            last = dict(self.graph.get_state(cfg).values or {}) if self.checkpointer is not None else {}
+        yield from self._closing_events(self._finish(last, cfg))
+
+    @staticmethod
+    def _closing_events(result: AgentState) -> Iterator[dict[str, Any]]:
+        if result.get("status") == "interrupted":
+            yield {"event": "interrupt", "thread_id": result["thread_id"], "interrupt": result["interrupt"]}
+        yield {"event": "final", **run_document(result)}
 
     def current_warnings(self) -> list[str]:
         """Setup warnings (LLM fallback, MCP servers, tool loaders) plus an LLM that failed during the run."""
@@ -270,6 +378,60 @@ class MolxAgent:
         if warnings:
             result["errors"] = [*result.get("errors", []), *({"code": "warning", "message": w} for w in warnings)]
         return result
+
+
+_DONE = "done"
+_ASK = "ask"
+
+
+def _task_event(chunk: dict[str, Any]) -> dict[str, Any]:
+    """A LangGraph ``tasks`` stream chunk as a ``node_start`` / ``node_end`` event."""
+    node = chunk.get("name")
+    if "input" in chunk:  # a task starts
+        event: dict[str, Any] = {"event": "node_start", "node": node}
+        data = chunk.get("input")
+        if node == "work" and isinstance(data, dict):
+            tid = data.get("current_task_id")
+            event["task_id"] = tid
+            event["worker"] = ((data.get("tasks") or {}).get(tid) or {}).get("type")
+        return event
+    event = {"event": "node_end", "node": node}
+    result = chunk.get("result")
+    if node == "work" and isinstance(result, dict):
+        for tid, task in (result.get("tasks") or {}).items():
+            event.update(task_id=tid, worker=task.get("type"), status=task.get("status"))
+    if chunk.get("error") is not None:
+        event["error"] = f"{type(chunk['error']).__name__}: {chunk['error']}"
+    if chunk.get("interrupts"):
+        event["interrupted"] = True
+    return event
+
+
+def run_document(state: dict[str, Any], query: str | None = None) -> dict[str, Any]:
+    """The JSON document of a run (``run --json``, the ``final`` stream event): for a run stopped at a question
+    ``{"status": "interrupted", "thread_id", "interrupt", "query"}``, else the answer with its tasks, results,
+    plans, reflections and errors (``status`` ``"done"``)."""
+    query = state.get("user_query", "") if query is None else query
+    if state.get("status") == "interrupted":
+        return {"status": "interrupted", "thread_id": state.get("thread_id"), "interrupt": state.get("interrupt"),
+                "query": query}
+    return {
+        "status": "done",
+        "query": query,
+        "thread_id": state.get("thread_id"),
+        "intent": state.get("intent"),
+        "intent_confidence": state.get("intent_confidence"),
+        "intent_reasoning": state.get("intent_reasoning", []),
+        "language": state.get("language", "en"),
+        "tasks": state.get("tasks", {}),
+        "results": state.get("results", {}),
+        "plan_history": state.get("plan_history", []),
+        "reflection": state.get("reflections", []),
+        "iterations": state.get("iteration", 0),
+        "final_answer": state.get("final_answer", ""),
+        "report_paths": state.get("report_paths", []),
+        "errors": state.get("errors", []),
+    }
 
 
 #: Settings the retrosynthesis engine is built from (others, such as the output folder, do not change it).
@@ -363,9 +525,41 @@ class ChatSession:
         return self.checkpointer.get_tuple(self.config) is not None
 
     def send(self, text: str, files: list[str] | None = None, options: dict[str, Any] | None = None) -> AgentState:
+        """One turn; a turn stopped at a question (``state["status"] == "interrupted"``) goes on with
+        :meth:`resume`."""
         state = self.agent.invoke(text, files=files, thread_id=self.session_id, options=options)
-        self.recorder.record(text, state, files=files, thread_id=self.session_id)
+        self._pending_files = files
+        if state.get("status") != "interrupted":
+            self.recorder.record(text, state, files=files, thread_id=self.session_id)
         return state
+
+    def resume(self, answer: Any = None) -> AgentState:
+        """Answer the question the current turn stopped at (``ValidationError("invalid_answer")`` leaves it
+        waiting)."""
+        state = self.agent.resume(self.session_id, answer)
+        if state.get("status") != "interrupted":
+            self.recorder.record(state.get("user_query", ""), state, files=getattr(self, "_pending_files", None),
+                                 thread_id=self.session_id)
+        return state
+
+    def stream(self, text: str, files: list[str] | None = None,
+               options: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        """:meth:`send` as :meth:`MolxAgent.stream` events."""
+        self._pending_files = files
+        yield from self._recorded(self.agent.stream(text, files=files, thread_id=self.session_id, options=options))
+
+    def stream_resume(self, answer: Any = None) -> Iterator[dict[str, Any]]:
+        """:meth:`resume` as :meth:`MolxAgent.stream_resume` events."""
+        yield from self._recorded(self.agent.stream_resume(self.session_id, answer))
+
+    def _recorded(self, events: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        for event in events:
+            if event.get("event") == "final" and event.get("status") != "interrupted":
+                state = {k: v for k, v in event.items() if k != "event"}
+                state.setdefault("iteration", state.get("iterations", 0))
+                self.recorder.record(state.get("query", ""), state, files=getattr(self, "_pending_files", None),
+                                     thread_id=self.session_id)
+            yield event
 
     def state(self) -> dict[str, Any]:
         snapshot = self.agent.graph.get_state(self.config)
@@ -417,4 +611,4 @@ def list_sessions(settings: Settings | None = None) -> list[str]:
 
 
 __all__ = ["MolxAgent", "ChatSession", "SessionRecorder", "fresh_turn_state", "list_sessions", "run_sar_agent",
-           "new_thread_id", "open_sqlite_saver", "compact_thread"]
+           "new_thread_id", "open_sqlite_saver", "compact_thread", "run_document", "INTERRUPT_OPTIONS"]

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from molx_agent.agents.intent_classifier import Entities, extract_entities
-from molx_agent.agents.modules.llm import invoke_json
+from molx_agent.agents.modules.llm import history_messages, invoke_structured
 from molx_agent.agents.modules.prompts import (
     OPTIMIZE_SYSTEM_PROMPT,
     PLANNER_SYSTEM_PROMPT,
@@ -258,7 +258,7 @@ class PlannerAgent:
                 tasks = {"t1": {**tasks["t2"], "id": "t1", "depends_on": []}}
             source = "template+context"
         elif self.llm is not None and intent != "unsupported":
-            llm_tasks = self._invoke_planner_llm(intent, ents, inputs)
+            llm_tasks = self._invoke_planner_llm(intent, ents, inputs, history_messages(state.get("messages")))
             if llm_tasks is not None:
                 tasks, source = llm_tasks, "llm"
         if run_opts.get("search_time"):
@@ -275,7 +275,8 @@ class PlannerAgent:
         return {"tasks": tasks, "current_task_id": None, "iteration": state.get("iteration", 0) or 0,
                 "plan_history": [plan_entry(tasks, 0, source, f"first plan for intent {intent}")]}
 
-    def _invoke_planner_llm(self, intent: str, ents: Entities, inputs: dict[str, Any]) -> dict[str, Task] | None:
+    def _invoke_planner_llm(self, intent: str, ents: Entities, inputs: dict[str, Any],
+                            history: list[Any] | None = None) -> dict[str, Task] | None:
         catalog = self.worker_catalog
         prompt = PLANNER_SYSTEM_PROMPT.format(
             worker_types=", ".join(f"{w} ({catalog.get(w, {}).get('description') or TASK_DESCRIPTIONS.get(w, '')})"
@@ -284,7 +285,7 @@ class PlannerAgent:
             intent=intent,
             entities=ents.brief(),
         )
-        plan = invoke_json(self.llm, prompt, inputs["query"], PlanModel, what="plan")
+        plan = invoke_structured(self.llm, prompt, inputs["query"], PlanModel, what="plan", history=history)
         if plan is None:
             return None
         problems = validate_plan(plan.tasks, self.worker_types)
@@ -374,7 +375,7 @@ class PlannerAgent:
                                                   iteration=state.get("iteration", 0) or 0)
             user = json.dumps({"query": state.get("user_query", ""), "tasks": task_digest(state),
                                "issues": reflection["issues"][:30]}, ensure_ascii=False, default=str)
-            answer = invoke_json(self.llm, prompt, user, ReflectionModel, what="reflection")
+            answer = invoke_structured(self.llm, prompt, user, ReflectionModel, what="reflection")
             if answer is not None:
                 # Statuses and verdicts are facts; the LLM may veto a re-plan and add a summary, not invent success.
                 reflection["should_replan"] = reflection["should_replan"] and answer.should_replan
@@ -412,7 +413,7 @@ class PlannerAgent:
             issues=json.dumps(reflection.get("issues") or [], ensure_ascii=False, default=str)[:3000],
             proposal=json.dumps(reflection.get("actions") or [], ensure_ascii=False, default=str)[:2000],
         )
-        plan = invoke_json(self.llm, prompt, state.get("user_query", ""), PlanModel, what="re-plan")
+        plan = invoke_structured(self.llm, prompt, state.get("user_query", ""), PlanModel, what="re-plan")
         if plan is None:
             return None
         done = {k for k, t in tasks.items() if t.get("status") == "done"}

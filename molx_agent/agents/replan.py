@@ -65,18 +65,13 @@ def dependants(tasks: dict[str, Any], tid: str) -> list[str]:
 
 def guidance_for(state: AgentState, task_id: str, target: str) -> dict[str, Any] | None:
     """The ``analysis`` worker's synthesis guidance for ``target`` among the ancestors of ``task_id``."""
+    from molx_agent.agents.base import BaseAgent
+
     tasks = state.get("tasks") or {}
     results = state.get("results") or {}
     want = _canonical(target)
-    queue = list((tasks.get(task_id) or {}).get("depends_on") or [])
-    seen: set[str] = set()
-    while queue:
-        tid = queue.pop(0)
-        if tid in seen:
-            continue
-        seen.add(tid)
-        queue += list((tasks.get(tid) or {}).get("depends_on") or [])
-        for mol in (results.get(tid) or {}).get("molecules") or []:
+    for result in BaseAgent.ancestor_results(tasks.get(task_id) or {}, state):  # nearest ancestors first
+        for mol in (result or {}).get("molecules") or []:
             if isinstance(mol, dict) and mol.get("guidance") and _canonical(mol.get("smiles")) == want:
                 return mol["guidance"]
     own = results.get(task_id) or {}
@@ -115,6 +110,8 @@ def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> 
 
 def _search_change(state: AgentState, search_tid: str, issues: list[dict[str, Any]]) -> dict[str, Any] | None:
     tasks = state.get("tasks") or {}
+    if ((state.get("results") or {}).get(search_tid) or {}).get("strategy") == "guided":
+        return None  # a guided route follows its decisions (LLM, chemist or rules): other search options change nothing
     options = dict(((tasks.get(search_tid) or {}).get("inputs") or {}).get("options") or {})
     tried = list(options.get("tried") or [])
     cfg = _search_defaults()

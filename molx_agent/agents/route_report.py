@@ -49,6 +49,11 @@ def _extra(record: dict[str, Any], language: str, validation: dict[str, Any] | N
         if record.get(key) is not None:
             extra[key] = record[key]
     extra["n_routes_found"] = len(record.get("routes") or [])
+    guided = record.get("guided")
+    if guided:  # a guided route: every decision (who took it, fallbacks) in the report's decision table
+        extra["audit_state"] = {"decision_history": list(guided.get("decisions") or [])}
+        extra["retro_mode"] = f"guided (decisions by {guided.get('decided_by')})"
+        extra["decision_fallbacks"] = int(guided.get("n_fallbacks") or 0)
     if record.get("reasons"):
         extra["reasons"] = "; ".join(record["reasons"])
     if validation and judgement is None:

@@ -28,6 +28,8 @@ from typing import Any
 
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.data_cleaner import read_task_table, task_files, task_options, task_query
+from molx_agent.agents.modules.events import progress_emitter
+from molx_agent.agents.modules.llm import guarded
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.reflection import verdict_rank
 from molx_agent.errors import DataError, ValidationError
@@ -313,7 +315,7 @@ def _clean_here(task: Task, state: AgentState, llm: Any, output_dir: Path) -> An
     opts = task_options(task)
     clean = clean_table(read_task_table(files[0], opts, task_query(task, state)),
                         smiles_col=opts.get("smiles_col"), activity_col=opts.get("activity_col"),
-                        id_col=opts.get("id_col"), units=opts.get("units"), llm=llm)
+                        id_col=opts.get("id_col"), units=opts.get("units"), llm=guarded(llm, "SAR columns"))
     out = Path(opts["output_dir"]) if opts.get("output_dir") else timestamped_dir(
         output_dir, f"sar_{Path(files[0]).stem}")
     return save_cleaned(clean, out)
@@ -362,7 +364,9 @@ class SARAgent(BaseAgent):
             notes = ["前一轮的 SAR 结果被直接复用。" if language == "zh"
                      else "(Answered from the previous turn's SAR analysis, not recomputed.)"]
             return self._describe(reused, task, state, notes, str(opts["reuse_result"]), None)
-        result, notes, min_size = self._analyse(task, state, opts)
+        emit = progress_emitter(self.name, task.get("id"))
+        result, notes, min_size = self._analyse(task, state, opts, emit)
+        emit("write_tables", force=True)
         # each attempt writes its own tables; a re-plan never overwrites the previous attempt's files
         n_attempt = len(task.get("attempts") or []) + 1
         from molx_agent.sar.pipeline import write_tables
@@ -370,6 +374,7 @@ class SARAgent(BaseAgent):
         out_dir = Path(result.clean.cleaned_file).parent / (f"attempt_{n_attempt}" if n_attempt > 1 else "")
         write_tables(result, out_dir)
         doc = self._describe(result, task, state, notes, remember(result), min_size)
+        emit("done", force=True, n_series=len(result.series), verdict=doc.get("verdict"))
         previous = (state.get("results") or {}).get(task.get("id", ""))
         if _better(previous, doc):
             kept = dict(previous)  # type: ignore[arg-type]
@@ -379,13 +384,16 @@ class SARAgent(BaseAgent):
             return kept
         return doc
 
-    def _analyse(self, task: Task, state: AgentState, opts: dict[str, Any]) -> tuple[Any, list[str], int]:
+    def _analyse(self, task: Task, state: AgentState, opts: dict[str, Any],
+                 emit: Any = None) -> tuple[Any, list[str], int]:
         from molx_agent.sar.clean import load_cleaned, require_valid
         from molx_agent.sar.insights import build_insights
         from molx_agent.sar.pipeline import analyse_clean, parse_mode, validate_mode
 
         language = state.get("language", "en")
+        emit = emit or (lambda *a, **k: None)
         dep = next((d for d in self.ancestor_results(task, state) if d.get("cleaned_file")), None)
+        emit("load_data", force=True)
         clean = (load_cleaned(dep["output_dir"]) if dep
                  else _clean_here(task, state, self.llm, self.settings.output_dir))
         require_valid(clean)
@@ -400,6 +408,7 @@ class SARAgent(BaseAgent):
             core, note = _core_for(opts["core_strategy"], clean)
             notes.append(note)
         min_size = int(opts.get("min_series_size") or self.config.min_series_size)
+        emit("analyse_series", force=True, core=core or None)
         result = analyse_clean(clean, core=core, max_cuts=opts.get("max_cuts"), min_series_size=min_size)
         query = (task.get("inputs") or {}).get("query") or state.get("user_query", "")
         mode = parse_mode(mode_from_query(query, opts))
@@ -410,7 +419,9 @@ class SARAgent(BaseAgent):
             mode = parse_mode("full")
         result.mode = mode
         result.language = "zh" if language == "zh" else "en"
-        result.insights, result.insights_source = build_insights(result, result.language, self.llm)
+        emit("insights", force=True, n_series=len(result.series))
+        result.insights, result.insights_source = build_insights(result, result.language,
+                                                                 guarded(self.llm, "SAR insights"))
         return result, notes, min_size
 
     def _describe(self, result: Any, task: Task, state: AgentState, notes: list[str], result_file: str,

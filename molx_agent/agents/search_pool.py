@@ -13,6 +13,7 @@ import logging
 import os
 import pickle
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -59,13 +60,17 @@ def search_kwargs(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def search_record(engine: Any, job: SearchJob) -> dict[str, Any]:
-    """Run one search and turn its result into a JSON record (route graphs as dicts, AiZynth trees, summary)."""
+def search_record(engine: Any, job: SearchJob, progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Run one search and turn its result into a JSON record (route graphs as dicts, AiZynth trees, summary);
+    ``progress`` is the search's progress callback (``RetroEngine.search(progress=...)``)."""
     from molx_agent.retro.export import to_aizynth_tree
     from molx_agent.retro.search_routes import route_summary_text
 
     try:
-        res = engine.search(job.target, name=job.name, **job.search)
+        if progress is not None:
+            res = engine.search(job.target, name=job.name, progress=progress, **job.search)
+        else:
+            res = engine.search(job.target, name=job.name, **job.search)
     except RetroError as exc:
         return {"target_smiles": job.target, "target_name": job.name, "solved": False, "error": exc.to_dict(),
                 "summary": str(exc)}
@@ -132,13 +137,27 @@ def default_workers(n_jobs: int, workers: int | None = None) -> int:
     return max(1, min(n_jobs, os.cpu_count() or 1, MAX_SEARCH_WORKERS))
 
 
-def run_searches(engine: Any, jobs: list[SearchJob], workers: int | None = None) -> list[dict[str, Any]]:
-    """One record per job, in order; several jobs run in a bounded process pool."""
+def run_searches(engine: Any, jobs: list[SearchJob], workers: int | None = None, *,
+                 progress: Callable[[SearchJob], Callable[[dict[str, Any]], None] | None] | None = None,
+                 on_done: Callable[[SearchJob, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """One record per job, in order; several jobs run in a bounded process pool.
+
+    ``progress(job)``: the progress callback of an in-process search (searches in child processes report only
+    their end); ``on_done(job, record)`` is called as each search ends."""
     if not jobs:
         return []
+
+    def done(job: SearchJob, record: dict[str, Any]) -> dict[str, Any]:
+        if on_done is not None:
+            on_done(job, record)
+        return record
+
+    def local(job: SearchJob) -> dict[str, Any]:
+        return done(job, search_record(engine, job, progress(job) if progress is not None else None))
+
     k = default_workers(len(jobs), workers)
     if k <= 1:
-        return [search_record(engine, job) for job in jobs]
+        return [local(job) for job in jobs]
     import multiprocessing
 
     ctx = multiprocessing.get_context("fork" if threading.active_count() == 1 else "spawn")
@@ -149,7 +168,7 @@ def run_searches(engine: Any, jobs: list[SearchJob], workers: int | None = None)
             futures = [pool.submit(_child_search, job) for job in jobs]
             for i, fut in enumerate(futures):
                 try:
-                    records[i] = fut.result()
+                    records[i] = done(jobs[i], fut.result())
                 except BrokenProcessPool:
                     raise
                 except Exception as exc:  # noqa: BLE001 - one failed search is a record, not a lost batch
@@ -160,7 +179,7 @@ def run_searches(engine: Any, jobs: list[SearchJob], workers: int | None = None)
         logger.warning("search pool broke (%s); running the remaining searches in-process", exc)
     for i, job in enumerate(jobs):
         if records[i] is None:
-            records[i] = search_record(engine, job)
+            records[i] = local(job)
     logger.info("%d searches in %d process(es)", len(jobs), k)
     return [r for r in records if r is not None]
 

@@ -23,7 +23,7 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import ToolNode, tools_condition
 
 from molx_agent.agents.base import BaseAgent
-from molx_agent.agents.modules.llm import message_text
+from molx_agent.agents.modules.llm import LLMUnavailable, invoke_messages, llm_available, message_text
 from molx_agent.agents.modules.prompts import TOOL_AGENT_SYSTEM_PROMPT
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.errors import ExecutionError, ValidationError
@@ -195,12 +195,23 @@ class ToolAgent(BaseAgent):
         return [ensure_sync_tool(t) for t in tools]
 
     def _model(self, tools: list[Any], inputs: dict[str, Any], lang: str) -> Any:
-        if self.llm is None:
-            return RulesToolPolicy(tools, inputs, lang)
+        rules = RulesToolPolicy(tools, inputs, lang)
+        if self.llm is None or not llm_available(self.llm):
+            return rules
         bound = self.llm.bind_tools(tools)
         system = SystemMessage(content=TOOL_AGENT_SYSTEM_PROMPT.format(
             language_name="Chinese" if lang == "zh" else "English"))
-        return lambda messages: bound.invoke([system, *messages])
+        llm = self.llm
+
+        def model(messages: list[AnyMessage]) -> AIMessage:
+            if llm_available(llm):
+                try:
+                    return invoke_messages(bound, [system, *messages], what="tool agent")
+                except LLMUnavailable as exc:  # down, timeout, 5xx: the rules policy finishes the loop
+                    logger.info("%s; the rules tool policy takes over", exc)
+            return rules(messages)
+
+        return model
 
     def _run(self, task: Task, state: AgentState) -> dict[str, Any]:
         inputs = task.get("inputs") or {}

@@ -25,6 +25,9 @@ CONFLICT_PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("primary_amine", "ketone", "low", "primary amines can condense with ketones"),
     ("primary_amine", "isocyanate", "high", "amines add to isocyanates (ureas)"),
     ("primary_amine", "sulfonyl_chloride", "high", "amines are sulfonylated"),
+    ("secondary_amine", "sulfonyl_chloride", "high", "amines are sulfonylated"),
+    ("aniline", "acid_chloride", "high", "anilines are acylated by acid chlorides"),
+    ("aniline", "sulfonyl_chloride", "high", "anilines are sulfonylated"),
     ("primary_amine", "epoxide", "medium", "amines open epoxides"),
     ("primary_amine", "alkyl_bromide", "medium", "amines are alkylated by alkyl halides"),
     ("secondary_amine", "alkyl_iodide", "medium", "amines are alkylated by alkyl halides"),
@@ -60,7 +63,8 @@ REACTION_INCOMPATIBILITIES: dict[str, tuple[str, ...]] = {
     "acid_deprotection": ("acetal", "tertiary_alcohol", "epoxide"),
     "ester_hydrolysis": ("ester", "lactone", "acid_chloride", "anhydride", "epoxide"),
     "alkylation": ("primary_amine", "secondary_amine", "thiol", "phenol", "carboxylic_acid"),
-    "mitsunobu": ("carboxylic_acid", "phenol", "primary_alcohol", "secondary_alcohol", "azide"),
+    "mitsunobu": ("carboxylic_acid", "phenol", "primary_alcohol", "secondary_alcohol", "azide", "primary_amine",
+                  "secondary_amine"),
     "reductive_amination": ("aldehyde", "ketone", "primary_amine"),
     "friedel_crafts": ("primary_amine", "secondary_amine", "aniline", "primary_alcohol", "secondary_alcohol", "acetal"),
     "snar": ("primary_amine", "secondary_amine", "thiol", "phenol"),
@@ -133,6 +137,53 @@ def check_fg_conflicts(mol_or_smiles: MolLike) -> list[dict[str, Any]]:
         for a, b, sev, why in CONFLICT_PAIRS
         if a in names and b in names
     ]
+
+
+def _group_counts(smiles: list[str] | str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for smi in [smiles] if isinstance(smiles, str) else smiles:
+        for g in detect_functional_groups(as_mol(smi)):
+            counts[g["name"]] = counts.get(g["name"], 0) + int(g.get("count") or 1)
+    return counts
+
+
+def step_selectivity(precursors: list[str], product: str, reaction_type: str | None = None) -> list[dict[str, Any]]:
+    """Selectivity conflicts of one step ``precursors >> product`` (a chemist's glance, not a proof):
+
+    - ``competing_reaction``: a group the step consumes (fewer in the product than in the precursors) and a group of
+      a high-severity :data:`CONFLICT_PAIRS` pair that the product keeps (a spectator): under the step's conditions
+      the consumed group would attack the spectator too, e.g. a piperazine N-alkylated beside an acid chloride, or
+      an amino-pyrazole condensed beside a sulfonyl chloride;
+    - ``incompatible_group``: a spectator the reaction type attacks (:data:`REACTION_INCOMPATIBILITIES`), e.g. a
+      free amine through a Mitsunobu reaction.
+
+    Returns ``[{code, groups, reason}]``; empty when nothing conflicts or a SMILES does not parse.
+    """
+    try:
+        prec = _group_counts(list(precursors))
+        prod = _group_counts(product)
+    except Exception:  # noqa: BLE001 - an unparsable step has no selectivity verdict here (validation rejects it)
+        return []
+    consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
+    spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
+    out: list[dict[str, Any]] = []
+    for a, b, sev, why in CONFLICT_PAIRS:
+        if sev != "high":
+            continue
+        for nuc, other in ((a, b), (b, a)):
+            if nuc in consumed and other in spectators:
+                out.append({"code": "competing_reaction", "groups": [nuc, other],
+                            "reason": f"the {nuc.replace('_', ' ')} this step consumes would also react with the "
+                                      f"{other.replace('_', ' ')} the product keeps ({why})"})
+    key = normalize_reaction_type(reaction_type)
+    if key is not None:
+        for n in REACTION_INCOMPATIBILITIES.get(key, ()):
+            # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
+            if n in spectators and n not in consumed:
+                out.append({"code": "incompatible_group", "groups": [n],
+                            "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
+                                      f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
+    return out
 
 
 def check_reaction_compatibility(mol_or_smiles: MolLike, reaction_type: str) -> dict[str, Any]:
@@ -212,5 +263,6 @@ __all__ = [
     "check_fg_conflicts",
     "check_reaction_compatibility",
     "normalize_reaction_type",
+    "step_selectivity",
     "suggest_protection_needs",
 ]

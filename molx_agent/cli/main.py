@@ -27,6 +27,7 @@ app = typer.Typer(
 # Command modules, in the order they appear in --help.
 COMMAND_MODULES: tuple[str, ...] = (
     "run",
+    "resume",
     "chat",
     "route",
     "sar",
@@ -35,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "retro",
     "session",
     "mcp_server",
+    "serve",
     "doctor",
     "version",
 )

@@ -43,7 +43,8 @@ def run_sar(
 
 
 def resolve_llm(provider: str | None) -> Any:
-    """The chat model of ``--llm`` (``rules``, ``openai`` or ``auto``; default ``MOLX_LLM_PROVIDER``), or None."""
+    """The chat model of ``--llm`` (``rules``, ``openai`` or ``auto``; default ``MOLX_LLM_PROVIDER``) seen through
+    the agents' LLM client (:class:`~molx_agent.agents.modules.llm.GuardedLLM`), or None."""
     from molx_agent.cli.run import LLM_CHOICES
     from molx_agent.config import get_settings
     from molx_agent.errors import ValidationError
@@ -54,9 +55,9 @@ def resolve_llm(provider: str | None) -> Any:
     settings = get_settings(llm_provider=provider) if provider else get_settings()
     if settings.llm_provider == "rules":
         return None
-    from molx_agent.agents.modules.llm import get_llm
+    from molx_agent.agents.modules.llm import get_llm, guarded
 
-    return get_llm(settings)
+    return guarded(get_llm(settings), "SAR")  # the one client's structured output, timeout and backoff
 
 
 def _stage_printer() -> Any:

@@ -58,7 +58,15 @@ ISSUE_TEXT = {
     "unvalidated_step": "a step was not forward-validated before the time limit",
     "low_feasibility_step": "forward validation rates a step's feasibility low ({score:.2f})",
     "not_solved": "the route does not reach purchasable starting materials",
+    "competing_reaction": "selectivity: {reason}",
+    "incompatible_group": "selectivity: {reason}",
 }
+
+
+def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
+    from molx_agent.chem.fg_warnings import step_selectivity
+
+    return step_selectivity(precursors, product, reaction_type or None)
 
 
 def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -310,8 +318,6 @@ def leaf_tier(avail: dict[str, Any] | None) -> str:
     return "estimated" if source == "sa_estimate" and avail.get("available") else "unavailable"
 
 
-_leaf_tier = leaf_tier
-
 
 def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = None) -> dict[str, Any]:
     """``{confidence, verdict, issues, score, n_steps}`` of a :class:`~molx_agent.retro.route.RetroGraph`.
@@ -343,7 +349,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         if node.node_id == graph.target_id:
             continue
         avail = node.availability or {}
-        tier = _leaf_tier(avail)
+        tier = leaf_tier(avail)
         if tier == "probable":
             add(issue("probable_leaf", ISSUE_TEXT["probable_leaf"].format(fpr=ZINC_FALSE_POSITIVE_RATE),
                       smiles=node.smiles))
@@ -375,6 +381,12 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                                                                                  floor=cfg.plausibility_floor), step=step))
         elif score is not None and float(score) < cfg.low_score_step:
             add(issue("low_score_step", ISSUE_TEXT["low_score_step"].format(score=float(score)), step=step))
+        # selectivity at a chemist's glance: a consumed group that would also attack a group the product keeps, or
+        # a kept group the reaction type attacks (retro.judge flags it; the search does not penalise it yet)
+        for conflict in _step_selectivity([graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes], product,
+                                          rxn.reaction_type):
+            add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
+                      groups=conflict["groups"]))
         fv = rxn.forward_validation or {}
         if fv.get("hard_fail_reasons"):
             add(issue("failed_validation", ISSUE_TEXT["failed_validation"].format(
@@ -394,7 +406,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step"} | hard
     if codes & low:
         confidence = "low"
-    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf"}:
+    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf", "competing_reaction",
+                  "incompatible_group"}:
         confidence = "medium"
     else:
         confidence = "high"

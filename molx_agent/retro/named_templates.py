@@ -14,9 +14,9 @@ core's template module is not installed the matcher is absent and predictions ke
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import logging
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -49,16 +49,60 @@ def _load_classes() -> dict[str, int]:
         return {}
 
 
+class _ThreadQuietStdout:
+    """``sys.stdout`` while any thread is in :func:`rdchiral_quiet`: drops what the quiet threads print and passes
+    the other threads' output on (``contextlib.redirect_stdout`` is process-wide: two searches in two threads
+    restored each other's replacement and left ``sys.stdout`` a ``StringIO`` for good, swallowing all output)."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+
+    def write(self, text: str) -> int:
+        if getattr(_QUIET, "depth", 0):
+            return len(text)
+        return self._real.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+_QUIET = threading.local()
+_QUIET_LOCK = threading.Lock()
+_QUIET_STATE: dict[str, Any] = {"users": 0, "saved": None, "proxy": None}
+
+
+def _quiet_enter() -> None:
+    with _QUIET_LOCK:
+        if _QUIET_STATE["users"] == 0:
+            RDLogger.DisableLog("rdApp.*")
+            _QUIET_STATE["saved"] = sys.stdout
+            _QUIET_STATE["proxy"] = _ThreadQuietStdout(sys.stdout)
+            sys.stdout = _QUIET_STATE["proxy"]
+        _QUIET_STATE["users"] += 1
+    _QUIET.depth = getattr(_QUIET, "depth", 0) + 1
+
+
+def _quiet_exit() -> None:
+    _QUIET.depth -= 1
+    with _QUIET_LOCK:
+        _QUIET_STATE["users"] -= 1
+        if _QUIET_STATE["users"] == 0:
+            if sys.stdout is _QUIET_STATE["proxy"]:  # replaced meanwhile by someone else: leave theirs
+                sys.stdout = _QUIET_STATE["saved"]
+            _QUIET_STATE["saved"] = _QUIET_STATE["proxy"] = None
+            RDLogger.EnableLog("rdApp.*")
+
+
 @contextlib.contextmanager
 def rdchiral_quiet() -> Iterator[None]:
-    """Silence RDKit's C++ log and rdchiral's stray prints; fast atom iteration and memoised outcome
-    canonicalisation (``retro.fast_rdkit``)."""
-    RDLogger.DisableLog("rdApp.*")
+    """Silence RDKit's C++ log and rdchiral's stray prints (of this thread only; re-entrant and thread-safe); fast
+    atom iteration and memoised outcome canonicalisation (``retro.fast_rdkit``)."""
+    _quiet_enter()
     try:
-        with contextlib.redirect_stdout(io.StringIO()), fast_atom_iteration(), memoised_outcome_canonicalisation():
+        with fast_atom_iteration(), memoised_outcome_canonicalisation():
             yield
     finally:
-        RDLogger.EnableLog("rdApp.*")
+        _quiet_exit()
 
 
 _LOCAL = threading.local()  # the deadline of the template applications running in this thread

@@ -311,6 +311,8 @@ _ISSUE_ZH = {
     "unvalidated_step": "有步骤未经正向验证",
     "low_feasibility_step": "有步骤的正向验证可行性较低",
     "not_solved": "路线未到达可购原料",
+    "competing_reaction": "有步骤存在竞争反应（被消耗的基团也会进攻产物保留的基团）",
+    "incompatible_group": "有步骤中产物保留的基团可能无法耐受反应条件（需保护或调整顺序）",
 }
 _CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 

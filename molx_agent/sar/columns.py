@@ -261,6 +261,13 @@ def _llm_mapping(df: pd.DataFrame, llm: Any) -> ColumnMapping | None:
         + '. Answer only JSON: {"smiles_col": str, "activity_col": str|null, "id_col": str|null, '
         '"units": "nM"|"uM"|"mM"|"M"|"pM"|"log"|null} where "log" means the activity is already a p-value.'
     )
+    ask_json = getattr(llm, "ask_json", None)  # the agents' LLM client: structured output, validated, backoff
+    if callable(ask_json):
+        answer = ask_json(prompt, LLMColumnAnswer)
+        if answer is None:
+            logger.info("LLM column identification unusable; using header keywords")
+            return None
+        return _mapping_from_answer(answer, cols)
     try:
         reply = llm.invoke(prompt)
         text = getattr(reply, "content", reply)
@@ -274,6 +281,10 @@ def _llm_mapping(df: pd.DataFrame, llm: Any) -> ColumnMapping | None:
     except Exception as exc:  # noqa: BLE001 - a failing LLM must not stop cleaning
         logger.info("LLM column identification failed (%s); using header keywords", exc)
         return None
+    return _mapping_from_answer(answer, cols)
+
+
+def _mapping_from_answer(answer: LLMColumnAnswer, cols: list[str]) -> ColumnMapping | None:
     for col in (answer.smiles_col, answer.activity_col, answer.id_col):
         if col is not None and col not in cols:
             logger.info("LLM named a column that does not exist (%r); using header keywords", col)

@@ -11,6 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from pydantic import BaseModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from molx_agent.sar.pipeline import SARResult
@@ -253,6 +254,12 @@ def deterministic_insights(result: SARResult, language: str = "en") -> list[str]
     return out
 
 
+class LLMInsights(BaseModel):
+    """What the LLM must answer when asked to word the SAR findings."""
+
+    insights: list[str]
+
+
 def llm_insights(result: SARResult, llm: Any, language: str = "en") -> list[str] | None:
     """Ask the injected LLM to word the findings; None when its answer is unusable."""
     facts = deterministic_insights(result, language)
@@ -263,13 +270,19 @@ def llm_insights(result: SARResult, llm: Any, language: str = "en") -> list[str]
         + "Answer a JSON list "
         "of strings.\nFindings:\n" + json.dumps(facts, ensure_ascii=False)
     )
-    try:
-        reply = llm.invoke(prompt)
-        text = str(getattr(reply, "content", reply)).strip()
-        data = json.loads(text[text.find("["): text.rfind("]") + 1])
-    except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the deterministic text
-        logger.info("LLM insights unusable (%s); using the deterministic summary", exc)
-        return None
+    ask_json = getattr(llm, "ask_json", None)  # the agents' LLM client: structured output, validated, backoff
+    if callable(ask_json):
+        answer = ask_json(prompt.replace("Answer a JSON list of strings.", 'Answer JSON: {"insights": [strings]}.'),
+                          LLMInsights)
+        data = answer.insights if answer is not None else None
+    else:
+        try:
+            reply = llm.invoke(prompt)
+            text = str(getattr(reply, "content", reply)).strip()
+            data = json.loads(text[text.find("["): text.rfind("]") + 1])
+        except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the deterministic text
+            logger.info("LLM insights unusable (%s); using the deterministic summary", exc)
+            return None
     if not isinstance(data, list) or not data or not all(isinstance(x, str) and x.strip() for x in data):
         return None
     return [x.strip() for x in data]

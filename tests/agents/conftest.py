@@ -157,6 +157,20 @@ GSK3B_020 = "Fc1ccc(Nc2nccc(-c3cnn4ncccc34)n2)cc1F"
 HALIDE = "Brc1nccc(-c2cnn3ncccc23)n1"  # the Buchwald-Hartwig partner of the strategic Ar-N bond
 
 
+def two_route_engine(tmp_path):
+    """Paracetamol by two one-step routes: acetic anhydride (the better, first) or acetyl chloride."""
+    from molx_agent.retro.engine import RetroEngine
+    from molx_agent.retro.stock import FileStock
+    from molx_agent.retro.toy_model import DictSingleStepModel
+
+    model = DictSingleStepModel({PARACETAMOL: [
+        (["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6, "N-acetylation", "acylation"),
+        (["CC(=O)Cl", "Nc1ccc(O)cc1"], 0.4, "N-acylation", "acylation")]})
+    stock = tmp_path / "stock2.smi"
+    stock.write_text("CC(=O)OC(C)=O\nNc1ccc(O)cc1\nCC(=O)Cl\n")
+    return RetroEngine(model=model, stock=FileStock(stock))
+
+
 def make_toy_engine(tmp_path):
     """Paracetamol in one step; GSK3B-017 sold as such; GSK3B-021 only through an analog shortcut (from the sold
     GSK3B-017); GSK3B-020 not in the model (found only by disconnecting its strategic Ar-N bond first); strychnine

@@ -27,6 +27,8 @@ def test_graph_edges():
         ("__start__", "classify"), ("classify", "plan"), ("classify", "finalize"), ("plan", "act"),
         ("plan", "finalize"), ("act", "work"), ("work", "act"), ("act", "reflect"), ("reflect", "optimize"),
         ("reflect", "finalize"), ("optimize", "act"), ("finalize", "__end__"),
+        # run option confirm_plan: the chemist approves (act), re-plans with feedback (plan) or stops (finalize)
+        ("plan", "approve_plan"), ("approve_plan", "act"), ("approve_plan", "plan"), ("approve_plan", "finalize"),
     }
 
 
@@ -163,7 +165,7 @@ def test_constructor_injection_of_every_component(scripted_llm):
         def _run(self, task, state):
             return {"summary": f"echo {task['inputs']['query']}"}
 
-    llm = scripted_llm([])
+    llm = scripted_llm(['{"summary": "The echo worker answered."}'])  # only the final summary asks the LLM
     saver = InMemorySaver()
     planner = PlannerAgent(llm=None)
     agent = MolxAgent(llm=llm, classifier=FixedClassifier(), planner=planner, workers={"analysis": EchoWorker()},
@@ -172,7 +174,9 @@ def test_constructor_injection_of_every_component(scripted_llm):
     state = agent.invoke("anything at all", config={"configurable": {"thread_id": "inj"}})
     assert state["intent_confidence"] == 0.42 and state["intent_reasoning"] == ["injected"]
     assert state["final_answer"].endswith("echo anything at all")
-    assert llm.calls == []  # the injected classifier and planner never asked the LLM
+    # the injected classifier and planner never asked the LLM: its one call wrote the grounded final summary
+    assert [str(c[0].content).split(" for ")[0] for c in llm.calls] == ["You write the final answer of molx-agent"]
+    assert state["final_answer"].startswith("The echo worker answered.")
     assert saver.get({"configurable": {"thread_id": "inj"}}) is not None
 
 

@@ -107,7 +107,9 @@ def test_the_agent_injects_its_llm_into_its_own_tools(scripted_llm):
 
     llm = scripted_llm([])
     agent = MolxAgent(llm=llm, tools=[])
-    assert agent.registry.get_tool("extract_from_csv").llm is llm
+    injected = agent.registry.get_tool("extract_from_csv").llm
+    assert injected.llm is llm  # this agent's model, seen through the one client's timeout/backoff policy
+    assert type(injected).__name__ == "GuardedLLM"
     assert get_registry().get_tool("extract_from_csv").llm is None
 
 

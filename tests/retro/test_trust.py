@@ -115,7 +115,12 @@ def _naproxen_model():
 
 def test_an_analog_shortcut_ranks_after_a_real_disconnection_and_is_reported(verified, bloom):
     stock = CompositeStock([verified, bloom])
-    res = search_routes(NAPROXEN, stock=stock, model=_naproxen_model(), config=SearchConfig(validate=False))
+    # bromo-naproxen has 18 heavy atoms: a Bloom-filter-only leaf only under a looser limit than the default 15
+    default = search_routes(NAPROXEN, stock=stock, model=_naproxen_model(), config=SearchConfig(validate=False))
+    assert default.solved and len(default.routes) == 1
+    assert BROMO_NAPROXEN not in {n.smiles for n in default.routes[0].leaves()}
+    res = search_routes(NAPROXEN, stock=stock, model=_naproxen_model(),
+                        config=SearchConfig(validate=False, probable_leaf_max_atoms=18))
     assert res.solved and len(res.routes) == 2
     first, second = res.routes
     assert sorted(n.smiles for n in first.leaves()) == sorted([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC])
@@ -129,7 +134,8 @@ def test_an_analog_shortcut_ranks_after_a_real_disconnection_and_is_reported(ver
 
 def test_analog_shortcut_is_still_found_when_nothing_else_solves(bloom):
     model = DictSingleStepModel({NAPROXEN: [([BROMO_NAPROXEN], 0.6, "hydrodebromination")]})
-    res = search_routes(NAPROXEN, stock=bloom, model=model, config=SearchConfig(validate=False))
+    res = search_routes(NAPROXEN, stock=bloom, model=model,
+                        config=SearchConfig(validate=False, probable_leaf_max_atoms=18))  # an 18-atom Bloom hit
     assert res.solved
     codes = {i["code"] for i in res.routes[0].metadata["route"]["issues"]}
     assert {"analog_shortcut", "probable_leaf"} <= codes

@@ -43,6 +43,22 @@ Answer with JSON only: {{"tasks": [{{"id": "...", "type": "...", "description": 
 TOOL_AGENT_SYSTEM_PROMPT = """You are molx-agent's tool agent. Use the tools to answer the chemist's request
 precisely; report the numbers the tools return, never invent values. Answer in {language_name}."""
 
+GUIDED_DECISION_PROMPT = """You are the synthetic chemist steering a step-by-step retrosynthesis of {target} (molx-agent
+guided mode). The pipeline paused at a {decision_type} decision (task {task_id}). You see the decision's context,
+its available actions (with their params), the single-step model's proposals (context.model_proposals), the
+reactions of the route search's best routes that make this molecule (search_options), the exploration tools you may
+still call ({budget} call(s) left) and what earlier explorations returned.
+Either call one exploration tool: {{"explore": {{"tool": "<tool_id>", "params": {{...}}}}, "reasoning": "why"}}
+or decide: {{"action": "<action_id>", "params": {{...}}, "reasoning": "a chemist's reason, one or two sentences"}}.
+To take a model proposal or a search route's step, use action custom_reaction with params.reaction_smiles set to its
+reaction SMILES. "use_default" applies the rule default described in the actions. Never invent atom indices: use
+those of atom_bond_map. Answer with JSON only."""
+
+FINAL_SUMMARY_PROMPT = """You write the final answer of molx-agent for a medicinal chemist, in {language_name}.
+Below are the user's request and the workers' results (summaries, numbers, report paths). Write 2-6 sentences that
+answer the request. Use only facts and numbers that appear in the results: never compute, round differently or invent
+a number. Do not list file paths (they are appended). Answer with JSON only: {{"summary": "..."}}"""
+
 FINAL_ANSWER_HEADERS = {
     "en": {
         "intent": "Intent",
@@ -99,6 +115,8 @@ __all__ = [
     "REFLECT_SYSTEM_PROMPT",
     "OPTIMIZE_SYSTEM_PROMPT",
     "TOOL_AGENT_SYSTEM_PROMPT",
+    "GUIDED_DECISION_PROMPT",
+    "FINAL_SUMMARY_PROMPT",
     "FINAL_ANSWER_HEADERS",
     "INTENT_LABELS",
 ]

@@ -161,6 +161,10 @@ class AgentState(TypedDict, total=False):
     """Data files of the previous turn (chat): used when a follow-up SAR question names no file."""
     context_sar: str | None
     """The previous turn's saved SAR result (``sar_result_file``): a follow-up question reuses it, no recompute."""
+    plan_feedback: list[str]
+    """The chemist's feedback on rejected plans of this turn (``run --confirm``): each re-plan reads all of it."""
+    plan_approved: bool | None
+    """The chemist's verdict on the plan of this turn (``None``: not asked)."""
     follow_up: bool
     """This turn asks about the previous turn's data (set by the classifier)."""
 

@@ -1,0 +1,61 @@
+"""Selectivity at a chemist's glance (chem.fg_warnings.step_selectivity) and its place in the route judgement."""
+
+from __future__ import annotations
+
+from molx_agent.chem.fg_warnings import step_selectivity
+from molx_agent.retro.judge import judge_route
+from molx_agent.retro.route import RetroGraph
+
+
+def codes(found: list[dict]) -> set[tuple[str, tuple[str, ...]]]:
+    return {(c["code"], tuple(c["groups"])) for c in found}
+
+
+def test_amine_alkylated_beside_an_acid_chloride_is_a_competing_reaction():
+    # imatinib's order of events: N-methylpiperazine would acylate on the acid chloride, not alkylate the CH2Cl
+    found = step_selectivity(["CN1CCNCC1", "O=C(Cl)c1ccc(CCl)cc1"], "CN1CCN(Cc2ccc(C(=O)Cl)cc2)CC1",
+                             "N-Alkylation (SN2, Alkyl Chloride)")
+    assert codes(found) == {("competing_reaction", ("secondary_amine", "acid_chloride"))}
+
+
+def test_aminopyrazole_condensed_beside_a_sulfonyl_chloride_is_a_competing_reaction():
+    found = step_selectivity(["CCCc1nn(C)c(C(N)=O)c1N", "CCOc1ccc(S(=O)(=O)Cl)cc1C=O"],
+                             "CCCc1nn(C)c2c(=O)[nH]c(-c3cc(S(=O)(=O)Cl)ccc3OCC)nc12", "Heterocycle formation")
+    assert ("competing_reaction", ("aniline", "sulfonyl_chloride")) in codes(found)
+
+
+def test_free_amine_through_a_mitsunobu_is_an_incompatible_group():
+    found = step_selectivity(["NCC(O)CO", "NC(=O)Cc1ccc(O)cc1"], "NCC(O)COc1ccc(CC(N)=O)cc1",
+                             "Mitsunobu Reaction (Aryl Ether)")
+    assert ("incompatible_group", ("primary_amine",)) in codes(found)
+
+
+def test_clean_steps_have_no_conflict():
+    # the sulfonamide of sildenafil's last step consumes the only sulfonyl chloride; paracetamol's acetylation
+    assert step_selectivity(["CN1CCNCC1", "CCOc1ccc(S(=O)(=O)Cl)cc1"], "CCOc1ccc(S(=O)(=O)N2CCN(C)CC2)cc1",
+                            "Sulfonamide Formation") == []
+    assert step_selectivity(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1",
+                            "Acetylation (Acetic Anhydride)") == []
+    assert step_selectivity(["not a smiles"], "CCO", "alkylation") == []
+
+
+def _one_step_graph(precursors: list[str], product: str, reaction_type: str) -> RetroGraph:
+    graph = RetroGraph.new(product)
+    rxn = graph.add_reaction(graph.target_id, precursors, reaction_type=reaction_type, score=0.5,
+                             forward_validation={"ok": True, "feasibility_score": 0.9})
+    for rid in rxn.reactant_nodes:
+        node = graph.molecule_nodes[rid]
+        node.role = "leaf"
+        node.availability = {"available": True, "source": "building-blocks", "tier": "verified"}
+    return graph
+
+
+def test_route_judgement_flags_a_competing_reaction_and_lowers_confidence():
+    bad = judge_route(_one_step_graph(["CN1CCNCC1", "O=C(Cl)c1ccc(CCl)cc1"], "CN1CCN(Cc2ccc(C(=O)Cl)cc2)CC1",
+                                      "N-Alkylation (SN2, Alkyl Chloride)"))
+    assert bad["confidence"] == "medium" and bad["verdict"] == "weak"
+    assert [i["code"] for i in bad["issues"]] == ["competing_reaction"]
+    assert "acid chloride" in bad["issues"][0]["message"]
+    good = judge_route(_one_step_graph(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1",
+                                       "Acetylation (Acetic Anhydride)"))
+    assert good["confidence"] == "high" and good["issues"] == []
