@@ -151,6 +151,10 @@ class RetroStarSearch:
         self.deadline: float | None = None  # time.perf_counter() value, set by run()
         self._model_takes_deadline = _takes_deadline(model)
         self.n_cut_short = 0  # predictions the model cut short at the deadline
+        self.n_model_calls = 0  # single-step model calls made by this search (cached tables are not counted)
+        self.model_time_s = 0.0  # seconds spent in those calls
+        self.n_validations = 0  # step judgements (forward validation) made by this search
+        self.validation_time_s = 0.0
         self._cut_predictions: dict[str, list[Any]] = {}  # cut-short tables (this search only)
         self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
         self.excluded_steps = frozenset(filter(None, (_step_key(x) for x in config.exclude_steps)))
@@ -209,6 +213,8 @@ class RetroStarSearch:
         if smiles in self._cut_predictions:
             return self._cut_predictions[smiles]
         if smiles not in cache:
+            self.n_model_calls += 1
+            t0 = time.perf_counter()
             try:
                 if self._model_takes_deadline and self.deadline is not None:
                     # the model stops applying templates at the search's deadline (one expansion of a very large
@@ -226,6 +232,8 @@ class RetroStarSearch:
                 logger.info("single-step model failed on %s: %s", smiles, exc)
                 self.model_errors[smiles] = f"{type(exc).__name__}: {exc}"
                 cache[smiles] = []
+            finally:
+                self.model_time_s += time.perf_counter() - t0
         return cache[smiles]
 
     def _validate(self, reactants: tuple[str, ...], product: str, pred: Any) -> dict[str, Any]:
@@ -238,12 +246,15 @@ class RetroStarSearch:
             # template_id = only an expert (named) template id, which the validator can re-apply (USPTO template ids
             # are not in its table); mapped_reaction = the proposing template's atom map, so the bond-change gates
             # read the template's own mapping rather than the environment heuristic.  A crash rejects the step.
+            self.n_validations += 1
+            t0 = time.perf_counter()
             cache[key] = judge_step(list(reactants), product,
                                     reaction_type=getattr(pred, "category", None) or None,
                                     template_id=getattr(pred, "named_template_id", None) or None,
                                     mapped_reaction=getattr(pred, "mapped_reaction", None) or None,
                                     score=getattr(pred, "score", None), config=self.config,
                                     validator=self.validator)
+            self.validation_time_s += time.perf_counter() - t0
         return cache[key]
 
     # -- tree construction -----------------------------------------------------------------------------
@@ -675,7 +686,11 @@ def search_routes(
         del _block
     stats = {
         "stopped_by": stopped_by,
-        "n_model_calls": len(search.caches.predictions),
+        # model calls and time made by this search (a table already in shared caches costs no call)
+        "n_model_calls": search.n_model_calls,
+        "model_time_s": round(search.model_time_s, 3),
+        "n_validations": search.n_validations,
+        "validation_time_s": round(search.validation_time_s, 3),
         "n_replicated": search.n_replicated,
         "n_predictions_cut_short": search.n_cut_short,
         "n_analog_shortcuts": search.n_analog_shortcuts,

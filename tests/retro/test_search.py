@@ -133,15 +133,21 @@ def test_forward_validation_hard_gates_reject_steps(monkeypatch, paracetamol_mod
         assert all(r.forward_validation["pass"] for r in graph.reaction_nodes)
     assert res.stats["rejected"]["validation"] == 1
     assert len(calls) == len(set(calls))  # each step validated once
+    assert res.stats["n_validations"] == len(calls) and res.stats["validation_time_s"] >= 0.0
 
 
 def test_model_predictions_are_cached_per_molecule(paracetamol_model, phenol_stock, no_validation):
     caches = SearchCaches()
-    search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation, caches=caches)
+    first = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation,
+                          caches=caches)
     n = paracetamol_model.n_calls
     assert n == len(caches.predictions)
-    search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation, caches=caches)
+    # the search reports its own model calls and the time they took
+    assert first.stats["n_model_calls"] == n >= 3 and first.stats["model_time_s"] >= 0.0
+    second = search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model, config=no_validation,
+                           caches=caches)
     assert paracetamol_model.n_calls == n
+    assert second.stats["n_model_calls"] == 0 and second.stats["model_time_s"] == 0.0  # every table was cached
 
 
 def test_progress_callback_reports_each_expansion(paracetamol_model, phenol_stock, no_validation):
