@@ -501,7 +501,7 @@ def emit(summary: dict[str, Any], records: list[dict[str, Any]], out: Path | Non
         atomic_write_json(out, {"summary": summary, "records": records})
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="RetroCast ref-lin-600 multi-step benchmark")
     ap.add_argument("--benchmark", type=Path, default=BENCH)
     ap.add_argument("--stock", type=Path, default=STOCK,
@@ -547,7 +547,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --records: skip the ids already recorded there (errors are run again); the summary "
                          "and --out cover every record of the file")
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
 
     def fail(message: str) -> int:
         print(f"error: {message}", file=sys.stderr)
