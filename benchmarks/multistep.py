@@ -407,12 +407,16 @@ def run_jobs(packed: Callable[[tuple], dict[str, Any]], jobs: list[tuple], stock
 
         with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(stock), n_neighbours)) as pool:
             futures = {pool.submit(packed, job): job for job in jobs}
-            for fut in as_completed(futures):
-                try:
-                    rec = fut.result()
-                except Exception as exc:  # noqa: BLE001 - a dead worker is a record, never a lost target
-                    rec = failed(futures[fut], exc)
-                collect(rec)
+            try:
+                for fut in as_completed(futures):
+                    try:
+                        rec = fut.result()
+                    except Exception as exc:  # noqa: BLE001 - a dead worker is a record, never a lost target
+                        rec = failed(futures[fut], exc)
+                    collect(rec)
+            except BaseException:  # Ctrl-C: drop the queued targets at once (they are not recorded: --resume runs them)
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     else:
         _init(str(stock), n_neighbours)
         for job in jobs:
