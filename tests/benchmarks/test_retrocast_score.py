@@ -192,8 +192,9 @@ def test_default_mode_is_the_cli_search_config(ms):
     assert changed == ["leaf_cost", "max_expansions", "stop_at_n_routes"]
 
 
-def _toy_init(ms, targets, calls):
-    """multistep._init on the toy model (the reference steps of the fixture targets) and the fixture stock."""
+def _toy_init(ms, targets, calls, shortcuts=False):
+    """multistep._init on the toy model (the reference steps of the fixture targets; with ``shortcuts``, also each
+    target in one step from its reference leaves) and the fixture stock."""
     from molx_agent.retro.engine import RetroEngine
     from molx_agent.retro.search_types import SearchConfig
     from molx_agent.retro.stock import FileStock
@@ -210,6 +211,8 @@ def _toy_init(ms, targets, calls):
 
     for t in targets.values():
         walk(t["ground_truth"]["target"])
+        if shortcuts:
+            table[t["smiles"]].append((sorted(set(_leaves(t["ground_truth"]["target"]))), 0.5, "shortcut"))
 
     def init(stock_path, n_neighbours=None):
         model = DictSingleStepModel(table)
@@ -226,6 +229,21 @@ def _toy_init(ms, targets, calls):
         return real(tid, target, overrides)
 
     return init, counted
+
+
+def test_the_benchmark_search_returns_the_routes_molx_agent_route_returns(ms, targets, monkeypatch):
+    from molx_agent.cli.route import run_route
+    from molx_agent.retro.export import route_signature
+
+    init, _ = _toy_init(ms, targets, [], shortcuts=True)
+    init(str(LEAVES))
+    for tid in (A, C):
+        rec = ms.run_target(tid, targets[tid], {"time_limit": 2.0, "n_routes": 10})
+        payload = run_route(targets[tid]["smiles"], engine=ms._STATE["engine"], time_limit=2.0, n_routes=10,
+                            write_files=False)
+        assert len(rec["routes"]) == 2
+        assert [route_signature(t) for t in rec["routes"]] == [route_signature(t) for t in payload["routes"]]
+        assert [t["metadata"]["rank"] for t in rec["routes"]] == [1, 2]
 
 
 def test_records_are_written_per_target_and_resume_skips_done_ids(ms, rcs, targets, tmp_path, monkeypatch, capsys):
