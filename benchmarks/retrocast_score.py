@@ -160,11 +160,16 @@ def score_records(records: list[dict[str, Any]], targets: dict[str, dict[str, An
         evaluation = rc.score(preds, task, stocks, match_level=level, acceptable_route_match=rule, workers=workers)
         report = rc.analyze(evaluation, ks=list(KS), n_boot=n_boot, seed=seed, workers=workers)
         metric_label = evaluation.metric_label()
-        ranks[label] = retrocast_ranks(evaluation.to_dict())
+        snapshot = evaluation.to_dict()
+        ranks[label] = retrocast_ranks(snapshot)
+        failures = [str(c["failure"].get("code")) for t in snapshot["targets"].values()
+                    for c in t.get("candidates") or [] if c.get("failure")]
         strata = {}
         for stratum, metrics in sorted(report.get("by_stratum", {}).items(), key=lambda kv: _stratum_key(kv[0])):
             strata[stratum] = _figures(metrics, metric_label)
         scorings[label] = {"match_level": level, "acceptable_route_match": rule, "metric_label": metric_label,
+                           # routes RetroCast could not read (its adapter's failure codes): never a match
+                           "n_adaptation_failures": len(failures), "adaptation_failure_codes": sorted(set(failures)),
                            "overall": _figures(report["metrics"], metric_label), "by_stratum": strata}
     ours = summarize(records)
     by_len: dict[int, list[dict[str, Any]]] = defaultdict(list)
@@ -228,6 +233,10 @@ def markdown(result: dict[str, Any], title: str = "") -> str:
     ours = result["ours"]
     lines.append(f"| ours (InChIKey reaction sets) | {ours['solvability']:.1f} | {ours['top1']:.1f} | "
                  f"{ours['top5']:.1f} | {ours['top10']:.1f} |")
+    n_fail = rc["full"].get("n_adaptation_failures", 0)
+    if n_fail:
+        lines += ["", f"Routes RetroCast could not read (never a match): {n_fail} "
+                      f"({', '.join(rc['full']['adaptation_failure_codes'])})"]
     lines += ["", f"Targets where ours and RetroCast (full, exact) disagree on top-10: {result['top10_disagreement']['n']}"
               + (f" ({', '.join(result['top10_disagreement']['ids'])})" if result["top10_disagreement"]["ids"] else ""),
               "", "Per reference route length (RetroCast full InChIKey, prefix match; ours in the last column):", "",

@@ -111,6 +111,7 @@ def test_retrocast_scores_the_reference_as_a_match_and_the_wrong_route_as_none(r
     out = rcs.score_records(records, targets, keys, n_boot=200, seed=42, rc=rc)
     for label in ("full", "full_exact", "connectivity"):
         assert out["retrocast_ranks"][label] == {A: 1, B: None, C: 2}, label
+        assert out["retrocast"][label]["n_adaptation_failures"] == 0
         overall = out["retrocast"][label]["overall"]
         assert overall["solvability"]["value"] == 100.0
         assert (overall["top1"]["value"], overall["top5"]["value"], overall["top10"]["value"]) == (33.3, 66.7, 66.7)
