@@ -139,6 +139,18 @@ def test_a_leaf_outside_the_stock_fails_solvability_and_a_disagreement_is_listed
     assert out["top10_disagreement"]["n"] == 1 and out["top10_disagreement"]["ids"] == [A]
 
 
+def test_a_route_retrocast_cannot_read_is_counted_and_never_a_match(rcs, records, targets):
+    rc = pytest.importorskip("retrocast")
+    bad = json.loads(json.dumps(records[0]["routes"][0]))
+    bad["children"][0]["children"][0]["smiles"] = "C1CC"  # an unclosed ring
+    records[0]["routes"] = [bad, *records[0]["routes"]]
+    records[0]["routes"][1]["metadata"]["rank"] = 2
+    out = rcs.score_records(records, targets, stock_keys(rc, LEAVES.read_text().split()), n_boot=100, rc=rc)
+    assert out["retrocast"]["full"]["n_adaptation_failures"] == 1
+    assert out["retrocast"]["full"]["adaptation_failure_codes"] == ["chem.invalid_smiles"]
+    assert out["retrocast_ranks"]["full"][A] == 1  # ranks count the routes that satisfy the task
+
+
 def test_retrocast_score_cli_writes_json_and_markdown(rcs, records, tmp_path, capsys):
     pytest.importorskip("retrocast")
     rec_file = tmp_path / "records.jsonl"
