@@ -26,7 +26,7 @@ uv:
 	echo "could not install uv with pip; install it (see its documentation) and re-run" >&2; exit 1
 
 install: uv
-	$(UV_RUN) sync --extra dev --extra studio
+	$(UV_RUN) sync --extra dev --extra studio --extra bench
 
 demo: install
 	$(UV_RUN) run molx-agent run --query "What is the molecular weight and logP of aspirin?"

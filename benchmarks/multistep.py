@@ -1,8 +1,15 @@
 """Multi-step benchmark: RetroCast ``ref-lin-600`` with the ``leaves_n5_ref_routes`` stock.
 
-For each target the Retro* search (``molx_agent.retro.search``) runs with the packaged single-step
-model (its template library excludes every benchmark target and intermediate, see
-``scripts/build_templates.py``) and the benchmark stock only.  Reported:
+For each target the Retro* search runs as ``molx-agent route`` runs it: the same engine
+(``molx_agent.cli.route.route_engine``: the packaged single-step model, whose template library excludes every
+benchmark target and intermediate, see ``scripts/build_templates.py``), the same ``SearchConfig`` defaults
+(``molx_agent.cli.route.DEFAULTS``) and the same route ranking, except ``--time-limit``, ``--stock`` (default: the
+benchmark stock) and ``--n-routes`` (default 10 here, so top-10 can be measured; the CLI returns 5).  This is the
+default mode (``mode: cli-defaults`` in the output); any search flag (``--max-expansions``, ``--max-depth``,
+``--early-stop``, ``--rank-by``, ``--knob``, ...) changes the mode to ``custom`` and is recorded.
+``--bench-defaults`` gives the limits of the earlier benchmark-only runs (``--max-expansions 100000``).
+
+Reported (our own scorer):
 
 - solvability: a route was found whose leaves are all in the stock;
 - top-k route match: the k-th best route equals the reference route.  Rule: a route is the set of its
@@ -10,10 +17,17 @@ model (its template library excludes every benchmark target and intermediate, se
   over every step of the tree; two routes match when these sets are equal (full InChIKeys, so
   stereochemistry counts).  ``top-k (connectivity)`` repeats the test with the first InChIKey block
   only (stereo and protonation ignored);
-- time and expansions per target.
+- time, expansions, single-step model calls and time in the single-step model per target.
 
-Each target is searched to its time/expansion limit unless ``--early-stop`` (then it stops once
-``--n-routes`` routes exist, as the CLI does); continuing finds more diverse routes for the top-k match.
+Every record also holds the target's routes (best first, up to ``--n-routes``) as AiZynthFinder-style trees
+(``routes``: ``type``/``smiles``/``in_stock``/``children``, the route's ``rank`` and ``score`` in the root's
+``metadata``), which RetroCast's ``aizynthfinder`` adapter ingests: ``benchmarks/retrocast_score.py`` scores them
+after the fact with the standard scorer.
+
+Long runs: ``--records FILE.jsonl`` appends each record as it arrives (one complete JSON object a line, flushed;
+the first line holds the run's configuration) and ``--resume`` skips the ids already there (a target whose record
+is an error is run again), so a killed run continues where it stopped; ``--out`` and the summary are computed from
+all the records of the file.  A target that raises is a record with ``error``, never dropped.
 
 Sample: ``--sample N --seed S`` draws a stratified sample by reference route length (proportional
 allocation, largest remainders, ids sorted before a seeded shuffle per stratum), so the same N and S
@@ -22,6 +36,8 @@ always give the same targets.  ``--write-sample`` saves the drawn ids.
 Usage::
 
     nice -n 10 uv run python benchmarks/multistep.py --sample 20 --seed 0 --time-limit 10 --out /tmp/ms.json
+    nice -n 10 uv run python benchmarks/multistep.py --time-limit 60 --workers 2 \\
+        --records /tmp/ref600.jsonl --resume --out /tmp/ref600.json
 """
 
 from __future__ import annotations
@@ -36,7 +52,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -126,43 +142,90 @@ def stratified_sample(targets: dict[str, dict[str, Any]], n: int | None, seed: i
 _STATE: dict[str, Any] = {}
 
 
+def _timed_predict(model: Any) -> None:
+    """Wrap ``model.predict`` (on the instance) to add its wall time to ``_STATE["model_s"]``; the signature seen by
+    the search (``deadline=``) is the original's (``functools.wraps``)."""
+    import functools
+
+    inner = model.predict
+
+    @functools.wraps(inner)
+    def predict(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            _STATE["model_s"] = _STATE.get("model_s", 0.0) + time.perf_counter() - t0
+
+    model.predict = predict
+
+
 def _init(stock_path: str, n_neighbours: int | None = None) -> None:
+    """Per process: the engine ``molx-agent route --stock STOCK`` searches with (``cli.route.route_engine``: the
+    process-wide default engine (settings, packaged model, ``SearchConfig()``) on that stock), model loaded now."""
     import logging
 
     logging.disable(logging.WARNING)
-    from molx_agent.retro.single_step import load_single_step_model
-    from molx_agent.retro.stock import FileStock
+    from molx_agent.cli.route import route_engine
 
-    if stock_path == "default":  # the product's default stock, as a user gets it (verified + probable tiers)
-        from molx_agent.retro.stock import load_stock
-
-        _STATE["stock"] = load_stock(None)
-    else:
-        _STATE["stock"] = FileStock(stock_path)
-    _STATE["model"] = load_single_step_model()
+    # "default": the product's default stock, as a user gets it (verified + probable tiers)
+    engine = route_engine(None, stock=None if stock_path == "default" else stock_path)
+    model = engine.model
     if n_neighbours:
-        _STATE["model"].n_neighbours = n_neighbours
-    _STATE["model"].predict("CC(=O)Nc1ccc(O)cc1", top_k=5)  # warm-up: lazy library loading is not search time
+        model.n_neighbours = n_neighbours
+    model.predict("CC(=O)Nc1ccc(O)cc1", top_k=5)  # warm-up: lazy library loading is not search time
+    _timed_predict(model)
+    _STATE.update(engine=engine, stock=engine.stock, model=model)
 
 
-def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansions: int, n_routes: int,
-               max_depth: int, early_stop: bool = False, rank_by: str = "steps",
-               knobs: dict[str, Any] | None = None) -> dict[str, Any]:
-    from molx_agent.retro.search import SearchConfig, search_routes
+def route_trees(routes: list[Any]) -> list[dict[str, Any]]:
+    """The routes as AiZynthFinder-style trees (``retro.export.to_aizynth_tree``) cut to what a scorer reads:
+    ``type``, ``smiles``, ``in_stock`` and ``children`` on every node, the reaction's ``score``, and the route's
+    ``rank`` (1 = best), ``score`` and ``n_steps`` in the root's ``metadata``.  RetroCast's ``aizynthfinder``
+    adapter ingests a target's list as it is."""
+    from molx_agent.retro.export import to_aizynth_tree
+
+    def slim(node: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": node["type"], "smiles": node["smiles"]}
+        if node["type"] == "mol":
+            out["in_stock"] = bool(node.get("in_stock"))
+        else:
+            score = (node.get("metadata") or {}).get("score")
+            if score is not None:
+                out["metadata"] = {"score": score}
+        out["children"] = [slim(k) for k in node.get("children") or []]
+        return out
+
+    trees = []
+    for i, graph in enumerate(routes, start=1):
+        tree = slim(to_aizynth_tree(graph))
+        route = graph.metadata.get("route") if isinstance(graph.metadata.get("route"), dict) else {}
+        tree["metadata"] = {"rank": graph.metadata.get("rank", i), "score": graph.metadata.get("route_score",
+                                                                                              route.get("score")),
+                            "n_steps": graph.n_steps}
+        trees.append(tree)
+    return trees
+
+
+def run_target(tid: str, target: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """One target searched as ``molx-agent route`` searches (``cli.route.run_route``: ``resolve_target``, then
+    ``engine.search`` with ``overrides``, the ``SearchConfig`` fields set for this run), scored by our rule."""
+    from molx_agent.cli.route import resolve_target
 
     ref = target["ground_truth"]["target"]
     ref_full, ref_block = reference_reactions(ref), reference_reactions(ref, block=True)
+    _STATE["model_s"] = 0.0
     t0 = time.perf_counter()
     c0 = time.process_time()
     try:
-        cfg = SearchConfig(time_limit=time_limit, max_expansions=max_expansions, max_depth=max_depth,
-                           n_routes=n_routes, stop_at_n_routes=early_stop, rank_by=rank_by, **(knobs or {}))
-        res = search_routes(target["smiles"], stock=_STATE["stock"], model=_STATE["model"], config=cfg)
+        smiles, name = resolve_target(target["smiles"])
+        res = _STATE["engine"].search(smiles, name=name, **overrides)
+        match_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g) == ref_full), None)
+        block_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g, True) == ref_block), None)
+        trees = route_trees(res.routes)
     except Exception as exc:  # noqa: BLE001 - a failing target is a record, never dropped
-        return {"id": tid, "route_length": target.get("route_length"), "solved": False,
-                "error": f"{type(exc).__name__}: {exc}", "time_s": time.perf_counter() - t0}
-    match_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g) == ref_full), None)
-    block_rank = next((i for i, g in enumerate(res.routes, 1) if graph_reactions(g, True) == ref_block), None)
+        return {"id": tid, "smiles": target.get("smiles"), "route_length": target.get("route_length"),
+                "solved": False, "error": f"{type(exc).__name__}: {exc}", "time_s": round(time.perf_counter() - t0, 3)}
     return {
         "id": tid,
         "smiles": target["smiles"],
@@ -180,6 +243,8 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
         "match_rank_connectivity": block_rank,
         "n_expansions": res.n_expansions,
         "n_model_calls": res.stats.get("n_model_calls"),
+        # wall time inside the single-step model's predict (cache hits cost nothing here)
+        "model_s": round(_STATE.get("model_s", 0.0), 3),
         "n_replicated": res.stats.get("n_replicated"),
         "time_s": round(res.time_s, 3),
         "wall_s": round(time.perf_counter() - t0, 3),
@@ -187,6 +252,7 @@ def run_target(tid: str, target: dict[str, Any], time_limit: float, max_expansio
         "stopped_by": res.stopped_by,
         "first_solution_s": res.stats.get("first_solution_s"),
         "rejected": res.stats.get("rejected"),
+        "routes": trees,
     }
 
 
@@ -211,6 +277,38 @@ def search_knobs(args: argparse.Namespace) -> dict[str, Any]:
     return knobs
 
 
+def search_overrides(args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """``(overrides, changed)``: the ``SearchConfig`` fields this run sets on top of the CLI's engine config, and
+    the names of those that differ from ``molx-agent route`` with its defaults (beyond ``time_limit``/``n_routes``,
+    which the benchmark always sets).  ``changed`` empty means the run is ``cli-defaults``."""
+    from molx_agent.cli.route import DEFAULTS
+
+    overrides: dict[str, Any] = {"time_limit": args.time_limit, "n_routes": args.n_routes}
+    if getattr(args, "bench_defaults", False) and args.max_expansions is None:
+        args.max_expansions = 100_000
+    for name, value in (("max_expansions", args.max_expansions), ("max_depth", args.max_depth),
+                        ("rank_by", args.rank_by)):
+        if value is not None:
+            overrides[name] = value
+    if args.early_stop:
+        overrides["stop_at_n_routes"] = True
+    overrides.update(search_knobs(args))
+    changed = sorted(k for k, v in overrides.items()
+                     if k not in ("time_limit", "n_routes") and getattr(DEFAULTS, k) != v)
+    if getattr(args, "n_neighbours", None):
+        changed.append("n_neighbours")
+    return overrides, changed
+
+
+def effective_config(overrides: dict[str, Any]) -> dict[str, Any]:
+    """The whole ``SearchConfig`` a target is searched with: the CLI engine's config (``default_engine().config``,
+    as ``molx-agent route`` builds it; nothing loads) with ``overrides``, as ``RetroEngine.search`` applies them."""
+    from molx_agent.retro.engine import default_engine
+
+    cfg = dataclasses.replace(default_engine().config, **overrides)
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(cfg).items()}
+
+
 def _knob_value(name: str, value: str) -> Any:
     """``--knob name=value``: any ``SearchConfig`` field, parsed with the field's own type."""
     from molx_agent.retro.search_types import SearchConfig
@@ -225,23 +323,108 @@ def _knob_value(name: str, value: str) -> Any:
     return value
 
 
+# -- records (JSONL, resumable) ----------------------------------------------------------------------------------
+def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """``(meta, records)`` of a records file: JSONL (a ``{"meta": ...}`` line, then one record a line; a line cut
+    short by a kill is skipped; for an id recorded twice the last record counts) or a ``--out`` JSON
+    (``{"summary", "records"}``)."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".jsonl":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("records"), list):
+            return (data.get("summary") or {}).get("config"), list(data["records"])
+    meta: dict[str, Any] | None = None
+    by_id: dict[str, dict[str, Any]] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # the last line of a killed run
+        if not isinstance(item, dict):
+            continue
+        if "meta" in item and "id" not in item:
+            meta = meta or item["meta"]
+        elif "id" in item:
+            by_id.pop(str(item["id"]), None)
+            by_id[str(item["id"])] = item
+    return meta, list(by_id.values())
+
+
+class RecordWriter:
+    """Appends records to a JSONL file, one complete line each, flushed and synced as it arrives."""
+
+    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
+        self.path = path
+        fresh = not path.exists() or path.stat().st_size == 0
+        if not fresh:
+            with path.open("rb") as fh:
+                fh.seek(-1, 2)
+                torn = fh.read(1) != b"\n"
+        self.fh = path.open("a", encoding="utf-8")
+        if not fresh and torn:
+            self.fh.write("\n")  # a line cut short by a kill stays a bad line of its own
+        if fresh:
+            self.write({"meta": meta})
+
+    def write(self, item: dict[str, Any]) -> None:
+        import os
+
+        self.fh.write(json.dumps(item) + "\n")
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+
+    def close(self) -> None:
+        self.fh.close()
+
+
 def run_jobs(packed: Callable[[tuple], dict[str, Any]], jobs: list[tuple], stock: Path, workers: int,
-             n_neighbours: int | None = None) -> list[dict[str, Any]]:
-    """``packed(job)`` for every job, in order (a process pool when ``workers`` > 1; each process loads the model
-    and ``stock`` once), each record printed to stderr as it arrives."""
+             n_neighbours: int | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
+             ) -> list[dict[str, Any]]:
+    """``packed(job)`` for every job (a process pool when ``workers`` > 1; each process loads the engine on
+    ``stock`` once), each record printed to stderr and passed to ``on_record`` as it arrives (completion order).
+    A job whose worker fails (even a dead process) is a record with ``error``: none is dropped."""
     records: list[dict[str, Any]] = []
 
-    def collect(results: Iterable[dict[str, Any]]) -> None:
-        for rec in results:
-            records.append(rec)
-            print(json.dumps(rec), file=sys.stderr, flush=True)
+    def collect(rec: dict[str, Any]) -> None:
+        records.append(rec)
+        print(json.dumps({k: v for k, v in rec.items() if k != "routes"}), file=sys.stderr, flush=True)
+        if on_record is not None:
+            on_record(rec)
+
+    def failed(job: tuple, exc: BaseException) -> dict[str, Any]:
+        tid, target = job[0], job[1]
+        return {"id": tid, "smiles": target.get("smiles"), "route_length": target.get("route_length"),
+                "solved": False, "error": f"{type(exc).__name__}: {exc}", "time_s": 0.0}
 
     if workers > 1:
+        from concurrent.futures import as_completed
+
         with ProcessPoolExecutor(workers, initializer=_init, initargs=(str(stock), n_neighbours)) as pool:
-            collect(pool.map(packed, jobs))
+            futures = {pool.submit(packed, job): job for job in jobs}
+            try:
+                for fut in as_completed(futures):
+                    try:
+                        rec = fut.result()
+                    except Exception as exc:  # noqa: BLE001 - a dead worker is a record, never a lost target
+                        rec = failed(futures[fut], exc)
+                    collect(rec)
+            except BaseException:  # Ctrl-C: drop the queued targets at once (they are not recorded: --resume runs them)
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     else:
         _init(str(stock), n_neighbours)
-        collect(map(packed, jobs))
+        for job in jobs:
+            try:
+                rec = packed(job)
+            except Exception as exc:  # noqa: BLE001
+                rec = failed(job, exc)
+            collect(rec)
     return records
 
 
@@ -282,6 +465,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "max_time_s": round(max(times), 2) if times else None,
         "median_cpu_s": round(statistics.median([r.get("cpu_s", 0.0) for r in records]), 2) if records else None,
         "median_expansions": statistics.median([r.get("n_expansions", 0) for r in records]) if records else None,
+        "median_model_calls": statistics.median([r.get("n_model_calls") or 0 for r in records]) if records else None,
+        # share of the search time spent inside the single-step model's predict (records that measured it)
+        "model_time_share_pct": round(100.0 * sum(r["model_s"] for r in records if r.get("model_s") is not None)
+                                      / max(1e-9, sum(r["time_s"] for r in records if r.get("model_s") is not None)),
+                                      1) if any(r.get("model_s") is not None for r in records) else None,
         "n_errors": sum(1 for r in records if "error" in r),
         # targets whose reference route has >= 3 steps but whose best route is one step long (a shortcut)
         "n_ref_3plus": len(long_refs),
@@ -317,7 +505,7 @@ def emit(summary: dict[str, Any], records: list[dict[str, Any]], out: Path | Non
         atomic_write_json(out, {"summary": summary, "records": records})
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="RetroCast ref-lin-600 multi-step benchmark")
     ap.add_argument("--benchmark", type=Path, default=BENCH)
     ap.add_argument("--stock", type=Path, default=STOCK,
@@ -328,12 +516,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ids-file", type=Path, default=None, help="run exactly the ids listed in this file")
     ap.add_argument("--write-sample", type=Path, default=None, help="write the sampled ids to this file and continue")
     ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--max-expansions", type=int, default=100_000)
-    ap.add_argument("--max-depth", type=int, default=7)
-    ap.add_argument("--n-routes", type=int, default=10)
+    ap.add_argument("--n-routes", type=int, default=10,
+                    help="routes kept per target (default 10, so top-10 can be measured; the CLI returns 5)")
+    ap.add_argument("--cli-defaults", action="store_true",
+                    help="search as `molx-agent route` does with its defaults (the default; kept for explicitness): "
+                         "every SearchConfig field but --time-limit, --stock and --n-routes is the CLI's")
+    ap.add_argument("--bench-defaults", action="store_true",
+                    help="the earlier benchmark-only limits: --max-expansions 100000 (unless given)")
+    ap.add_argument("--max-expansions", type=int, default=None, help="default: the CLI's (SearchConfig)")
+    ap.add_argument("--max-depth", type=int, default=None, help="default: the CLI's (SearchConfig)")
     ap.add_argument("--early-stop", action="store_true",
-                    help="stop a target once --n-routes routes are found (the CLI default); by default every "
-                         "target is searched to its time/expansion limit, as in the published comparisons")
+                    help="stop a target once --n-routes routes are found (the CLI's --first); by default every "
+                         "target is searched to its time/expansion limit, as the CLI does")
     ap.add_argument("--rank-by", choices=("score", "steps", "cost"), default=None,
                     help="route order: the route score (the CLI default), fewest steps then cost, or lowest total cost")
     ap.add_argument("--leaf-cost", type=float, default=None, help="SearchConfig.leaf_cost (default: the CLI's)")
@@ -351,33 +545,82 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--knob", action="append", default=[], metavar="FIELD=VALUE",
                     help="set any SearchConfig field (repeatable), e.g. --knob probable_leaf_cost_base=1.0")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--records", type=Path, default=None,
+                    help="append each per-target record to this JSONL file as it arrives (flushed per line)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --records: skip the ids already recorded there (errors are run again); the summary "
+                         "and --out cover every record of the file")
     ap.add_argument("--out", type=Path, default=None, help="write per-target records and the summary (JSON)")
-    args = ap.parse_args(argv)
-    if args.rank_by is None:
-        from molx_agent.retro.search_types import SearchConfig
+    return ap
 
-        args.rank_by = SearchConfig().rank_by
 
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+
+    def fail(message: str) -> int:
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+
+    if args.resume and not args.records:
+        return fail("--resume needs --records FILE.jsonl")
+    if not args.benchmark.is_file():
+        return fail(f"benchmark file not found: {args.benchmark}")
+    if str(args.stock) != "default" and not args.stock.is_file():
+        return fail(f"stock file not found: {args.stock}")
+    if args.ids_file and not args.ids_file.is_file():
+        return fail(f"ids file not found: {args.ids_file}")
     targets = load_targets(args.benchmark)
     if args.ids_file:
         ids = read_ids(args.ids_file)
+        unknown = [t for t in ids if t not in targets]
+        if unknown:
+            return fail(f"{len(unknown)} id(s) of {args.ids_file} not in the benchmark, e.g. {unknown[0]}")
     else:
         ids = stratified_sample(targets, args.sample, args.seed)
     if args.write_sample:
         args.write_sample.write_text(
             f"# ref-lin-600 stratified sample: --sample {args.sample} --seed {args.seed}\n" + "\n".join(ids) + "\n")
-    knobs = search_knobs(args)
-    jobs = [(tid, targets[tid], args.time_limit, args.max_expansions, args.n_routes, args.max_depth, args.early_stop,
-             args.rank_by, knobs) for tid in ids]
-    t0 = time.perf_counter()
-    records = run_jobs(_run_packed, jobs, args.stock, args.workers, args.n_neighbours)
-    summary = summarize(records)
-    summary.update(wall_s=round(time.perf_counter() - t0, 1), config={
+    overrides, changed = search_overrides(args)
+    config = {
+        "mode": "cli-defaults" if not changed else "custom", "changed_from_cli": changed,
         "benchmark": args.benchmark.name, "stock": args.stock.name, "sample": args.sample, "seed": args.seed,
         "ids_file": str(args.ids_file) if args.ids_file else None, "time_limit": args.time_limit,
-        "max_expansions": args.max_expansions, "max_depth": args.max_depth, "n_routes": args.n_routes,
-        "early_stop": args.early_stop, "rank_by": args.rank_by, "search_knobs": knobs, "n_neighbours": args.n_neighbours,
-        "workers": args.workers})
+        "n_routes": args.n_routes,
+        "n_routes_note": "the benchmark keeps 10 routes per target so top-10 can be measured; molx-agent route "
+                         "returns 5 by default" if args.n_routes == 10 else None,
+        "overrides": overrides, "search_config": effective_config(overrides), "n_neighbours": args.n_neighbours,
+    }
+    done: set[str] = set()
+    writer: RecordWriter | None = None
+    if args.records:
+        if args.records.exists() and args.records.stat().st_size and not args.resume:
+            return fail(f"{args.records} exists: pass --resume to continue it, or give another file")
+        if args.resume and args.records.exists():
+            meta, previous = read_records(args.records)
+            if meta is not None:
+                keys = ("benchmark", "stock", "time_limit", "n_routes", "search_config", "n_neighbours")
+                diff = [k for k in keys if meta.get(k) != json.loads(json.dumps(config[k]))]
+                if diff:
+                    return fail(f"{args.records} was written with another configuration ({', '.join(diff)} differ); "
+                                "resume with the same flags or use another file")
+            done = {str(r["id"]) for r in previous if "error" not in r}
+        writer = RecordWriter(args.records, config)
+    todo = [tid for tid in ids if tid not in done]
+    if done:
+        print(f"resume: {len(ids) - len(todo)} of {len(ids)} target(s) already recorded in {args.records}; "
+              f"{len(todo)} to run", file=sys.stderr)
+    jobs = [(tid, targets[tid], overrides) for tid in todo]
+    t0 = time.perf_counter()
+    try:
+        records = run_jobs(_run_packed, jobs, args.stock, args.workers, args.n_neighbours,
+                           on_record=writer.write if writer else None) if jobs else []
+    finally:
+        if writer:
+            writer.close()
+    if args.records:
+        records = read_records(args.records)[1]
+    summary = summarize(records)
+    summary.update(wall_s=round(time.perf_counter() - t0, 1), config={**config, "workers": args.workers})
     emit(summary, records, args.out)
     return 0
 
