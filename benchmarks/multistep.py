@@ -142,24 +142,6 @@ def stratified_sample(targets: dict[str, dict[str, Any]], n: int | None, seed: i
 _STATE: dict[str, Any] = {}
 
 
-def _timed_predict(model: Any) -> None:
-    """Wrap ``model.predict`` (on the instance) to add its wall time to ``_STATE["model_s"]``; the signature seen by
-    the search (``deadline=``) is the original's (``functools.wraps``)."""
-    import functools
-
-    inner = model.predict
-
-    @functools.wraps(inner)
-    def predict(*args: Any, **kwargs: Any) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            _STATE["model_s"] = _STATE.get("model_s", 0.0) + time.perf_counter() - t0
-
-    model.predict = predict
-
-
 def _init(stock_path: str, n_neighbours: int | None = None) -> None:
     """Per process: the engine ``molx-agent route --stock STOCK`` searches with (``cli.route.route_engine``: the
     process-wide default engine (settings, packaged model, ``SearchConfig()``) on that stock), model loaded now."""
@@ -174,7 +156,6 @@ def _init(stock_path: str, n_neighbours: int | None = None) -> None:
     if n_neighbours:
         model.n_neighbours = n_neighbours
     model.predict("CC(=O)Nc1ccc(O)cc1", top_k=5)  # warm-up: lazy library loading is not search time
-    _timed_predict(model)
     _STATE.update(engine=engine, stock=engine.stock, model=model)
 
 
@@ -214,7 +195,6 @@ def run_target(tid: str, target: dict[str, Any], overrides: dict[str, Any]) -> d
 
     ref = target["ground_truth"]["target"]
     ref_full, ref_block = reference_reactions(ref), reference_reactions(ref, block=True)
-    _STATE["model_s"] = 0.0
     t0 = time.perf_counter()
     c0 = time.process_time()
     try:
@@ -243,8 +223,10 @@ def run_target(tid: str, target: dict[str, Any], overrides: dict[str, Any]) -> d
         "match_rank_connectivity": block_rank,
         "n_expansions": res.n_expansions,
         "n_model_calls": res.stats.get("n_model_calls"),
-        # wall time inside the single-step model's predict (cache hits cost nothing here)
-        "model_s": round(_STATE.get("model_s", 0.0), 3),
+        # wall time inside the single-step model (the search's own count; cache hits cost nothing)
+        "model_s": res.stats.get("model_time_s"),
+        "n_validations": res.stats.get("n_validations"),
+        "validation_s": res.stats.get("validation_time_s"),
         "n_replicated": res.stats.get("n_replicated"),
         "time_s": round(res.time_s, 3),
         "wall_s": round(time.perf_counter() - t0, 3),
@@ -470,6 +452,11 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
         "model_time_share_pct": round(100.0 * sum(r["model_s"] for r in records if r.get("model_s") is not None)
                                       / max(1e-9, sum(r["time_s"] for r in records if r.get("model_s") is not None)),
                                       1) if any(r.get("model_s") is not None for r in records) else None,
+        "validation_time_share_pct": round(100.0 * sum(r["validation_s"] for r in records
+                                                       if r.get("validation_s") is not None)
+                                           / max(1e-9, sum(r["time_s"] for r in records
+                                                           if r.get("validation_s") is not None)), 1)
+        if any(r.get("validation_s") is not None for r in records) else None,
         "n_errors": sum(1 for r in records if "error" in r),
         # targets whose reference route has >= 3 steps but whose best route is one step long (a shortcut)
         "n_ref_3plus": len(long_refs),

@@ -251,8 +251,8 @@ def test_the_benchmark_search_returns_the_routes_molx_agent_route_returns(ms, ta
     init, _ = _toy_init(ms, targets, [], shortcuts=True)
     init(str(LEAVES))
     for tid in (A, C):
-        rec = ms.run_target(tid, targets[tid], {"time_limit": 2.0, "n_routes": 10})
-        payload = run_route(targets[tid]["smiles"], engine=ms._STATE["engine"], time_limit=2.0, n_routes=10,
+        rec = ms.run_target(tid, targets[tid], {"time_limit": 60.0, "n_routes": 10})
+        payload = run_route(targets[tid]["smiles"], engine=ms._STATE["engine"], time_limit=60.0, n_routes=10,
                             write_files=False)
         assert len(rec["routes"]) == 2
         assert [route_signature(t) for t in rec["routes"]] == [route_signature(t) for t in payload["routes"]]
