@@ -5,7 +5,9 @@ returns: ``target``, ``target_smiles``, ``target_name``, ``solved``, ``routes`` 
 best first, :func:`molx_agent.retro.export.to_aizynth_tree`), ``partial_route`` (a tree, when unsolved),
 ``n_expansions``, ``time_s``, ``stock``, ``reasons``, ``stopped_by``, ``route_summaries`` (per route: ``rank``,
 ``n_steps``, ``total_cost``, ``longest_linear_sequence``, ``confidence``, ``issues`` and ``starting_materials`` with
-their ``source`` and purchasability ``tier``) and ``summary`` (prose, English or Chinese).
+their ``source`` and purchasability ``tier``), ``search_stats`` (what the search spent: ``n_model_calls`` and
+``model_time_s`` in the single-step model, ``n_validations`` and ``validation_time_s`` judging steps, ``n_nodes``,
+``first_solution_s``, ...) and ``summary`` (prose, English or Chinese).
 :meth:`SearchResult.to_dict` stays the engine's internal dump (``RetroGraph.to_dict()`` per route).
 """
 
@@ -34,6 +36,10 @@ def route_summary(graph: RetroGraph) -> dict[str, Any]:
     }
 
 
+SEARCH_STAT_KEYS = ("n_model_calls", "model_time_s", "n_validations", "validation_time_s", "n_nodes",
+                    "n_replicated", "first_solution_s", "n_predictions_cut_short")
+
+
 def search_payload(result: SearchResult, *, target: str | None = None, name: str = "",
                    language: str = "en") -> dict[str, Any]:
     """The search's JSON document (see the module docstring).
@@ -57,8 +63,10 @@ def search_payload(result: SearchResult, *, target: str | None = None, name: str
         "reasons": list(result.reasons),
         "stopped_by": result.stopped_by,
         "route_summaries": [route_summary(g) for g in result.routes],
+        # what the search spent: single-step model calls and their time, step judgements, first-solution time
+        "search_stats": {k: result.stats.get(k) for k in SEARCH_STAT_KEYS if k in (result.stats or {})},
         "summary": route_summary_text(result, name=name, language=language),
     }
 
 
-__all__ = ["search_payload", "route_summary"]
+__all__ = ["search_payload", "route_summary", "SEARCH_STAT_KEYS"]

@@ -94,6 +94,10 @@ def test_route_payload_keys_are_the_search_payload(tmp_path, toy_model, toy_stoc
     assert {"rank", "n_steps", "total_cost", "longest_linear_sequence", "confidence", "issues",
             "starting_materials"} <= set(summary)
     assert payload["routes"] == expected["routes"]
+    # the search's own spend: the toy model's calls (a search with its own caches), their time, the tree's size
+    stats = payload["search_stats"]
+    assert stats["n_model_calls"] == expected["search_stats"]["n_model_calls"] >= 1
+    assert stats["model_time_s"] >= 0.0 and stats["n_nodes"] >= 3
 
 
 def test_run_route_limits_default_to_search_config(toy_model, toy_stock):
