@@ -142,6 +142,13 @@ def stratified_sample(targets: dict[str, dict[str, Any]], n: int | None, seed: i
 _STATE: dict[str, Any] = {}
 
 
+def single_step_info() -> dict[str, Any]:
+    """Which single-step model the run's engine gets: the learned policy on or off (``MOLX_SINGLE_STEP_POLICY``)."""
+    from molx_agent.retro.single_step import policy_enabled
+
+    return {"policy": policy_enabled()}
+
+
 def _init(stock_path: str, n_neighbours: int | None = None) -> None:
     """Per process: the engine ``molx-agent route --stock STOCK`` searches with (``cli.route.route_engine``: the
     process-wide default engine (settings, packaged model, ``SearchConfig()``) on that stock), model loaded now."""
@@ -576,6 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         "n_routes_note": "the benchmark keeps 10 routes per target so top-10 can be measured; molx-agent route "
                          "returns 5 by default" if args.n_routes == 10 else None,
         "overrides": overrides, "search_config": effective_config(overrides), "n_neighbours": args.n_neighbours,
+        "single_step": single_step_info(),
     }
     done: set[str] = set()
     writer: RecordWriter | None = None
@@ -586,6 +594,8 @@ def main(argv: list[str] | None = None) -> int:
             meta, previous = read_records(args.records)
             if meta is not None:
                 keys = ("benchmark", "stock", "time_limit", "n_routes", "search_config", "n_neighbours")
+                # "single_step" (the model's policy switch) is compared when the file records it
+                keys += ("single_step",) if "single_step" in meta else ()
                 diff = [k for k in keys if meta.get(k) != json.loads(json.dumps(config[k]))]
                 if diff:
                     return fail(f"{args.records} was written with another configuration ({', '.join(diff)} differ); "

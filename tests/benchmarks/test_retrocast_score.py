@@ -288,6 +288,11 @@ def test_records_are_written_per_target_and_resume_skips_done_ids(ms, rcs, targe
     # resuming with another configuration is refused
     assert ms.main([*base[:4], "--time-limit", "3", "--records", str(rec), "--ids-file", str(ids), "--resume"]) == 2
     assert "time_limit" in capsys.readouterr().err
+    # ... and so is resuming with the other single-step model (the policy switch is recorded in the file)
+    assert lines[0]["meta"]["single_step"] == {"policy": ms.single_step_info()["policy"]}
+    monkeypatch.setattr(ms, "single_step_info", lambda: {"policy": not lines[0]["meta"]["single_step"]["policy"]})
+    assert ms.main([*base, "--ids-file", str(ids), "--resume"]) == 2
+    assert "single_step" in capsys.readouterr().err
     # RetroCast agrees with our scorer on the toy search's routes
     if importlib.util.find_spec("retrocast") is not None:
         rc_out = tmp_path / "rc.json"
