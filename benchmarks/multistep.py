@@ -143,10 +143,11 @@ _STATE: dict[str, Any] = {}
 
 
 def single_step_info() -> dict[str, Any]:
-    """Which single-step model the run's engine gets: the learned policy on or off (``MOLX_SINGLE_STEP_POLICY``)."""
-    from molx_agent.retro.single_step import policy_enabled
+    """Which single-step model the search expands with: the learned policy on or off (off unless
+    ``MOLX_SEARCH_POLICY=on``; never with ``MOLX_SINGLE_STEP_POLICY=off``)."""
+    from molx_agent.retro.single_step import search_policy_enabled
 
-    return {"policy": policy_enabled()}
+    return {"policy": search_policy_enabled()}
 
 
 def _init(stock_path: str, n_neighbours: int | None = None) -> None:

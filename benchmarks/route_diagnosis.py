@@ -142,6 +142,7 @@ def diagnose_target(tid: str, target: dict[str, Any], time_limit: float, max_exp
     from rdkit import rdBase
 
     from molx_agent.retro.search import RetroStarSearch, SearchConfig
+    from molx_agent.retro.single_step import search_model
     from molx_agent.retro.stock import canonical_smiles
 
     keys = _Keys()
@@ -152,8 +153,9 @@ def diagnose_target(tid: str, target: dict[str, Any], time_limit: float, max_exp
     t0 = time.perf_counter()
     block = rdBase.BlockLogs()
     try:
-        proposed = proposed_steps(_STATE["model"], reference, cfg.expansion_top_k, keys, _STATE["stock"])
-        search = RetroStarSearch(canonical_smiles(target["smiles"]) or target["smiles"], _STATE["model"],
+        model = search_model(_STATE["model"])  # what molx-agent route expands with
+        proposed = proposed_steps(model, reference, cfg.expansion_top_k, keys, _STATE["stock"])
+        search = RetroStarSearch(canonical_smiles(target["smiles"]) or target["smiles"], model,
                                  _STATE["stock"], cfg)
         stopped_by, elapsed = search.run()
         located = locate_reference(search, ref, keys, n_routes=n_routes, max_rank=max_rank, proposed=proposed)

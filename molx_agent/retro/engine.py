@@ -10,7 +10,8 @@ through one ``RetroEngine``, built once at the entry point and passed down.  Tes
   verdict for the search, the validation worker, the skills, the pipeline and the session).
 - :meth:`RetroEngine.judge_leaf` -- may this molecule end a route, at what cost, and how sure are we (tiers).
 - :meth:`RetroEngine.availability` -- purchasability records with their tier.
-- :meth:`RetroEngine.search` -- the multi-step route search.
+- :meth:`RetroEngine.search` -- the multi-step route search (with the model's search view: the default model
+  without the learned policy unless ``MOLX_SEARCH_POLICY=on``, see ``retro.single_step.search_model``).
 - :meth:`RetroEngine.judge_route` -- a route's ``confidence`` and ``issues``.
 - :meth:`RetroEngine.resolve_target` -- a name or a SMILES to ``(smiles, name)`` (one precedence everywhere).
 

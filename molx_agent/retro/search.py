@@ -607,11 +607,11 @@ class RetroStarSearch:
 
 
 def _load_model(model: Any) -> Any:
-    if model is not None:
-        return model
-    from molx_agent.retro.single_step import load_single_step_model
+    """The model the search expands with: ``model``'s search view (``for_search``: the default model without the
+    learned policy unless ``MOLX_SEARCH_POLICY=on``), or the packaged model's when ``model`` is ``None``."""
+    from molx_agent.retro.single_step import load_search_model, search_model
 
-    return load_single_step_model()
+    return load_search_model() if model is None else search_model(model)
 
 
 def search_routes(
@@ -631,7 +631,8 @@ def search_routes(
     """Find synthesis routes from ``target`` down to stock molecules.
 
     ``stock``: a :class:`Stock`, a spec for :func:`load_stock` or ``None`` (packaged common reagents +
-    ZINC in-stock).  ``model``: a ``SingleStepModel`` (default :func:`load_single_step_model`).
+    ZINC in-stock).  ``model``: a ``SingleStepModel`` (default :func:`load_single_step_model`; a model with a ``for_search`` view
+    expands with that view, see :func:`molx_agent.retro.single_step.search_model`).
     ``progress`` is called after every expansion with a dict (``n_expansions``, ``max_expansions``,
     ``elapsed_s``, ``time_limit``, ``solved``, ``n_routes``).  An explicit ``config`` overrides the
     keyword limits.  An unsolved target is not an error: ``solved`` is False, ``partial_route`` holds the
@@ -696,6 +697,9 @@ def search_routes(
         "n_analog_shortcuts": search.n_analog_shortcuts,
         "n_implausible_steps": search.n_implausible,
         "n_nodes": search._next_id,
+        # which single-step model expanded (the default search: the kNN + named-template model, no policy)
+        "single_step_model": {"name": str(getattr(mdl, "name", type(mdl).__name__)),
+                              "policy": getattr(mdl, "policy", None) is not None},
         "rejected": dict(search.n_rejected),
         "rejection_examples": dict(search.rejection_examples),
         "model_errors": dict(search.model_errors),

@@ -35,6 +35,7 @@ when one reproduces the precursors, otherwise from the template's Schneider clas
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 import threading
@@ -82,9 +83,26 @@ log = logging.getLogger(__name__)
 POLICY_ENV = "MOLX_SINGLE_STEP_POLICY"
 
 
+#: Environment variable: ``on`` lets the multi-step search use the learned policy as well.  Default ``off``: the
+#: search expands with the kNN + named-template model (same templates, same evidence, its own ranker), because with
+#: a wall-clock budget that model finds more routes (docs/benchmarks.md, "The learned policy inside the search":
+#: paired 100-target ref-lin-600 sample top-10 19 vs 15 %, default-stock solvability 94 vs 89 %, twice the
+#: expansions per second), while single-step predictions (skills, pipeline, session) use the policy.
+SEARCH_POLICY_ENV = "MOLX_SEARCH_POLICY"
+
+_FALSE = ("off", "0", "false", "no")
+
+
 def policy_enabled() -> bool:
     """Whether the default model uses the learned policy (``MOLX_SINGLE_STEP_POLICY`` is not ``off``/``0``)."""
-    return os.environ.get(POLICY_ENV, "on").strip().lower() not in ("off", "0", "false", "no")
+    return os.environ.get(POLICY_ENV, "on").strip().lower() not in _FALSE
+
+
+def search_policy_enabled() -> bool:
+    """Whether the multi-step search expands with the learned policy too (``MOLX_SEARCH_POLICY=on``, and the
+    policy itself is not switched off by ``MOLX_SINGLE_STEP_POLICY=off``).  Default: no."""
+    value = os.environ.get(SEARCH_POLICY_ENV, "off").strip().lower()
+    return policy_enabled() and value not in _FALSE and value != ""
 
 
 @dataclass(frozen=True)
@@ -229,6 +247,10 @@ class TemplateKNNModel:
     policy_templates:
         At most this many of the policy's templates are applied (fewer when the best ones already hold 99.9 %
         of its probability).
+    search_policy:
+        Whether the multi-step search uses the policy too (:meth:`for_search`).  ``"default"``: as
+        ``MOLX_SEARCH_POLICY`` says (off unless set) when the policy is the packaged one, yes for a policy given
+        explicitly.
     """
 
     name = "uspto50k-template-knn"
@@ -245,9 +267,15 @@ class TemplateKNNModel:
         merge_named: bool = True,
         policy: TemplatePolicy | None | str = "default",
         policy_templates: int = 50,
+        search_policy: bool | str = "default",
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
+        if isinstance(search_policy, str):
+            if search_policy != "default":
+                raise ValueError(f"search_policy must be a bool or 'default', not {search_policy!r}")
+            search_policy = search_policy_enabled() if isinstance(policy, str) else True
+        self.search_policy = bool(search_policy)
         if isinstance(policy, str):
             if policy != "default":
                 raise ValueError(f"policy must be a TemplatePolicy, None or 'default', not {policy!r}")
@@ -267,6 +295,25 @@ class TemplateKNNModel:
         self._counts = np.array([t.count for t in self.library.templates], dtype=np.float64)
         self._classes = [t.reaction_class for t in self.library.templates]
         self._precursor_cache: dict[str, tuple[np.ndarray, int, int]] = {}
+        self._search_view: TemplateKNNModel | None = None
+
+    # -- the search's view ------------------------------------------------------------------------
+    def for_search(self) -> TemplateKNNModel:
+        """The model the multi-step search expands with: this one, or (policy present, ``search_policy`` off) the
+        same model without the policy -- the kNN + named-template candidates ranked by the ranker trained without
+        policy features, exactly the ``MOLX_SINGLE_STEP_POLICY=off`` model.  The view shares this model's template
+        caches (compiled templates, patterns, precursor descriptors), so it costs no second library."""
+        if self.policy is None or self.search_policy:
+            return self
+        with self._lock:
+            if self._search_view is None:
+                view = copy.copy(self)  # shares the library, caches and lock
+                view.policy = None
+                view.ranker = load_ranker()
+                view.search_policy = True
+                view._search_view = None
+                self._search_view = view
+            return self._search_view
 
     # -- precursor descriptors ------------------------------------------------------------------
     def _precursor_info(self, smiles: str) -> tuple[np.ndarray, int, int] | None:
@@ -593,12 +640,28 @@ def load_single_step_model() -> TemplateKNNModel:
     return TemplateKNNModel()
 
 
+def search_model(model: Any) -> Any:
+    """The model a multi-step search expands with, given the engine's model: its :meth:`TemplateKNNModel.for_search`
+    view when it has one (the default model: without the policy unless ``MOLX_SEARCH_POLICY=on``), else itself."""
+    view = getattr(model, "for_search", None)
+    return view() if callable(view) else model
+
+
+def load_search_model() -> Any:
+    """The default model of the multi-step search (see :func:`search_model`)."""
+    return search_model(load_single_step_model())
+
+
 __all__ = [
     "Prediction",
     "PredictionList",
     "SingleStepModel",
     "TemplateKNNModel",
     "load_single_step_model",
+    "load_search_model",
+    "search_model",
+    "policy_enabled",
+    "search_policy_enabled",
     "parse_product",
     "canonical_reactant_set",
 ]

@@ -19,7 +19,15 @@ from molx_agent.retro.ranker import (
     load_ranker,
     read_ranker,
 )
-from molx_agent.retro.single_step import POLICY_ENV, TemplateKNNModel, _top_templates, policy_enabled
+from molx_agent.retro.single_step import (
+    POLICY_ENV,
+    SEARCH_POLICY_ENV,
+    TemplateKNNModel,
+    _top_templates,
+    policy_enabled,
+    search_model,
+    search_policy_enabled,
+)
 from molx_agent.retro.templates_db import DATA_DIR, fingerprint_bits, load_template_library
 
 
@@ -183,3 +191,34 @@ def test_paroutes_reactions_drop_every_excluded_product(tmp_path):
     kept, stats = kept_reactions([routes], exclude)
     assert kept == {"[CH3:1][OH:2]>>[CH3:1][O:2]C": "K-MID"}
     assert stats == {"unique_reactions": 2, "unique_products": 2, "excluded": 1, "kept": 1}
+
+
+def test_the_search_expands_without_the_policy_unless_asked(monkeypatch):
+    """The default search view is exactly the no-policy model (the one the multi-step benchmarks measured as
+    better under a time limit), sharing the template caches; ``MOLX_SEARCH_POLICY=on`` keeps the policy."""
+    monkeypatch.delenv(SEARCH_POLICY_ENV, raising=False)
+    monkeypatch.delenv(POLICY_ENV, raising=False)
+    assert not search_policy_enabled()
+    model = TemplateKNNModel()
+    assert model.policy is not None and not model.search_policy
+    view = search_model(model)
+    assert view is model.for_search() and view is not model  # built once
+    assert view.policy is None and view.ranker is load_ranker() and model.ranker is load_policy_ranker()
+    assert view._compiled is model._compiled and view._precursor_cache is model._precursor_cache
+    product = "CC(=O)Nc1ccc(OCc2ccccc2)cc1"
+    plain = TemplateKNNModel(policy=None)
+    assert [(p.reactants, p.score) for p in view.predict(product, top_k=10)] == \
+        [(p.reactants, p.score) for p in plain.predict(product, top_k=10)]
+    assert [p.reactants for p in model.predict(product, top_k=10)] != [] and model.policy is not None
+    monkeypatch.setenv(SEARCH_POLICY_ENV, "on")
+    assert search_policy_enabled()
+    on = TemplateKNNModel()
+    assert search_model(on) is on and on.policy is not None
+    monkeypatch.setenv(POLICY_ENV, "off")
+    assert not search_policy_enabled()  # no policy at all wins
+    # an explicitly given policy is the caller's choice: the search keeps it
+    explicit = TemplateKNNModel(policy=load_policy())
+    assert search_model(explicit) is explicit
+    assert search_model(TemplateKNNModel(policy=load_policy(), search_policy=False)).policy is None
+    with pytest.raises(ValueError):
+        TemplateKNNModel(policy=None, search_policy="sometimes")
