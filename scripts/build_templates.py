@@ -1,25 +1,32 @@
 #!/usr/bin/env python
-"""Build the packaged retrosynthesis template library from the USPTO-50K training reactions.
+"""Build the packaged retrosynthesis template library from the USPTO-50K training reactions (and PaRoutes).
 
-Reads only ``uspto50k/train_mapped.csv.gz`` (RXNMapper-mapped training reactions) and the multi-step
-exclusion list ``multistep/exclude_product_inchikeys.txt.gz``; never the validation or test files.
+Reads ``uspto50k/train_mapped.csv.gz`` (RXNMapper-mapped training reactions) and the multi-step exclusion list
+``multistep/exclude_product_inchikeys.txt.gz``.  With ``--paroutes`` it also learns from the mapped reactions of
+the PaRoutes n1/n5 reference routes kept by ``scripts/paroutes_reactions.py::training_reactions`` (no patent and
+no product of a reported multi-step benchmark or of the USPTO-50K validation/test splits; those splits are read
+only to know what to leave out).
 
 For every training reaction whose product InChIKey is not excluded:
   1. extract a retro template with rdchiral's template extractor (radius 1 + special groups);
   2. keep it only if applying it to the product with rdchiral regenerates the recorded reactants
      (self-consistency check, as in RetroSim);
   3. infer its Schneider reaction class from the mapped reaction (``molx_agent.retro.reaction_class``).
-Identical template SMARTS are merged (count = number of training reactions).
+Identical template SMARTS are merged (count = number of training reactions).  The USPTO-50K templates come first,
+in the order the USPTO-50K reactions alone give (so the learned policy, trained on them, indexes the same
+templates); templates only PaRoutes reactions give follow (``PAROUTES_T*`` ids), and the index rows of PaRoutes
+reactions follow the USPTO-50K ones (``source`` 1; ``train_row`` is then the row in the kept PaRoutes list).
 
 Writes into ``--out-dir`` (default ``molx_agent/data``):
   * ``retro_templates.json.gz`` — metadata and templates ``[{id, retro_smarts, count, reaction_class,
     class_counts, necessary_reagent, intra_only, dimer_only}]``, sorted by count then SMARTS;
-  * ``retro_train_index.npz`` — per kept training reaction: the template index, and the on-bits of the
-    product and reactant Morgan fingerprints (CSR layout, uint16), for nearest-neighbour ranking.
+  * ``retro_train_index.npz`` — per kept training reaction: the template index, its source (0 USPTO-50K,
+    1 PaRoutes), and the on-bits of the product and reactant Morgan fingerprints (CSR layout, uint16), for
+    nearest-neighbour ranking.
 Both files are byte-for-byte reproducible (fixed seeds, sorted output, zero timestamps).
 
 Usage:
-    nice -n 10 uv run python scripts/build_templates.py [--limit N] [--workers 2] [--log /tmp/build_templates.log]
+    nice -n 10 uv run python scripts/build_templates.py --paroutes [--limit N] [--workers 2] [--log FILE]
 """
 
 from __future__ import annotations
@@ -162,8 +169,12 @@ def _csr(bit_lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     return offsets.astype(np.uint32), flat
 
 
-def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, workers: int) -> dict:
+def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, workers: int,
+          extra: list | None = None, extra_rule: dict | None = None) -> dict:
+    """Build both library files into ``out_dir``.  ``extra``: PaRoutes reactions to learn from as well
+    (``scripts/paroutes_reactions.RouteReaction`` records, already filtered), appended after USPTO-50K."""
     t0 = time.time()
+    extra = list(extra or ())
     with gzip.open(exclude, "rt") as fh:
         excluded = {line.strip() for line in fh if line.strip()}
     log.info("excluded product InChIKeys: %d", len(excluded))
@@ -187,6 +198,11 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         kept_rows[i] = row
         jobs.append((i, row["reactants"], row["product"], row["mapped_rxn"]))
     log.info("after exclusion: %d reactions (%d excluded)", len(jobs), stats["excluded_product"])
+    offset = len(rows)  # PaRoutes jobs are numbered after every USPTO-50K row (unique seeds and indices)
+    for i, rec in enumerate(extra):
+        jobs.append((offset + i, rec.reactants, rec.product, rec.mapped))
+    if extra:
+        log.info("PaRoutes reactions: %d", len(extra))
 
     results: list[dict] = []
     if workers > 1:
@@ -205,11 +221,15 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
     by_smarts: dict[str, dict] = {}
     class_counts: dict[str, Counter] = defaultdict(Counter)
     usable = []
+    first_count: Counter = Counter()  # per template: USPTO-50K reactions only (fixes the first block's order)
     for res in results:
-        stats[res["status"]] += 1
+        from_extra = res["index"] >= offset
+        stats[("paroutes_" if from_extra else "") + res["status"]] += 1
         if res["status"] != "ok":
             continue
         smarts = res["retro_smarts"]
+        if not from_extra:
+            first_count[smarts] += 1
         entry = by_smarts.setdefault(
             smarts,
             {
@@ -224,7 +244,12 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         class_counts[smarts][res["reaction_class"] or 0] += 1
         usable.append(res)
 
-    ordered = sorted(by_smarts.values(), key=lambda e: (-e["count"], e["retro_smarts"]))
+    # USPTO-50K templates in their own order (by their USPTO-50K count), then the PaRoutes-only ones
+    ordered = sorted((e for e in by_smarts.values() if first_count[e["retro_smarts"]]),
+                     key=lambda e: (-first_count[e["retro_smarts"]], e["retro_smarts"]))
+    n_first = len(ordered)
+    ordered += sorted((e for e in by_smarts.values() if not first_count[e["retro_smarts"]]),
+                      key=lambda e: (-e["count"], e["retro_smarts"]))
     templates = []
     smarts_to_idx = {}
     for idx, entry in enumerate(ordered):
@@ -233,7 +258,7 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         cls = min(known, key=lambda c: (-known[c], c)) if known else None
         templates.append(
             {
-                "id": f"USPTO50K_T{idx + 1:05d}",
+                "id": f"USPTO50K_T{idx + 1:05d}" if idx < n_first else f"PAROUTES_T{idx - n_first + 1:05d}",
                 "retro_smarts": entry["retro_smarts"],
                 "count": entry["count"],
                 "reaction_class": cls,
@@ -246,13 +271,19 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         smarts_to_idx[entry["retro_smarts"]] = idx
 
     usable.sort(key=lambda r: r["index"])
-    prod_bits, reac_bits, tpl_idx, row_idx = [], [], [], []
+    prod_bits, reac_bits, tpl_idx, row_idx, source = [], [], [], [], []
     for res in usable:
-        row = kept_rows[res["index"]]
-        prod_bits.append(fingerprint_bits(row["product"]))
-        reac_bits.append(fingerprint_bits(row["reactants"]))
+        if res["index"] >= offset:
+            rec = extra[res["index"] - offset]
+            product, reactants, row, src = rec.product, rec.reactants, res["index"] - offset, 1
+        else:
+            row_data = kept_rows[res["index"]]
+            product, reactants, row, src = row_data["product"], row_data["reactants"], res["index"], 0
+        prod_bits.append(fingerprint_bits(product))
+        reac_bits.append(fingerprint_bits(reactants))
         tpl_idx.append(smarts_to_idx[res["retro_smarts"]])
-        row_idx.append(res["index"])
+        row_idx.append(row)
+        source.append(src)
     p_off, p_flat = _csr(prod_bits)
     r_off, r_flat = _csr(reac_bits)
 
@@ -269,21 +300,25 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         "stats": dict(sorted(stats.items())),
         "templates": templates,
     }
+    arrays = {
+        "template_idx": np.asarray(tpl_idx, dtype=np.int32),
+        "train_row": np.asarray(row_idx, dtype=np.int32),
+        "product_offsets": p_off,
+        "product_bits": p_flat,
+        "reactant_offsets": r_off,
+        "reactant_bits": r_flat,
+    }
+    if extra:  # a USPTO-50K-only build writes exactly the files it wrote before PaRoutes was added
+        meta["source"] += " + PaRoutes n1/n5 route reactions (scripts/paroutes_reactions.py library rule)"
+        meta["n_templates_uspto50k"] = n_first
+        meta["sources"] = {"uspto50k": source.count(0), "paroutes": source.count(1)}
+        meta["paroutes_rule"] = dict(extra_rule or {})
+        arrays["source"] = np.asarray(source, dtype=np.uint8)
     out_dir.mkdir(parents=True, exist_ok=True)
     payload = json.dumps(meta, sort_keys=True, separators=(",", ":")).encode()
     atomic_write_bytes(out_dir / TEMPLATES_FILE, gzip.compress(payload, compresslevel=9, mtime=0))
     os.chmod(out_dir / TEMPLATES_FILE, 0o644)
-    write_npz_deterministic(
-        out_dir / INDEX_FILE,
-        {
-            "template_idx": np.asarray(tpl_idx, dtype=np.int32),
-            "train_row": np.asarray(row_idx, dtype=np.int32),
-            "product_offsets": p_off,
-            "product_bits": p_flat,
-            "reactant_offsets": r_off,
-            "reactant_bits": r_flat,
-        },
-    )
+    write_npz_deterministic(out_dir / INDEX_FILE, arrays)
     os.chmod(out_dir / INDEX_FILE, 0o644)
     log.info("wrote %d templates from %d reactions in %.0f s; stats %s", len(templates), len(usable),
              time.time() - t0, dict(stats))
@@ -298,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="use only the first N training reactions")
     ap.add_argument("--workers", type=int, default=2, help="worker processes (at most 2)")
     ap.add_argument("--log", type=Path, default=None, help="also log progress to this file")
+    ap.add_argument("--paroutes", action="store_true",
+                    help="also learn from the PaRoutes n1/n5 route reactions (scripts/paroutes_reactions.py rule)")
+    ap.add_argument("--paroutes-limit", type=int, default=None, help="use only the first N kept PaRoutes reactions")
     args = ap.parse_args(argv)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if args.log:
@@ -311,7 +349,25 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10)
     except OSError:
         pass
-    build(args.train, args.exclude, args.out_dir, limit=args.limit, workers=max(1, min(2, args.workers)))
+    extra, rule = None, None
+    if args.paroutes:
+        from scripts.paroutes_reactions import (
+            DEFAULT_REPORTED,
+            DEFAULT_ROUTES,
+            DEFAULT_USPTO_EVAL,
+            training_reactions,
+        )
+
+        for path in (*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL):
+            if not path.is_file():
+                log.error("missing input file: %s", path)
+                return 2
+        extra, rule = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+        log.info("PaRoutes library rule: %s", rule)
+        if args.paroutes_limit is not None:
+            extra = extra[: args.paroutes_limit]
+    build(args.train, args.exclude, args.out_dir, limit=args.limit, workers=max(1, min(2, args.workers)),
+          extra=extra, extra_rule=rule if extra else None)
     return 0
 
 

@@ -2,14 +2,26 @@
 """The mapped reactions of the PaRoutes reference routes that a template library may learn from (issue 28, part 2).
 
 Reads ``multistep/benchmarks/paroutes-n{1,5}-full-buyables.json.gz`` (every ``synthesis_step.mapped_smiles`` of
-every reference route, deduplicated) and drops every reaction whose product InChIKey is in
-``multistep/exclude_product_inchikeys.txt.gz`` (the rule the USPTO-50K library follows).  Reports the counts and,
-with ``--out``, writes the kept reactions (sorted, one ``mapped_smiles<TAB>product_inchikey`` a line, gzip with
-mtime 0, so a re-run gives the same bytes) for ``scripts/build_templates.py``-style extraction.
+every reference route, deduplicated).  Two rules:
 
-Finding (2026-11-25): the exclusion list holds the product of every step of these routes, so **no reaction is
-left** (23,297 unique reactions, 22,999 unique products, all excluded).  Before any narrower exclusion is used,
-USPTO-50K validation/test products must be dropped as well (these routes come from the same patents).
+* ``kept_reactions`` -- the issue's literal rule: drop every reaction whose product InChIKey is in
+  ``multistep/exclude_product_inchikeys.txt.gz``.  Finding (2026-11-25): that list holds the product of every step
+  of these very routes, so **no reaction is left** (23,297 unique reactions, 22,999 unique products, all excluded).
+* ``training_reactions`` -- the rule the template library uses (decided 2026-11-27, ``docs/benchmarks.md``,
+  "PaRoutes reactions in the template library"): the PaRoutes n1/n5 sets are not benchmarks we report, so they may
+  teach templates, but nothing may leak into the benchmarks we do report.  A reaction is dropped when
+
+  1. its patent contributes any reaction to a reported multi-step benchmark (``ref-lin-600``, ``random-n5-100``):
+     a whole patent out, not only the reference route's own steps;
+  2. its product (InChIKey connectivity block, so stereoisomers too) is a target or intermediate of a reported
+     multi-step benchmark (those two, and the ``uspto-190`` targets);
+  3. its patent holds a USPTO-50K validation or test reaction, or its product (connectivity block) is a USPTO-50K
+     validation or test product (the single-step benchmark).
+
+  Kept records carry the mapped reaction, the product and the reactants (the route's child molecules) as SMILES, the
+  patent and the product key, sorted by mapped reaction, so a re-run gives the same list.
+
+``--out FILE`` writes the kept reactions of the library rule as a gzip TSV (mtime 0: byte-identical on re-run).
 
     uv run python scripts/paroutes_reactions.py [--out FILE]
 """
@@ -17,38 +29,75 @@ USPTO-50K validation/test products must be dropped as well (these routes come fr
 from __future__ import annotations
 
 import argparse
+import csv
 import gzip
 import json
+import re
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data" / "multistep"
+SHARED_DATA = REPO.parent / "shared" / "data"
+SHARED = SHARED_DATA / "multistep"
 DEFAULT_ROUTES = [SHARED / "benchmarks" / f"paroutes-{n}-full-buyables.json.gz" for n in ("n1", "n5")]
 DEFAULT_EXCLUDE = SHARED / "exclude_product_inchikeys.txt.gz"
+#: The multi-step benchmarks whose figures we report: their routes' patents and molecules never reach training.
+DEFAULT_REPORTED = [SHARED / "benchmarks" / f"{name}.json.gz" for name in ("ref-lin-600", "random-n5-100", "uspto-190")]
+#: The single-step benchmark's validation and test splits (USPTO-50K): their patents and products never reach training.
+DEFAULT_USPTO_EVAL = [SHARED_DATA / "uspto50k" / f"gln_split_{split}.csv.gz" for split in ("val", "test")]
 
 
-def route_reactions(path: Path) -> dict[str, str]:
-    """``mapped_smiles -> product InChIKey`` of every step of every reference route in a RetroCast file."""
+@dataclass(frozen=True)
+class RouteReaction:
+    """One mapped reaction of a PaRoutes reference route, ready for template extraction."""
+
+    mapped: str  # reactants>reagents>product with atom maps, as PaRoutes gives it
+    product: str  # the route node's SMILES
+    reactants: str  # the route node's children, '.'-joined
+    patent: str  # normalised patent number (see ``patent_number``)
+    product_key: str  # InChIKey connectivity block of the product
+
+
+def patent_number(reaction_id: str) -> str:
+    """``US04870074;;199652`` or ``US07928231B2`` -> ``US04870074`` / ``US07928231``: the patent without kind code."""
+    head = (reaction_id or "").split(";")[0].strip()
+    match = re.match(r"([A-Z]{2}\d+)", head)
+    return match.group(1) if match else head
+
+
+def _nodes(path: Path) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """(node, its synthesis step or None) of every molecule of every reference route in a RetroCast file."""
     with gzip.open(path, "rb") as fh:
         data = json.loads(fh.read())
-    out: dict[str, str] = {}
     for target in data["targets"].values():
-        stack = [((target.get("ground_truth") or {}).get("target"))]
+        root = (target.get("ground_truth") or {}).get("target")
+        if root is None and target.get("smiles"):
+            yield {"smiles": target["smiles"], "inchikey": target.get("inchikey")}, None
+        stack = [root]
         while stack:
             node = stack.pop()
             if not node:
                 continue
             step = node.get("synthesis_step")
-            if not step:
-                continue
-            if step.get("mapped_smiles"):
-                out.setdefault(step["mapped_smiles"], node["inchikey"])
-            stack.extend(step.get("reactants") or ())
+            yield node, step
+            if step:
+                stack.extend(step.get("reactants") or ())
+
+
+def route_reactions(path: Path) -> dict[str, str]:
+    """``mapped_smiles -> product InChIKey`` of every step of every reference route in a RetroCast file."""
+    out: dict[str, str] = {}
+    for node, step in _nodes(path):
+        if step and step.get("mapped_smiles"):
+            out.setdefault(step["mapped_smiles"], node["inchikey"])
     return out
 
 
 def kept_reactions(routes: list[Path], exclude: Path) -> tuple[dict[str, str], dict[str, int]]:
+    """The issue's literal rule: reactions whose product InChIKey is not in the exclusion list."""
     with gzip.open(exclude, "rt") as fh:
         excluded = {line.strip() for line in fh if line.strip()}
     reactions: dict[str, str] = {}
@@ -61,22 +110,120 @@ def kept_reactions(routes: list[Path], exclude: Path) -> tuple[dict[str, str], d
     return kept, stats
 
 
+def _connectivity(smiles: str | None, inchikey: str | None = None) -> str | None:
+    if inchikey:
+        return inchikey.split("-")[0]
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles or "")
+    if mol is None:
+        return None
+    key = Chem.MolToInchiKey(mol)
+    return key.split("-")[0] if key else None
+
+
+def reported_benchmark_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
+    """(patents, product connectivity keys) of every step and molecule of the reported multi-step benchmarks."""
+    from rdkit import rdBase
+
+    patents: set[str] = set()
+    keys: set[str] = set()
+    with rdBase.BlockLogs():
+        for path in paths:
+            for node, step in _nodes(path):
+                if step is None and node.get("is_leaf"):
+                    continue  # a leaf (a starting material) is not a product to hide
+                key = _connectivity(node.get("smiles"), node.get("inchikey"))
+                if key:
+                    keys.add(key)
+                if step:
+                    patents.add(patent_number(str((step.get("metadata") or {}).get("ID") or "")))
+    patents.discard("")
+    return patents, keys
+
+
+def uspto_eval_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
+    """(patents, product connectivity keys) of the USPTO-50K validation and test reactions."""
+    from rdkit import Chem, rdBase
+
+    patents: set[str] = set()
+    keys: set[str] = set()
+    with rdBase.BlockLogs():
+        for path in paths:
+            with gzip.open(path, "rt", newline="") as fh:
+                for row in csv.DictReader(fh):
+                    patents.add(patent_number(row["id"]))
+                    product = row["reactants>reagents>production"].split(">")[-1]
+                    mol = Chem.MolFromSmiles(product)
+                    if mol is None:
+                        continue
+                    for atom in mol.GetAtoms():
+                        atom.SetAtomMapNum(0)
+                    key = _connectivity(Chem.MolToSmiles(mol))
+                    if key:
+                        keys.add(key)
+    patents.discard("")
+    return patents, keys
+
+
+def training_reactions(
+    routes: list[Path], reported: list[Path], uspto_eval: list[Path]
+) -> tuple[list[RouteReaction], dict[str, int]]:
+    """The PaRoutes reactions the template library learns from, under the library rule (module docstring)."""
+    bench_patents, bench_keys = reported_benchmark_guard(reported)
+    eval_patents, eval_keys = uspto_eval_guard(uspto_eval)
+    seen: dict[str, RouteReaction] = {}
+    for path in routes:
+        for node, step in _nodes(path):
+            if not step or not step.get("mapped_smiles") or step["mapped_smiles"] in seen:
+                continue
+            kids = [kid.get("smiles") or "" for kid in step.get("reactants") or ()]
+            seen[step["mapped_smiles"]] = RouteReaction(
+                mapped=step["mapped_smiles"],
+                product=node.get("smiles") or "",
+                reactants=".".join(kids),
+                patent=patent_number(str((step.get("metadata") or {}).get("ID") or "")),
+                product_key=_connectivity(node.get("smiles"), node.get("inchikey")) or "",
+            )
+    stats = {"unique_reactions": len(seen), "benchmark_patent": 0, "benchmark_product": 0,
+             "uspto50k_eval_patent": 0, "uspto50k_eval_product": 0, "kept": 0}
+    kept: list[RouteReaction] = []
+    for mapped in sorted(seen):
+        rec = seen[mapped]
+        if rec.patent in bench_patents:
+            stats["benchmark_patent"] += 1
+        elif not rec.product_key or rec.product_key in bench_keys:
+            stats["benchmark_product"] += 1
+        elif rec.patent in eval_patents:
+            stats["uspto50k_eval_patent"] += 1
+        elif rec.product_key in eval_keys:
+            stats["uspto50k_eval_product"] += 1
+        else:
+            kept.append(rec)
+    stats["kept"] = len(kept)
+    stats["patents_kept"] = len({rec.patent for rec in kept})
+    return kept, stats
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--routes", type=Path, nargs="+", default=DEFAULT_ROUTES)
     ap.add_argument("--exclude", type=Path, default=DEFAULT_EXCLUDE)
-    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--reported", type=Path, nargs="+", default=DEFAULT_REPORTED)
+    ap.add_argument("--uspto-eval", type=Path, nargs="+", default=DEFAULT_USPTO_EVAL)
+    ap.add_argument("--out", type=Path, default=None, help="write the library rule's kept reactions (gzip TSV)")
     args = ap.parse_args(argv)
-    for path in [*args.routes, args.exclude]:
+    for path in [*args.routes, args.exclude, *args.reported, *args.uspto_eval]:
         if not path.is_file():
             sys.stderr.write(f"missing input file: {path}\n")
             return 2
-    kept, stats = kept_reactions(args.routes, args.exclude)
-    sys.stdout.write(json.dumps(stats) + "\n")
+    _, literal = kept_reactions(args.routes, args.exclude)
+    kept, stats = training_reactions(args.routes, args.reported, args.uspto_eval)
+    sys.stdout.write(json.dumps({"issue_rule": literal, "library_rule": stats}) + "\n")
     if args.out:
         from molx_agent.io_utils import atomic_write_bytes
 
-        text = "".join(f"{smi}\t{key}\n" for smi, key in sorted(kept.items()))
+        text = "".join(f"{r.mapped}\t{r.product}\t{r.reactants}\t{r.patent}\t{r.product_key}\n" for r in kept)
         atomic_write_bytes(args.out, gzip.compress(text.encode(), compresslevel=9, mtime=0))
     return 0
 

@@ -128,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
         lib = load_template_library()
         with gzip.open(args.train, "rt", newline="") as fh:
             rows = list(csv.DictReader(fh))
-        train_rows = lib.train_row.tolist()
+        # queries: the USPTO-50K training reactions of the library (PaRoutes rows, ``source`` 1, are neighbours only;
+        # their products are never USPTO-50K training products: both lists drop every PaRoutes route molecule)
+        train_rows = [int(r) for r, src in zip(lib.train_row, lib.sources, strict=True) if src == 0]
         products = []
         by_product: dict[str, list[int]] = defaultdict(list)
         for lib_i, row_i in enumerate(train_rows):

@@ -1,13 +1,15 @@
 """Single-step retrosynthesis: product SMILES in, ranked precursor sets out.
 
-The default model (:class:`TemplateKNNModel`) ranks templates learned from USPTO-50K
-(``retro.templates_db``, built by ``scripts/build_templates.py``) by nearest neighbours, RetroSim-style:
+The default model (:class:`TemplateKNNModel`) ranks templates learned from the USPTO-50K training reactions and the
+PaRoutes route reactions that share no patent and no product with a reported benchmark (``retro.templates_db``,
+built by ``scripts/build_templates.py --paroutes``) by nearest neighbours, RetroSim-style:
 
 1. the product's Morgan fingerprint is compared with every training product at once (packed ``uint64``
    bit matrix, vectorised Tanimoto, a few ms);
 2. the templates of the ``n_neighbours`` most similar training products are screened with a
    substructure pre-check and applied with rdchiral (compiled once, cached; duplicate matches dropped);
-3. the learned template-relevance policy (``retro.policy``, a NeuralSym-style network over the same library)
+3. the learned template-relevance policy (``retro.policy``, a NeuralSym-style network over the library's USPTO-50K
+   templates, the first ones of the library)
    names the most relevant templates for the product; those no neighbour used are applied as well, and every
    candidate learns the policy's probability of the templates that give it (``MOLX_SINGLE_STEP_POLICY=off``:
    no policy, the model before issue 28);
@@ -70,6 +72,7 @@ from molx_agent.retro.ranker import (
 from molx_agent.retro.reaction_class import infer_reaction_class, reaction_class_category, reaction_class_name
 from molx_agent.retro.templates_db import (
     TemplateLibrary,
+    TemplateRecord,
     bulk_tanimoto,
     fingerprint_bits_of_mol,
     load_template_library,
@@ -117,7 +120,7 @@ class Prediction:
     mapped_reaction: str  # atom-mapped "reactants>>product" as produced by the template
     product: str = ""  # canonical product SMILES
     reaction_class: int | None = None  # Schneider class (1-10) when known
-    source: str = "uspto50k_templates"  # "uspto50k_templates" or "named_template"
+    source: str = "uspto50k_templates"  # "uspto50k_templates", "paroutes_templates" or "named_template"
     template_ids: tuple[str, ...] = ()  # every template that gave these precursors, best first
     named_template_id: str = ""  # the expert template that reproduces the precursors, if any
     evidence: dict[str, Any] = field(default_factory=dict)  # neighbour similarity, support, template count
@@ -280,8 +283,10 @@ class TemplateKNNModel:
             if policy != "default":
                 raise ValueError(f"policy must be a TemplatePolicy, None or 'default', not {policy!r}")
             policy = load_policy() if policy_enabled() and library is None else None
-        if policy is not None and policy.n_templates != len(self.library.templates):
-            raise ValueError(f"the policy has {policy.n_templates} outputs for {len(self.library.templates)} templates")
+        if policy is not None and policy.n_templates not in (len(self.library.templates),
+                                                             self.library.n_uspto_templates):
+            raise ValueError(f"the policy has {policy.n_templates} outputs for {len(self.library.templates)} templates"
+                             f" ({self.library.n_uspto_templates} from USPTO-50K)")
         self.policy = policy
         self.policy_templates = policy_templates
         if ranker is None and policy is not None:
@@ -475,8 +480,12 @@ class TemplateKNNModel:
                         if canon == (product,) or canon in found:
                             continue
                         new_candidate(canon, mapped)
-                # every candidate learns the policy's probability of each template that gives it
+                # every candidate learns the policy's probability of each template that gives it (a policy trained
+                # on the USPTO-50K templates has no output for the PaRoutes-only ones that follow them)
+                n_policy = policy_probs.shape[0]
                 for t, outcomes in applied.items():
+                    if t >= n_policy:
+                        continue
                     p = float(policy_probs[t])
                     for canon, _ in outcomes:
                         cand = found.get(canon)
@@ -588,7 +597,7 @@ class TemplateKNNModel:
             mapped_reaction=mapped,
             product=product,
             reaction_class=rec.reaction_class,
-            source="uspto50k_templates",
+            source=self._template_source(rec),
             template_ids=tuple(self.library.templates[t].id for t in order),
             named_template_id=named_id,
             evidence={
@@ -600,6 +609,10 @@ class TemplateKNNModel:
                 **evidence,
             },
         )
+
+    def _template_source(self, rec: TemplateRecord) -> str:
+        """``uspto50k_templates``, or ``paroutes_templates`` for a template only PaRoutes route reactions give."""
+        return "paroutes_templates" if rec.index >= self.library.n_uspto_templates else "uspto50k_templates"
 
     def _policy_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped: str,
                            named: NamedMatch | None) -> Prediction:
@@ -620,7 +633,7 @@ class TemplateKNNModel:
             mapped_reaction=mapped,
             product=product,
             reaction_class=rec.reaction_class,
-            source="uspto50k_templates",
+            source=self._template_source(rec),
             template_ids=tuple(self.library.templates[t].id for t in order),
             named_template_id=named_id,
             evidence={

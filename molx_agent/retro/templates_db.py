@@ -6,8 +6,12 @@ Two files under ``molx_agent/data/``:
   (``id``, ``retro_smarts``, ``count``, ``reaction_class``, ``class_counts``, ``necessary_reagent``,
   ``intra_only``, ``dimer_only``), sorted by decreasing count.
 * ``retro_train_index.npz`` — per training reaction kept by the build: ``template_idx`` (row in the
-  template list), ``train_row`` (row in the training file) and the on-bits of the product and reactant
+  template list), ``train_row`` (row in the training file), ``source`` (0 USPTO-50K training reactions, 1 PaRoutes
+  route reactions; absent in a USPTO-50K-only library) and the on-bits of the product and reactant
   Morgan fingerprints in CSR layout (``*_offsets`` uint32, ``*_bits`` uint16).
+
+The USPTO-50K templates come first (``meta["n_templates_uspto50k"]`` of them when PaRoutes templates follow), in
+the order the USPTO-50K reactions alone give, so a policy trained on them indexes the same templates.
 
 :func:`load_template_library` reads both once and expands the fingerprints into packed ``uint64``
 bit matrices for vectorised Tanimoto similarity (:func:`bulk_tanimoto`).
@@ -105,16 +109,29 @@ class TemplateLibrary:
 
     templates: tuple[TemplateRecord, ...]
     template_idx: np.ndarray  # (n_train,) int32: template of each training reaction
-    train_row: np.ndarray  # (n_train,) int32: row of each reaction in the training file
+    train_row: np.ndarray  # (n_train,) int32: row of each reaction in its source's file (see ``source``)
     product_fps: np.ndarray  # (n_train, words) uint64
     product_counts: np.ndarray  # (n_train,) int32
     reactant_fps: np.ndarray  # (n_train, words) uint64
     reactant_counts: np.ndarray  # (n_train,) int32
     meta: dict[str, Any]
+    source: np.ndarray | None = None  # (n_train,) uint8: 0 USPTO-50K training, 1 PaRoutes; None: all USPTO-50K
 
     @property
     def n_train(self) -> int:
         return int(self.template_idx.shape[0])
+
+    @property
+    def sources(self) -> np.ndarray:
+        """Per training reaction: 0 USPTO-50K training reaction, 1 PaRoutes route reaction."""
+        if self.source is None:
+            return np.zeros(self.n_train, dtype=np.uint8)
+        return self.source
+
+    @property
+    def n_uspto_templates(self) -> int:
+        """How many templates (the first ones) the USPTO-50K training reactions give."""
+        return int(self.meta.get("n_templates_uspto50k", len(self.templates)))
 
 
 def _read_json_gz(path: Path) -> dict[str, Any]:
@@ -166,6 +183,7 @@ def read_template_library(data_dir: str | Path | None = None) -> TemplateLibrary
         reactant_fps=reactant_fps,
         reactant_counts=popcount(reactant_fps),
         meta=meta,
+        source=arrays["source"].astype(np.uint8) if "source" in arrays else None,
     )
 
 

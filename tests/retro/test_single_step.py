@@ -132,9 +132,11 @@ def test_a_toy_model_satisfies_the_protocol():
 
 def test_named_expert_templates_join_the_candidates(model):
     """Precursor sets that only a named expert template gives are proposed too (merged model)."""
-    product = "CC(C)(C)[Si](C)(C)OCc1ccncc1"  # a TBS ether: the expert TBS-protection template applies
+    # a Cbz-protected piperidinemethanol: the expert reduction, deprotection and protection templates apply (a TBS ether
+    # was the example until the PaRoutes templates learned its one expert disconnection as well)
+    product = "O=C(OCc1ccccc1)N1CCC(CO)CC1"
     merged = model.predict(product, top_k=200)
-    knn_only = TemplateKNNModel(model.library, merge_named=False).predict(product, top_k=200)
+    knn_only = TemplateKNNModel(model.library, merge_named=False, policy=model.policy).predict(product, top_k=200)
     merged_sets = {tuple(p.reactants) for p in merged}
     knn_sets = {tuple(p.reactants) for p in knn_only}
     assert knn_sets <= merged_sets

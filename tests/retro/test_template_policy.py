@@ -67,9 +67,11 @@ def test_packaged_policy_is_compact_and_matches_the_library():
     assert path.stat().st_size <= 25 * 1024 * 1024
     pol = load_policy()
     lib = load_template_library()
-    assert pol is not None and pol.n_templates == len(lib.templates)
-    assert pol.meta["n_train"] + pol.meta["n_held_out"] == lib.n_train  # trained on the library's reactions only
-    assert pol.meta["template_library_reactions"] == lib.meta["n_reactions_used"]
+    # trained on the library's USPTO-50K reactions only, over their templates (the first ones of the library)
+    n_uspto = int((lib.sources == 0).sum())
+    assert pol is not None and pol.n_templates == lib.n_uspto_templates
+    assert pol.meta["n_train"] + pol.meta["n_held_out"] == n_uspto
+    assert pol.meta["template_library_reactions"] == n_uspto
 
 
 def test_numpy_inference_equals_the_trainers_output():
@@ -84,7 +86,8 @@ def test_policy_ranks_the_recorded_template_of_a_training_product_high():
     lib = load_template_library()
     pol = load_policy()
     hits = 0
-    for row in range(0, lib.n_train, lib.n_train // 20):
+    n_uspto = int((lib.sources == 0).sum())  # the USPTO-50K rows come first
+    for row in range(0, n_uspto, n_uspto // 20):
         bits = np.flatnonzero(np.unpackbits(lib.product_fps[row].view(np.uint8), bitorder="little"))
         top, _ = pol.top_templates(bits, max_templates=50, cumulative=1.1)
         hits += int(lib.template_idx[row]) in top.tolist()
