@@ -341,7 +341,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.log:
         handlers.append(logging.FileHandler(args.log))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", handlers=handlers)
-    for path in (args.train, args.exclude):
+    from scripts.paroutes_reactions import (
+        DEFAULT_REPORTED,
+        DEFAULT_ROUTES,
+        DEFAULT_USPTO_EVAL,
+        training_reactions,
+    )
+
+    inputs = [args.train, args.exclude]
+    if args.paroutes:
+        inputs += [*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL]
+    for path in inputs:
         if not path.is_file():
             log.error("missing input file: %s", path)
             return 2
@@ -351,17 +361,6 @@ def main(argv: list[str] | None = None) -> int:
         pass
     extra, rule = None, None
     if args.paroutes:
-        from scripts.paroutes_reactions import (
-            DEFAULT_REPORTED,
-            DEFAULT_ROUTES,
-            DEFAULT_USPTO_EVAL,
-            training_reactions,
-        )
-
-        for path in (*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL):
-            if not path.is_file():
-                log.error("missing input file: %s", path)
-                return 2
         extra, rule = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
         log.info("PaRoutes library rule: %s", rule)
         if args.paroutes_limit is not None:

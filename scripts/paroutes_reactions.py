@@ -110,16 +110,26 @@ def kept_reactions(routes: list[Path], exclude: Path) -> tuple[dict[str, str], d
     return kept, stats
 
 
+def _step_patent(step: dict[str, Any]) -> str:
+    """The normalised patent of a route step (its ``metadata.ID``)."""
+    return patent_number(str((step.get("metadata") or {}).get("ID") or ""))
+
+
+def _mol_connectivity(mol: Any) -> str | None:
+    """InChIKey connectivity block of an RDKit molecule (atom map numbers do not enter InChI)."""
+    from rdkit import Chem
+
+    key = Chem.MolToInchiKey(mol)
+    return key.split("-")[0] if key else None
+
+
 def _connectivity(smiles: str | None, inchikey: str | None = None) -> str | None:
     if inchikey:
         return inchikey.split("-")[0]
     from rdkit import Chem
 
     mol = Chem.MolFromSmiles(smiles or "")
-    if mol is None:
-        return None
-    key = Chem.MolToInchiKey(mol)
-    return key.split("-")[0] if key else None
+    return None if mol is None else _mol_connectivity(mol)
 
 
 def reported_benchmark_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
@@ -137,7 +147,7 @@ def reported_benchmark_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
                 if key:
                     keys.add(key)
                 if step:
-                    patents.add(patent_number(str((step.get("metadata") or {}).get("ID") or "")))
+                    patents.add(_step_patent(step))
     patents.discard("")
     return patents, keys
 
@@ -155,11 +165,7 @@ def uspto_eval_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
                     patents.add(patent_number(row["id"]))
                     product = row["reactants>reagents>production"].split(">")[-1]
                     mol = Chem.MolFromSmiles(product)
-                    if mol is None:
-                        continue
-                    for atom in mol.GetAtoms():
-                        atom.SetAtomMapNum(0)
-                    key = _connectivity(Chem.MolToSmiles(mol))
+                    key = None if mol is None else _mol_connectivity(mol)
                     if key:
                         keys.add(key)
     patents.discard("")
@@ -182,7 +188,7 @@ def training_reactions(
                 mapped=step["mapped_smiles"],
                 product=node.get("smiles") or "",
                 reactants=".".join(kids),
-                patent=patent_number(str((step.get("metadata") or {}).get("ID") or "")),
+                patent=_step_patent(step),
                 product_key=_connectivity(node.get("smiles"), node.get("inchikey")) or "",
             )
     stats = {"unique_reactions": len(seen), "benchmark_patent": 0, "benchmark_product": 0,
