@@ -59,11 +59,14 @@ def load_split(path: Path) -> list[dict]:
 _MODEL: TemplateKNNModel | None = None
 
 
-def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | None = None) -> None:
+def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | None = None,
+                 general_templates: int | None = None) -> None:
     global _MODEL
     kwargs: dict = {"n_neighbours": n_neighbours} if n_neighbours else {}
     if policy_templates is not None:
         kwargs["policy_templates"] = policy_templates
+    if general_templates is not None:
+        kwargs["general_templates"] = general_templates
     _MODEL = TemplateKNNModel(named_templates=named, **kwargs)
 
 
@@ -90,7 +93,7 @@ def run(args: argparse.Namespace) -> dict:
     if args.sample and args.sample < len(rows):
         rows = random.Random(args.seed).sample(rows, args.sample)
     t0 = time.perf_counter()
-    _init_worker(args.n_neighbours, not args.no_named, args.policy_templates)
+    _init_worker(args.n_neighbours, not args.no_named, args.policy_templates, args.general_templates)
     model = _MODEL
     assert model is not None
     lib = model.library
@@ -100,7 +103,8 @@ def run(args: argparse.Namespace) -> dict:
     if args.workers > 1:
         ctx = mp.get_context("fork")
         with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.n_neighbours, not args.no_named,
-                                                                        args.policy_templates)) as pool:
+                                                                        args.policy_templates,
+                                                                        args.general_templates)) as pool:
             for res in pool.imap(_evaluate, rows, chunksize=4):
                 results.append(res)
                 _progress(results, len(rows))
@@ -132,6 +136,8 @@ def run(args: argparse.Namespace) -> dict:
         "seed": args.seed,
         "model": {"name": model.name, "n_neighbours": model.n_neighbours, "named_templates": model._named is not None,
                   "policy": model.policy is not None, "policy_templates": model.policy_templates,
+                  "general_policy": model.general_policy is not None,
+                  "general_templates": model.general_templates if model.general_policy is not None else 0,
                   "ranker": "trained" if model.ranker.trained else "fallback kNN vote"},
         "workers": args.workers,
         "n_templates": len(lib.templates),
@@ -181,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--policy-templates", type=int, default=None,
                     help="apply at most this many of the learned policy's templates (default: the model's); "
                          "MOLX_SINGLE_STEP_POLICY=off runs the model without the policy")
+    ap.add_argument("--general-templates", type=int, default=None,
+                    help="apply at most this many of the general policy's general (radius-0) templates "
+                         "(default: the model's; 0: none)")
     ap.add_argument("--json", type=Path, default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

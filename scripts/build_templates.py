@@ -11,7 +11,11 @@ For every training reaction whose product InChIKey is not excluded:
   1. extract a retro template with rdchiral's template extractor (radius 1 + special groups);
   2. keep it only if applying it to the product with rdchiral regenerates the recorded reactants
      (self-consistency check, as in RetroSim);
-  3. infer its Schneider reaction class from the mapped reaction (``molx_agent.retro.reaction_class``).
+  3. infer its Schneider reaction class from the mapped reaction (``molx_agent.retro.reaction_class``);
+  4. extract its **general** template as well: the same extractor with radius 0 (only the atoms that change, and
+     the leaving groups), kept only if it also regenerates the recorded reactants.  General templates apply to
+     products whose reaction centre has neighbours no training reaction had; the single-step model applies those
+     of the nearest neighbours and of the general policy (``retro.policy``) when the specific ones miss.
 Identical template SMARTS are merged (count = number of training reactions).  The USPTO-50K templates come first,
 in the order the USPTO-50K reactions alone give (so the learned policy, trained on them, indexes the same
 templates); templates only PaRoutes reactions give follow (``PAROUTES_T*`` ids), and the index rows of PaRoutes
@@ -19,8 +23,10 @@ reactions follow the USPTO-50K ones (``source`` 1; ``train_row`` is then the row
 
 Writes into ``--out-dir`` (default ``molx_agent/data``):
   * ``retro_templates.json.gz`` — metadata and templates ``[{id, retro_smarts, count, reaction_class,
-    class_counts, necessary_reagent, intra_only, dimer_only}]``, sorted by count then SMARTS;
-  * ``retro_train_index.npz`` — per kept training reaction: the template index, its source (0 USPTO-50K,
+    class_counts, necessary_reagent, intra_only, dimer_only}]``, sorted by count then SMARTS, and the general
+    templates ``general_templates: [{id, retro_smarts, count}]`` (``GENERAL_T*``, by count then SMARTS);
+  * ``retro_train_index.npz`` — per kept training reaction: the template index, its general template's index
+    (``general_idx``, -1 when the radius-0 template does not regenerate the reactants), its source (0 USPTO-50K,
     1 PaRoutes), and the on-bits of the product and reactant Morgan fingerprints (CSR layout, uint16), for
     nearest-neighbour ranking.
 Both files are byte-for-byte reproducible (fixed seeds, sorted output, zero timestamps).
@@ -90,9 +96,29 @@ def _canonical_set(smiles: str) -> str | None:
     return ".".join(sorted(parts))
 
 
+def _extract(te, r_map: str, p_map: str, index: int, *, radius: int) -> dict | None:
+    """rdchiral's template of one mapped reaction with the reactant fragments grown ``radius`` bonds (the
+    extractor's own choice is 1; 0 gives the general template).  Seeded: the extractor shuffles with numpy."""
+    original = te.get_fragments_for_changed_atoms
+
+    def fragments(mols, changed_atom_tags, radius=0, category="reactants", expansion=()):
+        return original(mols, changed_atom_tags, radius=forced if category == "reactants" else radius,
+                        category=category, expansion=list(expansion))
+
+    forced = radius
+    np.random.seed(index)
+    te.get_fragments_for_changed_atoms = fragments
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return te.extract_from_reaction({"reactants": r_map, "products": p_map, "_id": index})
+    finally:
+        te.get_fragments_for_changed_atoms = original
+
+
 def _process(job: tuple[int, str, str, str]) -> dict:
     """Extract and check the template of one training reaction (runs in a worker)."""
     index, reactants_smiles, product_smiles, mapped = job
+    from rdchiral import template_extractor
     from rdchiral.main import rdchiralReactants, rdchiralReaction, rdchiralRun
     from rdchiral.template_extractor import extract_from_reaction
     from rdkit import RDLogger
@@ -125,7 +151,19 @@ def _process(job: tuple[int, str, str, str]) -> dict:
             intra_only=bool(tpl.get("intra_only")),
             dimer_only=bool(tpl.get("dimer_only")),
             reaction_class=infer_reaction_class(mapped),
+            general_smarts=None,
         )
+        try:  # the general template is optional: a failure here never drops the reaction
+            general = _extract(template_extractor, r_map, p_map, index, radius=0)
+            if general and "reaction_smarts" in general:
+                outcomes = rdchiralRun(rdchiralReaction(general["reaction_smarts"]),
+                                       rdchiralReactants(product_smiles), combine_enantiomers=False)
+                if truth in {_canonical_set(o) for o in outcomes}:
+                    out["general_smarts"] = general["reaction_smarts"]
+        except _Timeout:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any RDKit/rdchiral failure: no general template
+            out["general_status"] = f"error:{type(exc).__name__}"
     except _Timeout:
         out["status"] = "timeout"
     except Exception as exc:  # noqa: BLE001 - any RDKit/rdchiral failure is one dropped reaction
@@ -270,8 +308,14 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         )
         smarts_to_idx[entry["retro_smarts"]] = idx
 
+    general_count = Counter(res["general_smarts"] for res in usable if res.get("general_smarts"))
+    general = sorted(general_count, key=lambda sm: (-general_count[sm], sm))
+    general_to_idx = {sm: i for i, sm in enumerate(general)}
+    general_templates = [{"id": f"GENERAL_T{i + 1:05d}", "retro_smarts": sm, "count": general_count[sm]}
+                         for i, sm in enumerate(general)]
+
     usable.sort(key=lambda r: r["index"])
-    prod_bits, reac_bits, tpl_idx, row_idx, source = [], [], [], [], []
+    prod_bits, reac_bits, tpl_idx, row_idx, source, gen_idx = [], [], [], [], [], []
     for res in usable:
         if res["index"] >= offset:
             rec = extra[res["index"] - offset]
@@ -282,6 +326,7 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         prod_bits.append(fingerprint_bits(product))
         reac_bits.append(fingerprint_bits(reactants))
         tpl_idx.append(smarts_to_idx[res["retro_smarts"]])
+        gen_idx.append(general_to_idx.get(res.get("general_smarts") or "", -1))
         row_idx.append(row)
         source.append(src)
     p_off, p_flat = _csr(prod_bits)
@@ -299,9 +344,15 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         "n_templates": len(templates),
         "stats": dict(sorted(stats.items())),
         "templates": templates,
+        "general_extractor": "the same extractor with the reactant fragments grown 0 bonds (radius 0); kept when"
+                             " it regenerates the recorded reactants",
+        "n_general_templates": len(general_templates),
+        "n_reactions_without_general": gen_idx.count(-1),
+        "general_templates": general_templates,
     }
     arrays = {
         "template_idx": np.asarray(tpl_idx, dtype=np.int32),
+        "general_idx": np.asarray(gen_idx, dtype=np.int32),
         "train_row": np.asarray(row_idx, dtype=np.int32),
         "product_offsets": p_off,
         "product_bits": p_flat,

@@ -31,9 +31,9 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.single_step import SPLITS, load_split  # noqa: E402
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
-from molx_agent.retro.policy import load_policy  # noqa: E402
+from molx_agent.retro.policy import load_general_policy, load_policy  # noqa: E402
 from molx_agent.retro.ranker import DATA_DIR, FEATURES, POLICY_RANKER_FILE, LinearRanker  # noqa: E402
-from molx_agent.retro.single_step import TemplateKNNModel  # noqa: E402
+from molx_agent.retro.single_step import GENERAL_TEMPLATES, TemplateKNNModel  # noqa: E402
 from scripts.train_single_step_ranker import fit_conditional_logit  # noqa: E402
 
 log = logging.getLogger("train_policy_ranker")
@@ -41,13 +41,18 @@ _MODEL: TemplateKNNModel | None = None
 KS = (1, 3, 5, 10, 50)
 
 
-def _init(n_neighbours: int, policy_templates: int) -> None:
+def _init(n_neighbours: int, policy_templates: int, general_templates: int) -> None:
     global _MODEL
     policy = load_policy()
     if policy is None:
         raise SystemExit("no packaged policy: run scripts/train_template_policy.py first")
+    general = load_general_policy() if general_templates > 0 else None
+    if general_templates > 0 and general is None:
+        raise SystemExit("no packaged general policy: run scripts/train_template_policy.py --target general first,"
+                         " or pass --general-templates 0")
     _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default(), policy=policy,
-                              policy_templates=policy_templates)
+                              policy_templates=policy_templates, general_policy=general,
+                              general_templates=general_templates)
 
 
 def _collect(query: tuple[str, tuple[str, ...]]) -> tuple[np.ndarray, int] | None:
@@ -111,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--n-neighbours", type=int, default=100)
     ap.add_argument("--policy-templates", type=int, default=50)
+    ap.add_argument("--general-templates", type=int, default=GENERAL_TEMPLATES,
+                    help="general (radius-0) templates of the general policy applied per product (0: none)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--cache", type=Path, default=None, help="reuse/store the collected features here")
@@ -128,13 +135,14 @@ def main(argv: list[str] | None = None) -> int:
         workers = max(1, min(2, args.workers))
         if workers > 1:
             ctx = mp.get_context("fork")
-            with ctx.Pool(workers, initializer=_init, initargs=(args.n_neighbours, args.policy_templates)) as pool:
+            with ctx.Pool(workers, initializer=_init, initargs=(args.n_neighbours, args.policy_templates,
+                                                                      args.general_templates)) as pool:
                 for n, res in enumerate(pool.imap(_collect, queries, chunksize=4), 1):
                     groups.append(res)
                     if n % 100 == 0:
                         log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
         else:
-            _init(args.n_neighbours, args.policy_templates)
+            _init(args.n_neighbours, args.policy_templates, args.general_templates)
             for n, q in enumerate(queries, 1):
                 groups.append(_collect(q))
                 if n % 100 == 0:
@@ -164,7 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             "source": "conditional logit on USPTO-50K validation products (the tuning split), with the policy",
             "n_queries": len(groups), "n_usable": len(usable(groups)), "n_truth_missing": n_missing,
             "n_failed": n_failed, "seed": args.seed, "n_neighbours": args.n_neighbours,
-            "policy_templates": args.policy_templates, "l2": args.l2,
+            "policy_templates": args.policy_templates, "general_templates": args.general_templates,
+            "l2": args.l2,
             "held_out_second_half_topk_all_queries": held_out,
             "held_out_second_half_calibration": calib,
         },

@@ -17,6 +17,12 @@ template top-k accuracy on them after each epoch (to choose ``--epochs``).  The 
 command below with ``--holdout 0.05 --epochs 12`` (trained on 95 % of the training reactions; retraining on all
 of them with ``--holdout 0`` was not done for lack of time); a re-run writes a byte-identical file.
 
+``--target general`` trains the **general policy** instead: the same network with one output per general (radius-0)
+template of the library (``general_templates``), the label being each reaction's general template (reactions
+without one are left out); it writes ``retro_general_policy.npz``.  The shipped one:
+``nice -n 5 /work/venv-train/bin/python scripts/train_template_policy.py --target general --holdout 0.05 --epochs 10
+--hidden 512 --threads 1`` (about 2 minutes).
+
 Writes ``molx_agent/data/retro_policy.npz`` (float16 weights, float32 biases, meta JSON, and reference
 logits of a few training products computed by torch with the float16-rounded weights, which the tests
 compare with the numpy inference in ``molx_agent.retro.policy``).
@@ -46,20 +52,30 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "molx_agent" / "data"
 POLICY_FILE = "retro_policy.npz"
+GENERAL_POLICY_FILE = "retro_general_policy.npz"
 FP_SIZE = 2048
 log = logging.getLogger("train_policy")
 
 
-def load_training(data_dir: Path) -> tuple[list[np.ndarray], np.ndarray, int, dict]:
+def load_training(data_dir: Path, target: str = "templates") -> tuple[list[np.ndarray], np.ndarray, int, dict]:
+    """Fingerprints (on-bits) and labels of the library's training reactions.
+
+    ``target``: ``templates`` (label = the reaction's template, every library template an output) or ``general``
+    (label = its general radius-0 template; reactions without one are left out).
+    """
     with np.load(data_dir / "retro_train_index.npz", allow_pickle=False) as npz:
         offsets = npz["product_offsets"].astype(np.int64)
         bits = npz["product_bits"].astype(np.int64)
-        labels = npz["template_idx"].astype(np.int64)
+        key = "template_idx" if target == "templates" else "general_idx"
+        if key not in npz.files:
+            raise SystemExit(f"the template library has no {key!r}: rebuild it with scripts/build_templates.py")
+        labels = npz[key].astype(np.int64)
     with gzip.open(data_dir / "retro_templates.json.gz", "rb") as fh:
         meta = json.loads(fh.read())
-    n_templates = len(meta["templates"])
+    n_templates = len(meta["templates"] if target == "templates" else meta["general_templates"])
     fps = [bits[offsets[i]:offsets[i + 1]] for i in range(len(offsets) - 1)]
-    return fps, labels, n_templates, meta
+    keep = np.flatnonzero(labels >= 0)
+    return [fps[i] for i in keep], labels[keep], n_templates, meta
 
 
 def split_holdout(fps: list[np.ndarray], fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +120,10 @@ def write_npz_deterministic(path: Path, arrays: dict[str, np.ndarray]) -> None:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", type=Path, default=DATA)
-    ap.add_argument("--out", type=Path, default=DATA / POLICY_FILE)
+    ap.add_argument("--out", type=Path, default=None,
+                    help=f"default: {POLICY_FILE}, or {GENERAL_POLICY_FILE} with --target general, in the data folder")
+    ap.add_argument("--target", choices=("templates", "general"), default="templates",
+                    help="what the policy ranks: the library's templates, or its general (radius-0) templates")
     ap.add_argument("--hidden", type=int, default=512)
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--batch", type=int, default=128)
@@ -128,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     torch.use_deterministic_algorithms(True)
     t0 = time.time()
-    fps, labels, n_templates, lib_meta = load_training(args.data_dir)
+    if args.out is None:
+        args.out = args.data_dir / (POLICY_FILE if args.target == "templates" else GENERAL_POLICY_FILE)
+    fps, labels, n_templates, lib_meta = load_training(args.data_dir, args.target)
     train_idx, held_idx = split_holdout(fps, args.holdout, args.seed)
     log.info("%d training reactions, %d templates; %d train / %d held out", len(fps), n_templates,
              len(train_idx), len(held_idx))
@@ -214,10 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         "format": "molx-agent template policy v1",
         "architecture": f"morgan2 2048 bits -> {args.hidden} ELU -> {n_templates} templates (softmax)",
         "templates_file": "retro_templates.json.gz",
+        "target": args.target,
         "n_templates": n_templates,
         "template_library_reactions": lib_meta.get("n_reactions_used"),
         "fingerprint": lib_meta.get("fingerprint"),
-        "trained_on": "USPTO-50K training reactions of the template library (no validation/test rows)",
+        "trained_on": "the template library's training reactions: USPTO-50K training split and the PaRoutes route"
+                      " reactions its rule keeps (no USPTO-50K validation/test row, no reported benchmark's)",
         "n_train": int(len(train_idx)),
         "n_held_out": int(len(held_idx)),
         "hyperparameters": {k: getattr(args, k) for k in

@@ -6,6 +6,10 @@ training reactions of the template library: the product's Morgan fingerprint (th
 The weights ship as float16 in ``molx_agent/data/retro_policy.npz``; at run time the hidden layer is a sum of
 the weight rows of the product's on-bits, and the output a single matrix-vector product (a few ms).
 
+The **general policy** (``retro_general_policy.npz``, :func:`load_general_policy`) is the same network over the
+library's general (radius-0) templates; the model applies its most relevant ones to reach products whose reaction
+centre has surroundings no training reaction had.
+
 :class:`TemplatePolicy` says which templates to apply to a product (the most relevant ones, best first)
 and how relevant each is; ``retro.single_step.TemplateKNNModel`` applies them next to the templates of the
 nearest training products and gives the ranker the policy's probabilities as features.
@@ -25,6 +29,8 @@ from molx_agent.errors import DataError
 from molx_agent.retro.templates_db import DATA_DIR, FINGERPRINT
 
 POLICY_FILE = "retro_policy.npz"
+#: The general policy: the same network over the library's general (radius-0) templates.
+GENERAL_POLICY_FILE = "retro_general_policy.npz"
 
 
 @dataclass(frozen=True)
@@ -113,4 +119,18 @@ def load_policy() -> TemplatePolicy | None:
     return read_policy(path)
 
 
-__all__ = ["POLICY_FILE", "TemplatePolicy", "read_policy", "load_policy", "policy_check_data"]
+@lru_cache(maxsize=1)
+def load_general_policy() -> TemplatePolicy | None:
+    """The packaged general policy (over the general templates), or ``None`` when its file is absent or the
+    packaged library has no general templates (the model then applies no general template)."""
+    from molx_agent.retro.templates_db import load_template_library
+
+    path = DATA_DIR / GENERAL_POLICY_FILE
+    library = load_template_library()
+    if not path.is_file() or not library.has_general:
+        return None
+    return read_policy(path, n_templates=len(library.general_templates))
+
+
+__all__ = ["POLICY_FILE", "GENERAL_POLICY_FILE", "TemplatePolicy", "read_policy", "load_policy", "load_general_policy",
+           "policy_check_data"]

@@ -51,6 +51,11 @@ FEATURES: tuple[str, ...] = (
     "policy_log_max_prob",
     "policy_rank",
     "policy_only",
+    # general (radius-0) templates and the general policy (``retro.policy``); all 0 when the model runs without them
+    "general_only",
+    "general_log_vote_s4",
+    "general_policy_log_prob",
+    "general_policy_rank",
 )
 #: ``log(policy probability)`` given to a candidate none of whose templates the policy ranks (named-only ones)
 POLICY_LOG_FLOOR = math.log(1e-6)
@@ -78,7 +83,9 @@ class CandidateEvidence:
     named: bool = False  # a named expert template reproduces these precursors
     # Proposed only by a named expert template (no training neighbour's template gives it): no supports.
     named_only: bool = False
-    named_class: int | None = None  # Schneider class inferred from the named template's mapped reaction
+    # Schneider class of a candidate no specific template gives: inferred from the named template's mapped reaction
+    # (named-only), or the usual class of its best general template (general-only)
+    named_class: int | None = None
     # max over the nearest training products j of sim(product, j) * sim(precursors, reactants of j),
     # whichever template j used (RetroSim's score; defined for every candidate, named-only ones included)
     nn_sim_x_rsim: float = 0.0
@@ -87,6 +94,15 @@ class CandidateEvidence:
     policy_probs: dict[int, float] = field(default_factory=dict)
     # 0-based rank of the candidate's best template in the policy's order (None: no policy)
     policy_rank: int | None = None
+    # Proposed only by general (radius-0) templates: no specific template, no named one gives it.
+    general_only: bool = False
+    # training neighbours whose general template gives these precursors (``template``: the general template index)
+    general_supports: list[Support] = field(default_factory=list)
+    # the general policy's probability of every general template that gives these precursors, or that is the
+    # general form of a specific template giving them (filled in when the model applies general templates)
+    general_probs: dict[int, float] = field(default_factory=dict)
+    # 0-based rank of the best of those in the general policy's order (None: the model applies no general template)
+    general_rank: int | None = None
 
     def best_support(self) -> Support | None:
         if not self.supports:
@@ -107,6 +123,7 @@ def candidate_features(
     template_classes: list[int | None],
     n_neighbours: int,
     n_templates: int | None = None,
+    n_general: int | None = None,
 ) -> np.ndarray:
     """The feature vector (order of :data:`FEATURES`) of one candidate."""
     sup = cand.supports
@@ -150,7 +167,19 @@ def candidate_features(
             max(math.log(total), POLICY_LOG_FLOOR) if total > 0 else POLICY_LOG_FLOOR,
             max(math.log(top), POLICY_LOG_FLOOR) if top > 0 else POLICY_LOG_FLOOR,
             math.log1p(cand.policy_rank) / math.log1p(max(n_templates or 1, 1)),
-            1.0 if not sup and not cand.named_only else 0.0,
+            1.0 if not sup and not cand.named_only and not cand.general_only else 0.0,
+        ))
+    if cand.general_rank is None:  # no general templates
+        f.extend((0.0, 0.0, 0.0, 0.0))
+    else:
+        gs = np.array([x.similarity for x in cand.general_supports], dtype=np.float64)
+        gr = np.array([x.reactant_similarity for x in cand.general_supports], dtype=np.float64)
+        total = sum(cand.general_probs.values())
+        f.extend((
+            1.0 if cand.general_only else 0.0,
+            _log(float(np.sum(gs**4 * gr))),
+            max(math.log(total), POLICY_LOG_FLOOR) if total > 0 else POLICY_LOG_FLOOR,
+            math.log1p(cand.general_rank) / math.log1p(max(n_general or 1, 1)),
         ))
     return np.asarray(f, dtype=np.float64)
 

@@ -13,13 +13,17 @@ built by ``scripts/build_templates.py --paroutes``) by nearest neighbours, Retro
    names the most relevant templates for the product; those no neighbour used are applied as well, and every
    candidate learns the policy's probability of the templates that give it (``MOLX_SINGLE_STEP_POLICY=off``:
    no policy, the model before issue 28);
-4. the named expert templates of the chemistry core (``chem.templates``) are applied too; their
+4. the general policy (``retro.policy.load_general_policy``) names the most relevant **general** (radius-0)
+   templates of the library (only the atoms that change and the leaving groups); they are applied too, and precursor
+   sets no specific template gave join the candidates (``source="general_templates"``); every candidate learns the
+   general policy's probability of its general templates (no general templates without the policy);
+5. the named expert templates of the chemistry core (``chem.templates``) are applied too; their
    precursor sets join the candidates (merged: a set both sources give is one candidate);
-5. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
+6. each distinct precursor set collects its evidence: every supporting neighbour's product similarity
    and the similarity of the proposed precursors to that neighbour's recorded reactants (RetroSim),
    the best product x precursor similarity over all neighbours, template popularity, the reaction
    class, whether a named expert template gives the same precursors, and the policy's probabilities;
-6. a linear ranker over these features (``retro.ranker``; with the policy trained on validation products by
+7. a linear ranker over these features (``retro.ranker``; with the policy trained on validation products by
    ``scripts/train_policy_ranker.py``, without it on leave-one-out training queries by
    ``scripts/train_single_step_ranker.py``) scores the candidates; a softmax over one product's
    candidates gives ``Prediction.score`` (probabilities summing to 1 before the ``top_k`` cut).
@@ -59,7 +63,7 @@ from molx_agent.retro.named_templates import (
     compile_template,
     rdchiral_quiet,
 )
-from molx_agent.retro.policy import TemplatePolicy, load_policy
+from molx_agent.retro.policy import TemplatePolicy, load_general_policy, load_policy
 from molx_agent.retro.ranker import (
     FEATURES,
     CandidateEvidence,
@@ -95,6 +99,11 @@ SEARCH_POLICY_ENV = "MOLX_SEARCH_POLICY"
 
 _FALSE = ("off", "0", "false", "no")
 
+#: How many of the general policy's most relevant general (radius-0) templates the default model applies.
+GENERAL_TEMPLATES = 50
+#: How many nearest training products contribute their general templates.
+GENERAL_NEIGHBOURS = 0
+
 
 def policy_enabled() -> bool:
     """Whether the default model uses the learned policy (``MOLX_SINGLE_STEP_POLICY`` is not ``off``/``0``)."""
@@ -120,7 +129,8 @@ class Prediction:
     mapped_reaction: str  # atom-mapped "reactants>>product" as produced by the template
     product: str = ""  # canonical product SMILES
     reaction_class: int | None = None  # Schneider class (1-10) when known
-    source: str = "uspto50k_templates"  # "uspto50k_templates", "paroutes_templates" or "named_template"
+    # "uspto50k_templates", "paroutes_templates", "general_templates" (radius-0 templates alone) or "named_template"
+    source: str = "uspto50k_templates"
     template_ids: tuple[str, ...] = ()  # every template that gave these precursors, best first
     named_template_id: str = ""  # the expert template that reproduces the precursors, if any
     evidence: dict[str, Any] = field(default_factory=dict)  # neighbour similarity, support, template count
@@ -271,6 +281,9 @@ class TemplateKNNModel:
         policy: TemplatePolicy | None | str = "default",
         policy_templates: int = 50,
         search_policy: bool | str = "default",
+        general_policy: TemplatePolicy | None | str = "default",
+        general_templates: int = GENERAL_TEMPLATES,
+        general_neighbours: int = GENERAL_NEIGHBOURS,
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
@@ -289,6 +302,18 @@ class TemplateKNNModel:
                              f" ({self.library.n_uspto_templates} from USPTO-50K)")
         self.policy = policy
         self.policy_templates = policy_templates
+        if isinstance(general_policy, str):
+            if general_policy != "default":
+                raise ValueError(f"general_policy must be a TemplatePolicy, None or 'default', not {general_policy!r}")
+            general_policy = load_general_policy() if policy is not None and library is None else None
+        if general_policy is not None and not self.library.has_general:
+            raise ValueError("a general policy needs a template library with general templates")
+        if general_policy is not None and general_policy.n_templates != len(self.library.general_templates):
+            raise ValueError(f"the general policy has {general_policy.n_templates} outputs for "
+                             f"{len(self.library.general_templates)} general templates")
+        self.general_policy = general_policy
+        self.general_templates = general_templates
+        self.general_neighbours = general_neighbours
         if ranker is None and policy is not None:
             ranker = load_policy_ranker()
         self.ranker = ranker if ranker is not None else load_ranker()
@@ -297,8 +322,12 @@ class TemplateKNNModel:
         self._lock = threading.Lock()
         self._named = NamedTemplateMatcher.load() if named_templates else None
         self.merge_named = merge_named
-        self._counts = np.array([t.count for t in self.library.templates], dtype=np.float64)
-        self._classes = [t.reaction_class for t in self.library.templates]
+        # template indices: the library's templates, then its general templates (index n_specific + g)
+        self._n_specific = len(self.library.templates)
+        general_classes, self._general_of = self._general_forms()
+        self._counts = np.array([t.count for t in self.library.templates]
+                                + [t.count for t in self.library.general_templates], dtype=np.float64)
+        self._classes = [t.reaction_class for t in self.library.templates] + general_classes
         self._precursor_cache: dict[str, tuple[np.ndarray, int, int]] = {}
         self._search_view: TemplateKNNModel | None = None
 
@@ -308,17 +337,53 @@ class TemplateKNNModel:
         same model without the policy -- the kNN + named-template candidates ranked by the ranker trained without
         policy features, exactly the ``MOLX_SINGLE_STEP_POLICY=off`` model.  The view shares this model's template
         caches (compiled templates, patterns, precursor descriptors), so it costs no second library."""
-        if self.policy is None or self.search_policy:
+        if (self.policy is None and self.general_policy is None) or self.search_policy:
             return self
         with self._lock:
             if self._search_view is None:
                 view = copy.copy(self)  # shares the library, caches and lock
                 view.policy = None
+                view.general_policy = None
                 view.ranker = load_ranker()
                 view.search_policy = True
                 view._search_view = None
                 self._search_view = view
             return self._search_view
+
+    def _general_forms(self) -> tuple[list[int | None], np.ndarray]:
+        """Per general template its usual reaction class (that of most of its training reactions' templates), and
+        per library template its usual general form (-1: none), from the training reactions."""
+        lib = self.library
+        n_general = len(lib.general_templates)
+        if not lib.has_general:
+            return [], np.full(self._n_specific, -1, dtype=np.int64)
+        assert lib.general_idx is not None
+        rows = lib.general_idx >= 0
+        spec, gen = lib.template_idx[rows].astype(np.int64), lib.general_idx[rows].astype(np.int64)
+        pairs, counts = np.unique(np.stack([spec, gen]), axis=1, return_counts=True)
+        general_of = np.full(self._n_specific, -1, dtype=np.int64)
+        best = np.zeros(self._n_specific, dtype=np.int64)
+        for (t, g), c in zip(pairs.T.tolist(), counts.tolist(), strict=True):  # pairs sorted: ties go to lower g
+            if c > best[t]:
+                general_of[t], best[t] = g, c
+        votes: list[dict[int, int]] = [{} for _ in range(n_general)]
+        for (t, g), c in zip(pairs.T.tolist(), counts.tolist(), strict=True):
+            cls = lib.templates[t].reaction_class
+            if cls:
+                votes[g][cls] = votes[g].get(cls, 0) + c
+        classes = [min(v, key=lambda c: (-v[c], c)) if v else None for v in votes]
+        return classes, general_of
+
+    def _template_smarts(self, idx: int) -> str:
+        """The retro SMARTS of template ``idx`` (library templates first, then the general ones)."""
+        if idx < self._n_specific:
+            return self.library.templates[idx].retro_smarts
+        return self.library.general_templates[idx - self._n_specific].retro_smarts
+
+    def _template_id(self, idx: int) -> str:
+        if idx < self._n_specific:
+            return self.library.templates[idx].id
+        return self.library.general_templates[idx - self._n_specific].id
 
     # -- precursor descriptors ------------------------------------------------------------------
     def _precursor_info(self, smiles: str) -> tuple[np.ndarray, int, int] | None:
@@ -345,7 +410,7 @@ class TemplateKNNModel:
         """Product-side pattern of a template: a cheap substructure pre-check before rdchiral."""
         patt = self._patterns.get(idx, False)
         if patt is False:
-            patt = Chem.MolFromSmarts(self.library.templates[idx].retro_smarts.split(">>")[0])
+            patt = Chem.MolFromSmarts(self._template_smarts(idx).split(">>")[0])
             if patt is not None:
                 patt.UpdatePropertyCache(strict=False)
             with self._lock:
@@ -356,9 +421,9 @@ class TemplateKNNModel:
         rxn = self._compiled.get(idx, False)
         if rxn is False:
             try:
-                rxn = compile_template(self.library.templates[idx].retro_smarts)
+                rxn = compile_template(self._template_smarts(idx))
             except Exception:  # noqa: BLE001 - a template RDKit cannot compile is skipped, once
-                log.warning("template %s does not compile", self.library.templates[idx].id)
+                log.warning("template %s does not compile", self._template_id(idx))
                 rxn = None
             with self._lock:
                 self._compiled[idx] = rxn
@@ -422,6 +487,7 @@ class TemplateKNNModel:
         bits = fingerprint_bits_of_mol(mol)
         idx, sims = self._neighbours(bits, exclude=exclude)
         policy_probs = self.policy.probabilities(bits) if self.policy is not None else None
+        general_probs = self.general_policy.probabilities(bits) if self.general_policy is not None else None
         found: dict[tuple[str, ...], CandidateEvidence] = {}
         applied: dict[int, list[tuple[tuple[str, ...], str]]] = {}
         # per candidate: Tanimoto of its precursors to each neighbour's recorded reactants (neighbour rank order)
@@ -491,6 +557,9 @@ class TemplateKNNModel:
                         cand = found.get(canon)
                         if cand is not None:
                             cand.policy_probs[t] = p
+            if general_probs is not None:
+                self._apply_general(idx, sims, general_probs, target, applied, found, reac_sim, new_candidate,
+                                    product, budget)
             if self._named is not None and not budget.expired():
                 named, _ = self._named.precursor_table_until(product, target, deadline=deadline)
                 for canon, cand in found.items():
@@ -515,18 +584,80 @@ class TemplateKNNModel:
                 # 0-based rank of the candidate's best template in the policy's order (the named-only: all ranked)
                 cand.policy_rank = int(np.count_nonzero(policy_probs > best)) if best is not None \
                     else len(policy_probs)
+        if general_probs is not None:
+            for cand in cands:
+                best = max(cand.general_probs.values(), default=None)
+                cand.general_rank = int(np.count_nonzero(general_probs > best)) if best is not None \
+                    else len(general_probs)
         n_heavy = mol.GetNumHeavyAtoms()
         n_rings = mol.GetRingInfo().NumRings()
         feats = np.array(
             [
                 candidate_features(c, product_heavy_atoms=n_heavy, product_rings=n_rings,
                                    template_counts=self._counts, template_classes=self._classes,
-                                   n_neighbours=self.n_neighbours, n_templates=len(self._classes))
+                                   n_neighbours=self.n_neighbours, n_templates=self._n_specific,
+                                   n_general=len(self.library.general_templates))
                 for c in cands
             ],
             dtype=np.float64,
         ).reshape(len(cands), len(FEATURES))
         return product, mapped_product, cands, feats, named, budget.cut
+
+    def _apply_general(self, idx: np.ndarray, sims: np.ndarray, general_probs: np.ndarray,
+                       target: rdchiralReactants, applied: dict, found: dict, reac_sim: dict, new_candidate: Any,
+                       product: str, budget: Any) -> None:
+        """Apply the general (radius-0) templates: those of the ``general_neighbours`` nearest training products and
+        the general policy's ``general_templates`` most relevant ones.  Precursor sets no specific template gave join
+        the candidates (``general_only``); every candidate learns the general policy's probability of the general
+        templates that give it and of the general forms of its specific templates."""
+        lib = self.library
+        assert lib.general_idx is not None
+        n_spec = self._n_specific
+        order: dict[int, None] = {}
+        for j in idx[: self.general_neighbours].tolist():
+            g = int(lib.general_idx[j])
+            if g >= 0:
+                order.setdefault(g)
+        for g in _top_templates(general_probs, self.general_templates).tolist():
+            order.setdefault(int(g))
+        gives: dict[tuple[str, ...], set[int]] = {}
+        for g in order:
+            u = n_spec + g
+            if u not in applied:
+                if budget.expired():
+                    break
+                applied[u] = self._apply(u, target)
+            for canon, mapped in applied[u]:
+                if canon == (product,):
+                    continue
+                cand = found.get(canon)
+                if cand is None:
+                    cand = new_candidate(canon, mapped)
+                    if cand is None:
+                        continue
+                    cand.general_only = True
+                gives.setdefault(canon, set()).add(g)
+        # the neighbours whose general template gives a candidate support it (RetroSim's evidence, general form)
+        for rank, (j, sim) in enumerate(zip(idx[: self.general_neighbours].tolist(), sims.tolist(), strict=False)):
+            g = int(lib.general_idx[j])
+            for canon, _ in applied.get(n_spec + g, ()) if g >= 0 else ():
+                cand = found.get(canon)
+                if cand is not None:
+                    cand.general_supports.append(Support(sim, reac_sim[canon][rank], n_spec + g, rank))
+        # the general forms of the specific templates that give each candidate
+        for t, outcomes in applied.items():
+            if t >= n_spec or self._general_of[t] < 0:
+                continue
+            for canon, _ in outcomes:
+                if canon in found:
+                    gives.setdefault(canon, set()).add(int(self._general_of[t]))
+        for canon, gs in gives.items():
+            cand = found[canon]
+            for g in gs:
+                cand.general_probs[g] = float(general_probs[g])
+            if cand.general_only:
+                g_best = min(gs, key=lambda g: (-general_probs[g], g))
+                cand.named_class = self._classes[n_spec + g_best]
 
     def predict(self, product_smiles: str, top_k: int = 50, *, deadline: float | None = None) -> PredictionList:
         """Unique precursor sets for ``product_smiles``, best first, at most ``top_k``.
@@ -554,6 +685,8 @@ class TemplateKNNModel:
         named = hit[0] if hit is not None else None
         if best is None and cand.policy_probs:  # proposed by the policy's templates alone
             return self._policy_prediction(cand, prob, product, mapped, named)
+        if best is None and cand.general_only:  # proposed by general templates alone
+            return self._general_prediction(cand, prob, product, mapped, named)
         if best is None:  # proposed by a named expert template alone
             assert named is not None, "a candidate without supports comes from a named template"
             return Prediction(
@@ -613,6 +746,41 @@ class TemplateKNNModel:
     def _template_source(self, rec: TemplateRecord) -> str:
         """``uspto50k_templates``, or ``paroutes_templates`` for a template only PaRoutes route reactions give."""
         return "paroutes_templates" if rec.index >= self.library.n_uspto_templates else "uspto50k_templates"
+
+    def _general_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped: str,
+                            named: NamedMatch | None) -> Prediction:
+        """A candidate that only general (radius-0) templates give: its reaction centre was seen in training, its
+        surroundings were not.  ``template_id`` is the general template the general policy ranks first."""
+        order = sorted(cand.general_probs, key=lambda g: (-cand.general_probs[g], g))
+        rec = self.library.general_templates[order[0]]
+        cls = cand.named_class
+        name, category = reaction_class_name(cls), reaction_class_category(cls)
+        named_id = ""
+        if named is not None:
+            named_id, name, category = named.id, named.name, named.category
+        best = max(cand.general_supports, key=lambda s: (s.similarity * s.reactant_similarity, -s.rank),
+                   default=None)
+        return Prediction(
+            reactants=list(cand.reactants),
+            score=max(round(prob, 6), 1e-6),
+            template_id=rec.id,
+            reaction_name=name,
+            category=category,
+            mapped_reaction=mapped,
+            product=product,
+            reaction_class=cls,
+            source="general_templates",
+            template_ids=tuple(self.library.general_templates[g].id for g in order),
+            named_template_id=named_id,
+            evidence={
+                "best_similarity": round(float(best.similarity), 4) if best is not None else 0.0,
+                "nn_similarity_x_reactant_similarity": round(cand.nn_sim_x_rsim, 4),
+                "n_supporting_neighbours": 0,
+                "n_general_supporting_neighbours": len(cand.general_supports),
+                "template_count": rec.count,
+                "general_policy_probability": round(sum(cand.general_probs.values()), 6),
+            },
+        )
 
     def _policy_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped: str,
                            named: NamedMatch | None) -> Prediction:

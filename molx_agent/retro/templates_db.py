@@ -116,6 +116,9 @@ class TemplateLibrary:
     reactant_counts: np.ndarray  # (n_train,) int32
     meta: dict[str, Any]
     source: np.ndarray | None = None  # (n_train,) uint8: 0 USPTO-50K training, 1 PaRoutes; None: all USPTO-50K
+    # general (radius-0) templates: only the atoms that change and the leaving groups (``scripts/build_templates.py``)
+    general_templates: tuple[TemplateRecord, ...] = ()
+    general_idx: np.ndarray | None = None  # (n_train,) int32: general template of each reaction, -1 when none
 
     @property
     def n_train(self) -> int:
@@ -127,6 +130,11 @@ class TemplateLibrary:
         if self.source is None:
             return np.zeros(self.n_train, dtype=np.uint8)
         return self.source
+
+    @property
+    def has_general(self) -> bool:
+        """Whether the library carries general (radius-0) templates."""
+        return bool(self.general_templates) and self.general_idx is not None
 
     @property
     def n_uspto_templates(self) -> int:
@@ -165,6 +173,11 @@ def read_template_library(data_dir: str | Path | None = None) -> TemplateLibrary
         )
         for i, t in enumerate(meta.pop("templates"))
     )
+    general = tuple(
+        TemplateRecord(index=i, id=t["id"], retro_smarts=t["retro_smarts"], count=int(t["count"]),
+                       reaction_class=None)
+        for i, t in enumerate(meta.pop("general_templates", ()))
+    )
     index_path = base / INDEX_FILE
     try:
         with np.load(index_path, allow_pickle=False) as npz:
@@ -184,6 +197,8 @@ def read_template_library(data_dir: str | Path | None = None) -> TemplateLibrary
         reactant_counts=popcount(reactant_fps),
         meta=meta,
         source=arrays["source"].astype(np.uint8) if "source" in arrays else None,
+        general_templates=general,
+        general_idx=arrays["general_idx"].astype(np.int32) if general and "general_idx" in arrays else None,
     )
 
 

@@ -136,7 +136,8 @@ def test_named_expert_templates_join_the_candidates(model):
     # was the example until the PaRoutes templates learned its one expert disconnection as well)
     product = "O=C(OCc1ccccc1)N1CCC(CO)CC1"
     merged = model.predict(product, top_k=200)
-    knn_only = TemplateKNNModel(model.library, merge_named=False, policy=model.policy).predict(product, top_k=200)
+    knn_only = TemplateKNNModel(model.library, merge_named=False, policy=model.policy,
+                                general_policy=model.general_policy).predict(product, top_k=200)
     merged_sets = {tuple(p.reactants) for p in merged}
     knn_sets = {tuple(p.reactants) for p in knn_only}
     assert knn_sets <= merged_sets
