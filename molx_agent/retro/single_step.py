@@ -264,6 +264,15 @@ class TemplateKNNModel:
         Whether the multi-step search uses the policy too (:meth:`for_search`).  ``"default"``: as
         ``MOLX_SEARCH_POLICY`` says (off unless set) when the policy is the packaged one, yes for a policy given
         explicitly.
+    general_policy:
+        The general policy (``retro.policy.load_general_policy``): it names the library's most relevant general
+        (radius-0) templates, which are applied too.  ``"default"``: the packaged one when the model has a policy
+        and the packaged library; ``None``: no general template is applied (the model before them).
+    general_templates:
+        At most this many of the general policy's templates are applied (fewer once they hold 99.9 % of its
+        probability).  50: on validation products the candidates then hold the truth for 93.8 % instead of 89 %.
+    general_neighbours:
+        Also apply the general templates of this many nearest training products (0: none; 20 added no coverage).
     """
 
     name = "uspto50k-template-knn"
@@ -334,8 +343,8 @@ class TemplateKNNModel:
     # -- the search's view ------------------------------------------------------------------------
     def for_search(self) -> TemplateKNNModel:
         """The model the multi-step search expands with: this one, or (policy present, ``search_policy`` off) the
-        same model without the policy -- the kNN + named-template candidates ranked by the ranker trained without
-        policy features, exactly the ``MOLX_SINGLE_STEP_POLICY=off`` model.  The view shares this model's template
+        same model without the policy and the general templates -- the kNN + named-template candidates ranked by the
+        ranker trained without policy features, exactly the ``MOLX_SINGLE_STEP_POLICY=off`` model.  The view shares this model's template
         caches (compiled templates, patterns, precursor descriptors), so it costs no second library."""
         if (self.policy is None and self.general_policy is None) or self.search_policy:
             return self
