@@ -96,16 +96,19 @@ def _canonical_set(smiles: str) -> str | None:
     return ".".join(sorted(parts))
 
 
-def _extract(te, r_map: str, p_map: str, index: int, *, radius: int) -> dict | None:
-    """rdchiral's template of one mapped reaction with the reactant fragments grown ``radius`` bonds (the
-    extractor's own choice is 1; 0 gives the general template).  Seeded: the extractor shuffles with numpy."""
+def _extract(r_map: str, p_map: str, index: int, *, radius: int = 1) -> dict | None:
+    """rdchiral's template of one mapped reaction with the reactant fragments grown ``radius`` bonds (1, the
+    extractor's own choice, gives the specific template; 0 the general one).  Seeded: the extractor shuffles with
+    numpy's global RNG.  Runs in a worker process (the extractor's module function is swapped for the call)."""
+    from rdchiral import template_extractor as te
+
     original = te.get_fragments_for_changed_atoms
 
     def fragments(mols, changed_atom_tags, radius=0, category="reactants", expansion=()):
-        return original(mols, changed_atom_tags, radius=forced if category == "reactants" else radius,
-                        category=category, expansion=list(expansion))
+        grown = reactant_radius if category == "reactants" else radius
+        return original(mols, changed_atom_tags, radius=grown, category=category, expansion=list(expansion))
 
-    forced = radius
+    reactant_radius = radius
     np.random.seed(index)
     te.get_fragments_for_changed_atoms = fragments
     try:
@@ -118,22 +121,18 @@ def _extract(te, r_map: str, p_map: str, index: int, *, radius: int) -> dict | N
 def _process(job: tuple[int, str, str, str]) -> dict:
     """Extract and check the template of one training reaction (runs in a worker)."""
     index, reactants_smiles, product_smiles, mapped = job
-    from rdchiral import template_extractor
     from rdchiral.main import rdchiralReactants, rdchiralReaction, rdchiralRun
-    from rdchiral.template_extractor import extract_from_reaction
     from rdkit import RDLogger
 
     from molx_agent.retro.reaction_class import infer_reaction_class
 
     RDLogger.DisableLog("rdApp.*")
-    np.random.seed(index)  # the extractor shuffles with numpy's global RNG
     out: dict = {"index": index, "status": "ok"}
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(PER_REACTION_TIMEOUT_S)
     try:
         r_map, _, p_map = mapped.split(">")
-        with contextlib.redirect_stdout(io.StringIO()):
-            tpl = extract_from_reaction({"reactants": r_map, "products": p_map, "_id": index})
+        tpl = _extract(r_map, p_map, index)
         if not tpl or "reaction_smarts" not in tpl:
             out["status"] = "no_template"
             return out
@@ -154,7 +153,7 @@ def _process(job: tuple[int, str, str, str]) -> dict:
             general_smarts=None,
         )
         try:  # the general template is optional: a failure here never drops the reaction
-            general = _extract(template_extractor, r_map, p_map, index, radius=0)
+            general = _extract(r_map, p_map, index, radius=0)
             if general and "reaction_smarts" in general:
                 outcomes = rdchiralRun(rdchiralReaction(general["reaction_smarts"]),
                                        rdchiralReactants(product_smiles), combine_enantiomers=False)
