@@ -718,11 +718,7 @@ class TemplateKNNModel:
                 },
             )
         rec = self.library.templates[best.template]
-        name = reaction_class_name(rec.reaction_class)
-        category = reaction_class_category(rec.reaction_class)
-        named_id = ""
-        if named is not None:
-            named_id, name, category = named.id, named.name, named.category
+        name, category, named_id = _labels(rec.reaction_class, named)
         evidence = {}
         if cand.policy_probs:
             evidence["policy_probability"] = round(sum(cand.policy_probs.values()), 6)
@@ -763,10 +759,7 @@ class TemplateKNNModel:
         order = sorted(cand.general_probs, key=lambda g: (-cand.general_probs[g], g))
         rec = self.library.general_templates[order[0]]
         cls = cand.named_class
-        name, category = reaction_class_name(cls), reaction_class_category(cls)
-        named_id = ""
-        if named is not None:
-            named_id, name, category = named.id, named.name, named.category
+        name, category, named_id = _labels(cls, named)
         best = max(cand.general_supports, key=lambda s: (s.similarity * s.reactant_similarity, -s.rank),
                    default=None)
         return Prediction(
@@ -796,11 +789,7 @@ class TemplateKNNModel:
         """A candidate that only the policy's templates (no neighbour's) give."""
         order = sorted(cand.policy_probs, key=lambda t: (-cand.policy_probs[t], t))
         rec = self.library.templates[order[0]]
-        name = reaction_class_name(rec.reaction_class)
-        category = reaction_class_category(rec.reaction_class)
-        named_id = ""
-        if named is not None:
-            named_id, name, category = named.id, named.name, named.category
+        name, category, named_id = _labels(rec.reaction_class, named)
         return Prediction(
             reactants=list(cand.reactants),
             score=max(round(prob, 6), 1e-6),
@@ -821,6 +810,14 @@ class TemplateKNNModel:
                 "policy_probability": round(sum(cand.policy_probs.values()), 6),
             },
         )
+
+
+def _labels(reaction_class: int | None, named: NamedMatch | None) -> tuple[str, str, str]:
+    """Reaction name, category and named-template id of a prediction: the named expert template's when one reproduces
+    the precursors, else the name and category of the reaction class (no named id)."""
+    if named is not None:
+        return named.name, named.category, named.id
+    return reaction_class_name(reaction_class), reaction_class_category(reaction_class), ""
 
 
 @lru_cache(maxsize=1)
