@@ -10,24 +10,14 @@ import numpy as np
 import pytest
 from rdkit import Chem
 
-from molx_agent.retro.policy import TemplatePolicy
 from molx_agent.retro.ranker import FEATURES, POLICY_LOG_FLOOR, CandidateEvidence, Support, candidate_features
 from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set
 from molx_agent.retro.templates_db import read_template_library
+from tests.retro.policy_fixtures import toy_policy
 
 AMIDE = ("CC(=O)O.NCc1ccccc1", "CC(=O)NCc1ccccc1",
          "[CH3:1][C:2](=[O:3])O.[NH2:5][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>"
          "[CH3:1][C:2](=[O:3])[NH:5][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1")
-
-
-def _toy_policy(n_templates: int, hidden: int = 4, seed: int = 0) -> TemplatePolicy:
-    rng = np.random.default_rng(seed)
-    return TemplatePolicy(
-        w1=rng.normal(size=(2048, hidden)).astype(np.float32),
-        b1=rng.normal(size=hidden).astype(np.float32),
-        w2=rng.normal(size=(hidden, n_templates)).astype(np.float32),
-        b2=rng.normal(size=n_templates).astype(np.float32),
-    )
 
 
 def test_the_extractor_gives_a_radius_0_template_that_regenerates_the_reactants(repo_script):
@@ -86,9 +76,9 @@ def test_library_carries_general_templates_and_each_reactions_general_form(small
 def test_general_only_candidates_are_proposed_and_labelled(small_library):
     _, lib, products = small_library
     n_general = len(lib.general_templates)
-    model = TemplateKNNModel(lib, policy=_toy_policy(len(lib.templates)),
-                             general_policy=_toy_policy(n_general), general_templates=n_general)
-    plain = TemplateKNNModel(lib, policy=_toy_policy(len(lib.templates)), general_policy=None)
+    model = TemplateKNNModel(lib, policy=toy_policy(len(lib.templates)),
+                             general_policy=toy_policy(n_general), general_templates=n_general)
+    plain = TemplateKNNModel(lib, policy=toy_policy(len(lib.templates)), general_policy=None)
     general_only = []
     for product in products[::4]:
         _, _, cands, feats = model.candidates(product)
@@ -132,15 +122,15 @@ def test_general_features_are_zero_without_general_templates():
 
 def test_the_search_view_applies_no_general_template(small_library):
     _, lib, _ = small_library
-    model = TemplateKNNModel(lib, policy=_toy_policy(len(lib.templates)),
-                             general_policy=_toy_policy(len(lib.general_templates)), search_policy=False)
+    model = TemplateKNNModel(lib, policy=toy_policy(len(lib.templates)),
+                             general_policy=toy_policy(len(lib.general_templates)), search_policy=False)
     view = model.for_search()
     assert view.policy is None and view.general_policy is None
     product = "CC(=O)Nc1ccc(OCc2ccccc2)cc1"
     _, _, cands, _ = view.candidates(product)
     assert not any(c.general_only for c in cands) and all(c.general_rank is None for c in cands)
     with pytest.raises(ValueError):
-        TemplateKNNModel(lib, policy=None, general_policy=_toy_policy(3))
+        TemplateKNNModel(lib, policy=None, general_policy=toy_policy(3))
     assert canonical_reactant_set("OC.C") == ("C", "CO")
 
 
@@ -191,3 +181,22 @@ def test_the_default_model_applies_general_templates_with_its_trained_ranker():
     assert any("NCc1ccccc1" in s for s in sets)
     plain = TemplateKNNModel(general_policy=None)
     assert plain.general_policy is None
+
+
+def test_the_neighbours_general_templates_support_the_candidates_they_give(small_library):
+    """``general_neighbours``: a training product's own reaction (its nearest neighbour, similarity 1) supports the
+    recorded reactants through its general template, which the vote feature then counts."""
+    _, lib, products = small_library
+    rows = [r for r in range(lib.n_train) if lib.general_idx[r] >= 0 and int(lib.train_row[r]) < len(products)][:5]
+    assert rows
+    model = TemplateKNNModel(lib, policy=toy_policy(len(lib.templates)),
+                             general_policy=toy_policy(len(lib.general_templates)), general_neighbours=10)
+    names = list(FEATURES)
+    for row in rows:
+        product = products[int(lib.train_row[row])]
+        _, _, cands, feats = model.candidates(product)
+        supported = [(c, f) for c, f in zip(cands, feats, strict=True)
+                     if any(s.similarity == pytest.approx(1.0) and s.template == len(lib.templates) + lib.general_idx[row]
+                            for s in c.general_supports)]
+        assert supported, product
+        assert all(f[names.index("general_log_vote_s4")] > np.log(1e-4) for _, f in supported)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from molx_agent.errors import DataError
-from molx_agent.retro.policy import POLICY_FILE, TemplatePolicy, load_policy, policy_check_data, read_policy
+from molx_agent.retro.policy import POLICY_FILE, load_policy, policy_check_data, read_policy
 from molx_agent.retro.ranker import (
     FEATURES,
     POLICY_LOG_FLOOR,
@@ -29,20 +29,11 @@ from molx_agent.retro.single_step import (
     search_policy_enabled,
 )
 from molx_agent.retro.templates_db import DATA_DIR, fingerprint_bits, load_template_library
-
-
-def _toy_policy(n_templates: int = 7, hidden: int = 4, seed: int = 0) -> TemplatePolicy:
-    rng = np.random.default_rng(seed)
-    return TemplatePolicy(
-        w1=rng.normal(size=(2048, hidden)).astype(np.float32),
-        b1=rng.normal(size=hidden).astype(np.float32),
-        w2=rng.normal(size=(hidden, n_templates)).astype(np.float32),
-        b2=rng.normal(size=n_templates).astype(np.float32),
-    )
+from tests.retro.policy_fixtures import toy_policy
 
 
 def test_toy_policy_inference_is_an_elu_mlp_softmax():
-    pol = _toy_policy()
+    pol = toy_policy()
     bits = [3, 17, 2000]
     h = pol.w1[bits].sum(axis=0) + pol.b1
     h = np.where(h > 0, h, np.exp(h) - 1)
