@@ -314,6 +314,21 @@ def _knob_value(name: str, value: str) -> Any:
 
 
 # -- records (JSONL, resumable) ----------------------------------------------------------------------------------
+def _same_setting(key: str, recorded: Any, current: Any) -> bool:
+    """Whether a records file's setting matches this run's.  A ``search_config`` field the file does not record was
+    added to ``SearchConfig`` after the file was written: that run had the field's behaviour before it existed, which
+    is its default, so it matches when this run keeps the default."""
+    if key != "search_config" or not isinstance(recorded, dict) or not isinstance(current, dict):
+        return recorded == current
+    from molx_agent.retro.search_types import SearchConfig
+
+    defaults = json.loads(json.dumps({k: list(v) if isinstance(v, tuple) else v
+                                      for k, v in dataclasses.asdict(SearchConfig()).items()}))
+    if set(recorded) - set(current):
+        return False
+    return all(recorded[k] == v if k in recorded else (k in defaults and v == defaults[k]) for k, v in current.items())
+
+
 def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """``(meta, records)`` of a records file: JSONL (a ``{"meta": ...}`` line, then one record a line; a line cut
     short by a kill is skipped; for an id recorded twice the last record counts) or a ``--out`` JSON
@@ -597,7 +612,7 @@ def main(argv: list[str] | None = None) -> int:
                 keys = ("benchmark", "stock", "time_limit", "n_routes", "search_config", "n_neighbours")
                 # "single_step" (the model's policy switch) is compared when the file records it
                 keys += ("single_step",) if "single_step" in meta else ()
-                diff = [k for k in keys if meta.get(k) != json.loads(json.dumps(config[k]))]
+                diff = [k for k in keys if not _same_setting(k, meta.get(k), json.loads(json.dumps(config[k])))]
                 if diff:
                     return fail(f"{args.records} was written with another configuration ({', '.join(diff)} differ); "
                                 "resume with the same flags or use another file")

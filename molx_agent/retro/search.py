@@ -7,7 +7,9 @@ nodes are solved when all their precursors are.  Costs follow Retro* (Chen et al
 - a stock molecule costs 0; an unexpanded molecule outside the stock costs an estimate of making it
   (:meth:`RetroStarSearch.leaf_estimate`): ``leaf_cost_base + leaf_cost_per_atom x heavy atoms``, at least
   ``leaf_cost`` (larger molecules are further from the stock; the line is fitted on development reference
-  routes by ``benchmarks/leaf_cost_fit.py``; with both at 0 it is the constant ``leaf_cost``); a molecule
+  routes by ``benchmarks/leaf_cost_fit.py``; with both at 0 it is the constant ``leaf_cost``), or with
+  ``leaf_estimate="learned"`` a value learned from PaRoutes routes (:mod:`molx_agent.retro.value`, Retro*'s
+  value network in ridge form; opt-in until measured on the route benchmark); a molecule
   that cannot be expanded (no proposal, or at ``max_depth``) costs infinity;
 - ``V(m) = min_r V(r)``, ``V(r) = cost(r) + sum V(children)``; the next molecule to expand is the
   unexpanded one on the cheapest tree through it (``V_t``), found by a best-first descent from the
@@ -54,7 +56,7 @@ from typing import Any
 
 from rdkit import Chem
 
-from molx_agent.errors import ChemistryError, ValidationError
+from molx_agent.errors import ChemistryError, DataError, ValidationError
 from molx_agent.retro.fast_rdkit import fast_atom_iteration
 from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_step
 from molx_agent.retro.search_types import (
@@ -124,6 +126,25 @@ def _forward_validator() -> Callable[..., dict[str, Any]] | None:
     return validate_forward
 
 
+LEAF_ESTIMATES = ("size", "learned")
+
+
+def _value_model(config: SearchConfig) -> Any:
+    """The learned value when ``config.leaf_estimate`` is ``"learned"``, else ``None`` (the size line)."""
+    if config.leaf_estimate not in LEAF_ESTIMATES:
+        raise ValidationError("invalid_leaf_estimate", "leaf_estimate must be 'size' or 'learned'",
+                              value=config.leaf_estimate)
+    if config.leaf_estimate == "size":
+        return None
+    from molx_agent.retro.value import VALUE_FILE, load_value_model
+
+    model = load_value_model()
+    if model is None:
+        raise DataError("missing_data_file", f"the learned value ({VALUE_FILE}) is not installed",
+                        value=VALUE_FILE, hint="rebuild it with scripts/train_value_model.py, or use leaf_estimate='size'")
+    return model
+
+
 class RetroStarSearch:
     """One search over one target (see the module docstring)."""
 
@@ -134,6 +155,7 @@ class RetroStarSearch:
         self.config = config
         self.progress = progress
         self.caches = caches or SearchCaches()
+        self.value_model = _value_model(config)
         self.validator = _forward_validator() if config.validate else None
         self._next_id = 0
         self.n_expansions = 0
@@ -287,8 +309,15 @@ class RetroStarSearch:
 
     def leaf_estimate(self, smiles: str) -> float:
         """Estimated cost of making an unexpanded molecule outside the stock: ``leaf_cost``, or with
-        ``leaf_cost_per_atom`` a linear function of its heavy-atom count (larger molecules need more steps)."""
+        ``leaf_cost_per_atom`` a linear function of its heavy-atom count (larger molecules need more steps), or
+        with ``leaf_estimate="learned"`` the learned value (:mod:`molx_agent.retro.value`); at least ``leaf_cost``."""
         cfg = self.config
+        if self.value_model is not None:
+            steps = self.caches.predicted_steps.get(smiles)
+            if steps is None:
+                steps = self.value_model.steps(smiles)
+                steps = self.caches.predicted_steps[smiles] = steps if steps is not None else 1.0
+            return max(cfg.leaf_cost, self.value_model.cost_of_steps(steps))
         if not cfg.leaf_cost_per_atom and not cfg.leaf_cost_base:
             return cfg.leaf_cost
         cache = self.caches.heavy_atoms
@@ -663,6 +692,7 @@ def search_routes(
         raise ValidationError("invalid_search_limits", "time_limit, max_expansions, max_depth and n_routes must be positive",
                               value={"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions,
                                      "max_depth": cfg.max_depth, "n_routes": cfg.n_routes})
+    _value_model(cfg)  # a bad leaf_estimate or a missing value file fails before any loading
     stock_obj = load_stock(stock)
     mdl = _load_model(model)
     search = RetroStarSearch(target_can, mdl, stock_obj, cfg, progress=progress, caches=caches)
@@ -709,7 +739,8 @@ def search_routes(
         "config": {"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions, "max_depth": cfg.max_depth,
                    "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate,
                    "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values, "leaf_cost": cfg.leaf_cost,
-                   "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom},
+                   "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom,
+                   "leaf_estimate": cfg.leaf_estimate},
     }
     return SearchResult(
         target=target_can,

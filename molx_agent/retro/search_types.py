@@ -30,6 +30,10 @@ class SearchConfig:
     # intermediates of development reference routes (benchmarks/leaf_cost_fit.py); 0 / 0: the constant leaf_cost
     leaf_cost_base: float = 1.34
     leaf_cost_per_atom: float = 0.234
+    # "size" (default): the heavy-atom line above; "learned": the learned value (retro.value: the reactions a
+    # molecule's PaRoutes sub-route needs, predicted from its fingerprint, mapped onto the size line's units),
+    # at least leaf_cost.  Not the default: not yet measured on the route benchmark (docs/benchmarks.md)
+    leaf_estimate: str = "size"
     validate: bool = True
     # True: stop once n_routes solved routes exist (a fast first answer); False (default): search to the time or
     # expansion limit and return the best routes found, not the first ones
@@ -156,6 +160,7 @@ class SearchCaches:
     leaves: dict[str, dict[str, Any]] = field(default_factory=dict)  # SMILES -> leaf judgement
     listed: dict[str, str] = field(default_factory=dict)  # SMILES -> the form the stock lists it in
     heavy_atoms: dict[str, int] = field(default_factory=dict)  # SMILES -> heavy-atom count (leaf estimates)
+    predicted_steps: dict[str, float] = field(default_factory=dict)  # SMILES -> learned value's reaction count
 
 
 __all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]
