@@ -295,7 +295,11 @@ def effective_config(overrides: dict[str, Any]) -> dict[str, Any]:
     as ``molx-agent route`` builds it; nothing loads) with ``overrides``, as ``RetroEngine.search`` applies them."""
     from molx_agent.retro.engine import default_engine
 
-    cfg = dataclasses.replace(default_engine().config, **overrides)
+    return config_dict(dataclasses.replace(default_engine().config, **overrides))
+
+
+def config_dict(cfg: Any) -> dict[str, Any]:
+    """A ``SearchConfig`` as the records store it (tuples as lists)."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(cfg).items()}
 
 
@@ -322,8 +326,7 @@ def _same_setting(key: str, recorded: Any, current: Any) -> bool:
         return recorded == current
     from molx_agent.retro.search_types import SearchConfig
 
-    defaults = json.loads(json.dumps({k: list(v) if isinstance(v, tuple) else v
-                                      for k, v in dataclasses.asdict(SearchConfig()).items()}))
+    defaults = json.loads(json.dumps(config_dict(SearchConfig())))
     if set(recorded) - set(current):
         return False
     return all(recorded[k] == v if k in recorded else (k in defaults and v == defaults[k]) for k, v in current.items())

@@ -172,12 +172,40 @@ def uspto_eval_guard(paths: list[Path]) -> tuple[set[str], set[str]]:
     return patents, keys
 
 
+@dataclass(frozen=True)
+class LeakageGuard:
+    """The library rule's sets: patents and product connectivity keys of the reported multi-step benchmarks and of
+    the USPTO-50K validation and test splits."""
+
+    bench_patents: set[str]
+    bench_keys: set[str]
+    eval_patents: set[str]
+    eval_keys: set[str]
+
+    @classmethod
+    def load(cls, reported: list[Path], uspto_eval: list[Path]) -> LeakageGuard:
+        bench_patents, bench_keys = reported_benchmark_guard(reported)
+        eval_patents, eval_keys = uspto_eval_guard(uspto_eval)
+        return cls(bench_patents, bench_keys, eval_patents, eval_keys)
+
+    def reason(self, patent: str, product_key: str) -> str | None:
+        """Why a step (its patent, its product's connectivity key) may not be learned from, or ``None`` (kept)."""
+        if patent in self.bench_patents:
+            return "benchmark_patent"
+        if not product_key or product_key in self.bench_keys:
+            return "benchmark_product"
+        if patent in self.eval_patents:
+            return "uspto50k_eval_patent"
+        if product_key in self.eval_keys:
+            return "uspto50k_eval_product"
+        return None
+
+
 def training_reactions(
     routes: list[Path], reported: list[Path], uspto_eval: list[Path]
 ) -> tuple[list[RouteReaction], dict[str, int]]:
     """The PaRoutes reactions the template library learns from, under the library rule (module docstring)."""
-    bench_patents, bench_keys = reported_benchmark_guard(reported)
-    eval_patents, eval_keys = uspto_eval_guard(uspto_eval)
+    guard = LeakageGuard.load(reported, uspto_eval)
     seen: dict[str, RouteReaction] = {}
     for path in routes:
         for node, step in _nodes(path):
@@ -196,16 +224,11 @@ def training_reactions(
     kept: list[RouteReaction] = []
     for mapped in sorted(seen):
         rec = seen[mapped]
-        if rec.patent in bench_patents:
-            stats["benchmark_patent"] += 1
-        elif not rec.product_key or rec.product_key in bench_keys:
-            stats["benchmark_product"] += 1
-        elif rec.patent in eval_patents:
-            stats["uspto50k_eval_patent"] += 1
-        elif rec.product_key in eval_keys:
-            stats["uspto50k_eval_product"] += 1
-        else:
+        reason = guard.reason(rec.patent, rec.product_key)
+        if reason is None:
             kept.append(rec)
+        else:
+            stats[reason] += 1
     stats["kept"] = len(kept)
     stats["patents_kept"] = len({rec.patent for rec in kept})
     return kept, stats

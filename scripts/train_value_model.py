@@ -56,8 +56,7 @@ def route_molecules(routes: list[Path], reported: list[Path], uspto_eval: list[P
                                                                                                 dict[str, int]]:
     """(``smiles``, ``key``, ``steps``, ``patent``) of every made molecule whose whole sub-route passes the leakage
     rule, one per connectivity key (fewest steps; ties: smallest SMILES), sorted by key; and counts."""
-    bench_patents, bench_keys = pr.reported_benchmark_guard(reported)
-    eval_patents, eval_keys = pr.uspto_eval_guard(uspto_eval)
+    guard = pr.LeakageGuard.load(reported, uspto_eval)
     best: dict[str, tuple[int, str, str]] = {}
     stats = {"made_molecules": 0, "left_out": 0}
 
@@ -70,8 +69,7 @@ def route_molecules(routes: list[Path], reported: list[Path], uspto_eval: list[P
         steps = 1 + sum(n for n, _ in below)
         patent = pr._step_patent(step)
         key = pr._connectivity(node.get("smiles"), node.get("inchikey")) or ""
-        ok = (all(good for _, good in below) and bool(key) and patent not in bench_patents
-              and key not in bench_keys and patent not in eval_patents and key not in eval_keys)
+        ok = all(good for _, good in below) and guard.reason(patent, key) is None
         stats["made_molecules"] += 1
         if not ok:
             stats["left_out"] += 1

@@ -315,8 +315,10 @@ class RetroStarSearch:
         if self.value_model is not None:
             steps = self.caches.predicted_steps.get(smiles)
             if steps is None:
+                from molx_agent.retro.value import MIN_STEPS  # loaded with the value model (_value_model)
+
                 steps = self.value_model.steps(smiles)
-                steps = self.caches.predicted_steps[smiles] = steps if steps is not None else 1.0
+                steps = self.caches.predicted_steps[smiles] = steps if steps is not None else MIN_STEPS
             return max(cfg.leaf_cost, self.value_model.cost_of_steps(steps))
         if not cfg.leaf_cost_per_atom and not cfg.leaf_cost_base:
             return cfg.leaf_cost
