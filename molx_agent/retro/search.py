@@ -651,7 +651,7 @@ def search_routes(
     stock: Stock | str | None = None,
     model: Any = None,
     time_limit: float = 60.0,
-    max_expansions: int = 2000,
+    max_expansions: int = SearchConfig.max_expansions,
     max_depth: int = 7,
     n_routes: int = 5,
     progress: ProgressCallback | None = None,

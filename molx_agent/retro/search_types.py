@@ -18,7 +18,9 @@ class SearchConfig:
     """Tunable knobs of the search (defaults used by the CLI and the agents)."""
 
     time_limit: float = 60.0
-    max_expansions: int = 2000
+    # a safety bound: at 60 s the time limit binds (3,000-8,000 expansions); 2,000 stopped 134 of the 600 ref-lin-600
+    # targets with time left and 44 of them unsolved (docs/benchmarks.md, "Expansion limit"); peak RSS ~0.6 GB at 10,000
+    max_expansions: int = 10_000
     max_depth: int = 7
     n_routes: int = 5
     expansion_top_k: int = 50

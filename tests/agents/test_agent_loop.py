@@ -16,6 +16,7 @@ import pytest
 
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.molx import MolxAgent, open_sqlite_saver
+from molx_agent.retro.search_types import SearchConfig
 from tests.agents.conftest import (
     GSK3B_017,
     GSK3B_020,
@@ -159,7 +160,7 @@ def test_an_unsolved_natural_product_is_replanned_with_a_changed_search(toy_engi
     options = [a["options"] for a in search["attempts"]]
     assert options[0]["time_limit"] == 2  # --search-time: the first attempt's limit
     assert options[1]["strategy"] == "wider_longer" and options[1]["time_limit"] == 6.0
-    assert options[1]["expansion_top_k"] == 100 and options[1]["max_expansions"] == 4000
+    assert options[1]["expansion_top_k"] == 100 and options[1]["max_expansions"] == 2 * SearchConfig().max_expansions
     assert options[2]["strategy"] == "strategic_disconnection"
     assert len(doc["plan_history"]) == len(search["attempts"]) == doc["iterations"] + 1
     assert doc["plan_history"][1]["changes"][0]["strategy"] == "wider_longer"

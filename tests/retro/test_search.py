@@ -482,3 +482,15 @@ def test_a_size_aware_leaf_estimate_selects_the_smaller_open_precursor_first(tmp
     search.expand(search.root, math.inf)
     # constant estimate: 0.79 + 1 (big) < 1.02 + 1 (small); by size: 0.79 + 5.5 (big) > 1.02 + 1.25 (small)
     assert search.select().smiles == first
+
+
+def test_search_routes_limits_default_to_the_config():
+    """The function's keyword defaults are the CLI's and the MCP server's (SearchConfig): no second copy to drift."""
+    import inspect
+
+    params = inspect.signature(search_routes).parameters
+    cfg = SearchConfig()
+    for name in ("time_limit", "max_expansions", "max_depth"):
+        assert params[name].default == getattr(cfg, name), name
+    # the expansion cap is a safety bound; the time limit is what a default search spends
+    assert cfg.max_expansions > 100 * cfg.time_limit
