@@ -34,7 +34,7 @@ class SearchConfig:
     leaf_cost_per_atom: float = 0.234
     # "size" (default): the heavy-atom line above; "learned": the learned value (retro.value: the reactions a
     # molecule's PaRoutes sub-route needs, predicted from its fingerprint, mapped onto the size line's units),
-    # at least leaf_cost.  Not the default: not yet measured on the route benchmark (docs/benchmarks.md)
+    # at least leaf_cost.  Not the default: no gain on the 100-target route sample (docs/benchmarks.md)
     leaf_estimate: str = "size"
     validate: bool = True
     # True: stop once n_routes solved routes exist (a fast first answer); False (default): search to the time or
