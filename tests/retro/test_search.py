@@ -490,7 +490,7 @@ def test_search_routes_limits_default_to_the_config():
 
     params = inspect.signature(search_routes).parameters
     cfg = SearchConfig()
-    for name in ("time_limit", "max_expansions", "max_depth"):
+    for name in ("time_limit", "max_expansions", "max_depth", "n_routes"):
         assert params[name].default == getattr(cfg, name), name
     # the expansion cap is a safety bound; the time limit is what a default search spends
     assert cfg.max_expansions > 100 * cfg.time_limit
