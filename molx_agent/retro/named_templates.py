@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
-from rdchiral.main import rdchiralRun
 from rdkit import Chem, RDLogger
 
+from molx_agent.retro.fast_rdchiral import run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.templates_db import DATA_DIR
 
@@ -527,7 +527,7 @@ class NamedTemplateMatcher:
                     if not target.reactants_achiral.HasSubstructMatch(family.pattern):
                         continue
                     try:
-                        outcomes, mapped = rdchiralRun(family.reaction, target, combine_enantiomers=False,
+                        outcomes, mapped = run_template(family.reaction, target, combine_enantiomers=False,
                                                        return_mapped=True)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue

@@ -51,11 +51,11 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
-from rdchiral.main import rdchiralRun
 from rdkit import Chem
 
 from molx_agent.errors import ChemistryError
 from molx_agent.limits import check_heavy_atoms, check_smiles_text
+from molx_agent.retro.fast_rdchiral import run_template
 from molx_agent.retro.named_templates import (
     NamedMatch,
     NamedTemplateMatcher,
@@ -446,7 +446,7 @@ class TemplateKNNModel:
         if rxn is None:
             return []
         try:
-            outcomes, mapped = rdchiralRun(rxn, target, combine_enantiomers=False, return_mapped=True)
+            outcomes, mapped = run_template(rxn, target, combine_enantiomers=False, return_mapped=True)
         except Exception:  # noqa: BLE001 - rdchiral raises on odd stereo cases; the template just fails
             return []
         # rdchiral's outcomes are already canonical SMILES without atom maps, components sorted; rdchiral lists
