@@ -76,7 +76,8 @@ def run_template(
     the dict of mapped SMILES, whose ``atoms_changed`` is empty on the fast path).
     """
     if not (is_stereo_free_template(rxn) and is_stereo_free_reactants(reactants)):
-        return rdchiral_main.rdchiralRun(rxn, reactants, combine_enantiomers=combine_enantiomers, return_mapped=return_mapped)
+        return rdchiral_main.rdchiralRun(rxn, reactants, combine_enantiomers=combine_enantiomers,
+                                         return_mapped=return_mapped)
     result = _run_stereo_free(rxn, reactants)
     if result is None:
         return []  # as rdchiral: no RunReactants outcome gives a bare empty list, even with return_mapped
