@@ -16,7 +16,7 @@ steps leaves the outcome as it is:
 
 :func:`run_template` therefore runs only the steps that can change the result (labels, stitching, missing
 bonds, sanitisation, the mapped and the canonical SMILES) in that case and calls ``rdchiralRun`` itself in
-every other.  Its outcomes and mapped SMILES are the same as rdchiral's (``tests/test_fast_rdchiral.py``
+every other.  Its outcomes and mapped SMILES are the same as rdchiral's (``tests/retro/test_fast_rdchiral.py``
 compares both on USPTO-50K products with the library's templates).  ``atoms_changed``, the second item
 of each mapped entry, is not computed on the fast path (an empty tuple): no caller of this module reads it.
 """
@@ -38,7 +38,8 @@ _UNSPECIFIED = ChiralType.CHI_UNSPECIFIED
 
 
 def is_stereo_free_template(rxn: rdchiralReaction) -> bool:
-    """True when the template sets and checks no stereo: no chiral tag, no bond direction (cached on ``rxn``)."""
+    """True when the template sets and checks no stereo: no chiral tag, no bond direction (cached on
+    ``rxn``)."""
     cached = getattr(rxn, "_molx_stereo_free", None)
     if cached is None:
         smarts = rxn.reaction_smarts
@@ -104,6 +105,7 @@ def _run_stereo_free(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
         # map numbers: product atoms by their index in the product, new atoms from 900
         unmapped = 900
         atoms_rt: dict[int, Chem.Atom] = {}
+        mapnums: list[int] = []  # every atom's (all are non-zero once labelled)
         for m in outcome:
             for a in m.GetAtoms():
                 if a.HasProp("react_atom_idx"):
@@ -111,12 +113,13 @@ def _run_stereo_free(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
                 if not a.GetAtomMapNum():
                     a.SetAtomMapNum(unmapped)
                     unmapped += 1
+                mapnums.append(a.GetAtomMapNum())
                 if a.HasProp("old_mapno"):
-                    atoms_rt[a.GetAtomMapNum()] = atoms_rt_map[a.GetIntProp("old_mapno")]
-        for i in atoms_rt:  # rdchiral's chirality check reads every matched atom of the product (KeyError if absent)
-            atoms_r[i]
-        # the template's (and the product's) double-bond definitions are all (NONE, NONE): no outcome is skipped
-        mapnums = [a.GetAtomMapNum() for m in outcome for a in m.GetAtoms() if a.GetAtomMapNum()]
+                    atoms_rt[mapnums[-1]] = atoms_rt_map[a.GetIntProp("old_mapno")]
+        unknown = atoms_rt.keys() - atoms_r.keys()
+        if unknown:  # rdchiral's chirality check reads every matched atom of the product: it raises KeyError
+            raise KeyError(f"template atoms matched to no product atom: {sorted(unknown)}")
+        # every double-bond definition of template and product is (NONE, NONE): no outcome is skipped
         if len(mapnums) != len(set(mapnums)):
             outcome = _stitch(outcome)
         else:
