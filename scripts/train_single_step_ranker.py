@@ -8,7 +8,14 @@ the recorded reactants mark the right answer.  A conditional-logit model (softma
 candidates, L2-regularised) is fitted with full-batch Adam in numpy and written to
 ``molx_agent/data/retro_ranker.json``.  Only the training file is read (never validation or test).
 
+``--query-source`` picks the queries: ``uspto50k`` (the library's USPTO-50K training reactions, as before),
+``paroutes`` (the library's PaRoutes route reactions, ``scripts/paroutes_reactions.py`` library rule: route steps
+of patents that contribute nothing to a reported benchmark) or ``both`` (``--queries`` from each).  A PaRoutes query
+leaves out every library reaction of its own patent as well as of its product, as a benchmark target's patent is
+absent from the library.
+
     nice -n 10 uv run python scripts/train_single_step_ranker.py [--queries 3000] [--seed 0] [--workers 2]
+        [--query-source uspto50k|paroutes|both]
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +40,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
-from molx_agent.retro.ranker import DATA_DIR, FEATURES, RANKER_FILE, LinearRanker  # noqa: E402
+from molx_agent.retro.ranker import DATA_DIR, FEATURES, RANKER_FILE, LinearRanker, read_ranker  # noqa: E402
 from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set  # noqa: E402
 from molx_agent.retro.templates_db import load_template_library  # noqa: E402
 
@@ -45,15 +53,17 @@ _SAME_PRODUCT: dict[str, np.ndarray] = {}
 
 def _init(same_product: dict[str, np.ndarray], n_neighbours: int) -> None:
     global _MODEL, _SAME_PRODUCT
-    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default())
+    # the model the ranker serves: kNN + named templates (the search's view), no learned policy
+    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default(), policy=None)
     _SAME_PRODUCT = same_product
 
 
-def _collect(query: tuple[str, tuple[str, ...]]) -> tuple[np.ndarray, int] | None:
-    product, truth = query
+def _collect(query: tuple[str, tuple[str, ...], str]) -> tuple[np.ndarray, int] | None:
+    """Candidate features and the truth's row (-1: not a candidate) of one query (product, truth, exclusion key)."""
+    product, truth, key = query
     assert _MODEL is not None
     try:
-        _, _, cands, feats = _MODEL.candidates(product, exclude=_SAME_PRODUCT[product])
+        _, _, cands, feats = _MODEL.candidates(product, exclude=_SAME_PRODUCT[key])
     except Exception:  # noqa: BLE001 - an unusable training product is skipped (counted by the caller)
         return None
     label = next((i for i, c in enumerate(cands) if c.reactants == truth), -1)
@@ -102,6 +112,59 @@ def top_k_of(groups: list[tuple[np.ndarray, int]], w: np.ndarray, ks=(1, 3, 5, 1
     return {f"top{k}": round(100 * hits[k] / max(len(groups), 1), 1) for k in ks}
 
 
+def _queries(lib: Any, args: argparse.Namespace) -> tuple[list[tuple[str, tuple[str, ...], str]], dict]:
+    """The leave-one-out queries (product, truth, exclusion key) and the library rows each key leaves out."""
+    sources = lib.sources
+    # canonical product of every library reaction, by source (0: USPTO-50K training file, 1: kept PaRoutes list)
+    products: list[str | None] = [None] * len(sources)
+    truths: list[tuple[str, ...] | None] = [None] * len(sources)
+    patents: list[str | None] = [None] * len(sources)
+    with gzip.open(args.train, "rt", newline="") as fh:  # every row's product is needed for the exclusions
+        rows = list(csv.DictReader(fh))
+    for lib_i in np.flatnonzero(sources == 0).tolist():
+        row = rows[int(lib.train_row[lib_i])]
+        canon = canonical_reactant_set(row["product"])
+        products[lib_i] = ".".join(canon) if canon else row["product"]
+        truths[lib_i] = canonical_reactant_set(row["reactants"])
+    if (sources == 1).any():
+        from scripts.paroutes_reactions import (
+            DEFAULT_REPORTED,
+            DEFAULT_ROUTES,
+            DEFAULT_USPTO_EVAL,
+            training_reactions,
+        )
+
+        kept, _ = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+        for lib_i in np.flatnonzero(sources == 1).tolist():
+            rec = kept[int(lib.train_row[lib_i])]
+            canon = canonical_reactant_set(rec.product)
+            products[lib_i] = ".".join(canon) if canon else rec.product
+            truths[lib_i] = canonical_reactant_set(rec.reactants)
+            patents[lib_i] = rec.patent
+    by_product: dict[str, list[int]] = defaultdict(list)
+    by_patent: dict[str, list[int]] = defaultdict(list)
+    for lib_i, prod in enumerate(products):
+        by_product[prod or ""].append(lib_i)
+        if patents[lib_i]:
+            by_patent[patents[lib_i]].append(lib_i)
+    picked: list[int] = []
+    for src, name in ((0, "uspto50k"), (1, "paroutes")):
+        if args.query_source not in (name, "both"):
+            continue
+        pool = [i for i in np.flatnonzero(sources == src).tolist() if truths[i]]
+        picked += sorted(random.Random(args.seed).sample(pool, min(args.queries, len(pool))))
+    queries: list[tuple[str, tuple[str, ...], str]] = []
+    exclude: dict[str, np.ndarray] = {}
+    for lib_i in picked:
+        prod = products[lib_i] or ""
+        key = f"{prod}|{patents[lib_i] or ''}"
+        if key not in exclude:
+            rows_out = set(by_product[prod]) | set(by_patent.get(patents[lib_i] or "", ()))
+            exclude[key] = np.asarray(sorted(rows_out), dtype=np.int64)
+        queries.append((prod, truths[lib_i], key))  # type: ignore[arg-type]
+    return queries, exclude
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", type=Path, default=DEFAULT_TRAIN)
@@ -109,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-neighbours", type=int, default=300)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--query-source", choices=("uspto50k", "paroutes", "both"), default="uspto50k",
+                    help="training queries: USPTO-50K training reactions, PaRoutes route reactions, or both")
     ap.add_argument("--cache", type=Path, default=None, help="reuse/store the collected features here")
     ap.add_argument("--out", type=Path, default=DATA_DIR / RANKER_FILE)
     ap.add_argument("--log", type=Path, default=None)
@@ -126,21 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         groups_all = pickle.loads(args.cache.read_bytes())
     else:
         lib = load_template_library()
-        with gzip.open(args.train, "rt", newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        # queries: the USPTO-50K training reactions of the library (PaRoutes rows, ``source`` 1, are neighbours only;
-        # their products are never USPTO-50K training products: both lists drop every PaRoutes route molecule)
-        train_rows = [int(r) for r, src in zip(lib.train_row, lib.sources, strict=True) if src == 0]
-        products = []
-        by_product: dict[str, list[int]] = defaultdict(list)
-        for lib_i, row_i in enumerate(train_rows):
-            canon = canonical_reactant_set(rows[row_i]["product"])
-            prod = ".".join(canon) if canon else rows[row_i]["product"]
-            products.append(prod)
-            by_product[prod].append(lib_i)
-        same_product = {p: np.asarray(v, dtype=np.int64) for p, v in by_product.items()}
-        picked = sorted(random.Random(args.seed).sample(range(len(train_rows)), args.queries))
-        queries = [(products[i], canonical_reactant_set(rows[train_rows[i]]["reactants"])) for i in picked]
+        queries, same_product = _queries(lib, args)
         log.info("collecting candidates for %d leave-one-out training queries", len(queries))
         groups_all = []
         workers = max(1, min(2, args.workers))
@@ -167,12 +218,16 @@ def main(argv: list[str] | None = None) -> int:
     w_half, _, _ = fit_conditional_logit(usable[:half])
     held_out = {"fallback": top_k_of(usable[half:], LinearRanker.default().weights),
                 "trained_on_first_half": top_k_of(usable[half:], w_half)}
+    shipped = DATA_DIR / RANKER_FILE
+    if shipped.is_file():  # the ranker this run would replace, on the same held-out queries
+        held_out["shipped"] = top_k_of(usable[half:], read_ranker(shipped).weights)
     log.info("held-out second half (only queries whose truth is a candidate): %s", held_out)
     w, _, _ = fit_conditional_logit(usable)
     ranker = LinearRanker(
         w, FEATURES, True,
         meta={
-            "source": "conditional logit on leave-one-out USPTO-50K training queries",
+            "source": f"conditional logit on leave-one-out {args.query_source} training queries",
+            "query_source": args.query_source,
             "n_queries": len(groups_all), "n_usable": len(usable), "n_truth_missing": n_missing,
             "n_failed": n_failed, "seed": args.seed, "n_neighbours": args.n_neighbours,
             "held_out_topk_given_truth_in_candidates": held_out,

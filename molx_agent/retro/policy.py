@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from molx_agent.errors import DataError
+from molx_agent.retro.fast_rdkit import blas_one_thread
 from molx_agent.retro.templates_db import DATA_DIR, FINGERPRINT
 
 POLICY_FILE = "retro_policy.npz"
@@ -52,7 +53,8 @@ class TemplatePolicy:
         idx = np.asarray(bits, dtype=np.int64)
         h = self.w1[idx].sum(axis=0) + self.b1
         h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))  # ELU
-        return h @ self.w2 + self.b2
+        with blas_one_thread():  # no spinning BLAS worker threads after the product (see blas_one_thread)
+            return h @ self.w2 + self.b2
 
     def probabilities(self, bits: np.ndarray | list[int]) -> np.ndarray:
         z = self.logits(bits)

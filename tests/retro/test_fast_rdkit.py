@@ -72,3 +72,56 @@ def test_memoised_outcome_canonicalisation_gives_rdchirals_answers_and_is_scoped
         assert patched.cache_info().hits == len(inputs)
     assert rdchiral_main.canonicalize_outcome_smiles is original
     assert expected[0] == "CCN.O=C(O)c1ccccc1" and expected[3] is None
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_blas_one_thread_limits_blas_inside_nested_blocks_and_restores_after():
+    import pytest
+    from threadpoolctl import threadpool_limits
+
+    from molx_agent.retro.fast_rdkit import blas_one_thread
+
+    if not _blas_threads():
+        pytest.skip("numpy loaded no BLAS library threadpoolctl knows")
+    with threadpool_limits(limits=2, user_api="blas"):  # two threads whatever the machine has
+        assert set(_blas_threads()) == {2}
+        with blas_one_thread():
+            assert set(_blas_threads()) == {1}
+            with blas_one_thread():
+                assert set(_blas_threads()) == {1}
+            assert set(_blas_threads()) == {1}  # the outer block still holds the limit
+        assert set(_blas_threads()) == {2}
+
+
+def test_policy_matrix_product_runs_with_one_blas_thread():
+    import numpy as np
+    import pytest
+
+    from molx_agent.retro.policy import TemplatePolicy
+
+    if not _blas_threads():
+        pytest.skip("numpy loaded no BLAS library threadpoolctl knows")
+    seen: list[list[int]] = []
+
+    class Spy(np.ndarray):
+        def __rmatmul__(self, other):
+            seen.append(_blas_threads())
+            return np.asarray(other) @ np.asarray(self)
+
+    rng = np.random.default_rng(0)
+    w2 = rng.standard_normal((8, 5)).astype(np.float32)
+    policy = TemplatePolicy(w1=rng.standard_normal((16, 8)).astype(np.float32), b1=np.zeros(8, np.float32),
+                            w2=w2.view(Spy), b2=np.zeros(5, np.float32))
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=2, user_api="blas"):  # two threads whatever the machine has
+        logits = np.asarray(policy.logits([1, 3, 5]))
+    h = policy.w1[[1, 3, 5]].sum(axis=0)
+    h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+    assert seen and set(seen[0]) == {1}
+    assert np.allclose(logits, h @ w2)
