@@ -112,8 +112,12 @@ def top_k_of(groups: list[tuple[np.ndarray, int]], w: np.ndarray, ks=(1, 3, 5, 1
     return {f"top{k}": round(100 * hits[k] / max(len(groups), 1), 1) for k in ks}
 
 
-def _queries(lib: Any, args: argparse.Namespace) -> tuple[list[tuple[str, tuple[str, ...], str]], dict]:
-    """The leave-one-out queries (product, truth, exclusion key) and the library rows each key leaves out."""
+def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
+             ) -> tuple[list[tuple[str, tuple[str, ...], str]], dict]:
+    """The leave-one-out queries (product, truth, exclusion key) and the library rows each key leaves out.
+
+    ``kept``: the PaRoutes reactions the library learned from (``scripts/paroutes_reactions.training_reactions``,
+    read from ``../shared`` when not given), indexed by the library's ``train_row`` of its PaRoutes rows."""
     sources = lib.sources
     # canonical product of every library reaction, by source (0: USPTO-50K training file, 1: kept PaRoutes list)
     products: list[str | None] = [None] * len(sources)
@@ -127,14 +131,15 @@ def _queries(lib: Any, args: argparse.Namespace) -> tuple[list[tuple[str, tuple[
         products[lib_i] = ".".join(canon) if canon else row["product"]
         truths[lib_i] = canonical_reactant_set(row["reactants"])
     if (sources == 1).any():
-        from scripts.paroutes_reactions import (
-            DEFAULT_REPORTED,
-            DEFAULT_ROUTES,
-            DEFAULT_USPTO_EVAL,
-            training_reactions,
-        )
+        if kept is None:
+            from scripts.paroutes_reactions import (
+                DEFAULT_REPORTED,
+                DEFAULT_ROUTES,
+                DEFAULT_USPTO_EVAL,
+                training_reactions,
+            )
 
-        kept, _ = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+            kept, _ = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
         for lib_i in np.flatnonzero(sources == 1).tolist():
             rec = kept[int(lib.train_row[lib_i])]
             canon = canonical_reactant_set(rec.product)

@@ -94,7 +94,10 @@ POLICY_ENV = "MOLX_SINGLE_STEP_POLICY"
 #: search expands with the kNN + named-template model (same templates, same evidence, its own ranker), because with
 #: a wall-clock budget that model finds more routes (docs/benchmarks.md, "The learned policy inside the search":
 #: paired 100-target ref-lin-600 sample top-10 19 vs 15 %, default-stock solvability 94 vs 89 %, twice the
-#: expansions per second), while single-step predictions (skills, pipeline, session) use the policy.
+#: expansions per second), while single-step predictions (skills, pipeline, session) use the policy.  Those runs
+#: predate ``retro.fast_rdkit.blas_one_thread``; re-checked with it, the policy solves more targets at the same route
+#: match (docs/benchmarks.md, "The learned policy inside the search, re-checked with one BLAS thread"), and the
+#: default waits for the default-stock and all-600 checks.
 SEARCH_POLICY_ENV = "MOLX_SEARCH_POLICY"
 
 _FALSE = ("off", "0", "false", "no")

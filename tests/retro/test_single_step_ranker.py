@@ -101,3 +101,36 @@ def test_named_only_candidates_have_finite_features():
     supported = candidate_features(_amide_candidate(True), product_heavy_atoms=11, product_rings=1,
                                    template_counts=np.array([120.0, 3.0]), template_classes=[2, 2], n_neighbours=100)
     assert dict(zip(FEATURES, supported, strict=True))["named_only"] == 0.0
+
+
+def test_paroutes_queries_leave_out_their_patent_and_product(trainer, tmp_path):
+    import argparse
+    import csv
+    import gzip
+    from types import SimpleNamespace
+
+    train = tmp_path / "train.csv.gz"
+    with gzip.open(train, "wt", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["product", "reactants"])
+        writer.writeheader()
+        writer.writerow({"product": "CC(=O)Nc1ccccc1", "reactants": "CC(=O)Cl.Nc1ccccc1"})
+        writer.writerow({"product": "CCOC(C)=O", "reactants": "CC(=O)O.CCO"})
+    kept = [  # the PaRoutes rows of the library, by train_row
+        SimpleNamespace(product="CC(=O)Nc1ccccc1", reactants="CC(=O)O.Nc1ccccc1", patent="US1"),
+        SimpleNamespace(product="CCNC(C)=O", reactants="CC(=O)Cl.CCN", patent="US1"),
+        SimpleNamespace(product="O=C(O)c1ccccc1", reactants="COC(=O)c1ccccc1", patent="US2"),
+    ]
+    lib = SimpleNamespace(sources=np.array([0, 0, 1, 1, 1]), train_row=np.array([0, 1, 0, 1, 2]))
+    args = argparse.Namespace(train=train, query_source="paroutes", queries=10, seed=0)
+    queries, exclude = trainer._queries(lib, args, kept=kept)
+    assert len(queries) == 3  # every PaRoutes row, no USPTO-50K row
+    by_product = {q[0]: exclude[q[2]].tolist() for q in queries}
+    # the acetanilide step: its own row, the USPTO-50K row of the same product and the other US1 step
+    assert by_product["CC(=O)Nc1ccccc1"] == [0, 2, 3]
+    assert by_product["CCNC(C)=O"] == [2, 3]
+    assert by_product["O=C(O)c1ccccc1"] == [4]
+    truth = {q[0]: q[1] for q in queries}
+    assert truth["CCNC(C)=O"] == ("CC(=O)Cl", "CCN")
+    args.query_source = "both"
+    queries, exclude = trainer._queries(lib, args, kept=kept)
+    assert len(queries) == 5 and exclude[queries[1][2]].tolist() == [1]  # a USPTO-50K query: its product only
