@@ -119,9 +119,10 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
     ``kept``: the PaRoutes reactions the library learned from (``scripts/paroutes_reactions.training_reactions``,
     read from ``../shared`` when not given), indexed by the library's ``train_row`` of its PaRoutes rows."""
     sources = lib.sources
-    # canonical product of every library reaction, by source (0: USPTO-50K training file, 1: kept PaRoutes list)
+    # canonical product and recorded reactants of every library reaction, by source (0: USPTO-50K training file,
+    # 1: kept PaRoutes list); the reactants are canonicalised for the picked queries only
     products: list[str | None] = [None] * len(sources)
-    truths: list[tuple[str, ...] | None] = [None] * len(sources)
+    reactants: list[str] = [""] * len(sources)
     patents: list[str | None] = [None] * len(sources)
     with gzip.open(args.train, "rt", newline="") as fh:  # every row's product is needed for the exclusions
         rows = list(csv.DictReader(fh))
@@ -129,7 +130,7 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
         row = rows[int(lib.train_row[lib_i])]
         canon = canonical_reactant_set(row["product"])
         products[lib_i] = ".".join(canon) if canon else row["product"]
-        truths[lib_i] = canonical_reactant_set(row["reactants"])
+        reactants[lib_i] = row["reactants"]
     if (sources == 1).any():
         if kept is None:
             from scripts.paroutes_reactions import (
@@ -144,7 +145,7 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
             rec = kept[int(lib.train_row[lib_i])]
             canon = canonical_reactant_set(rec.product)
             products[lib_i] = ".".join(canon) if canon else rec.product
-            truths[lib_i] = canonical_reactant_set(rec.reactants)
+            reactants[lib_i] = rec.reactants
             patents[lib_i] = rec.patent
     by_product: dict[str, list[int]] = defaultdict(list)
     by_patent: dict[str, list[int]] = defaultdict(list)
@@ -156,7 +157,7 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
     for src, name in ((0, "uspto50k"), (1, "paroutes")):
         if args.query_source not in (name, "both"):
             continue
-        pool = [i for i in np.flatnonzero(sources == src).tolist() if truths[i]]
+        pool = np.flatnonzero(sources == src).tolist()
         picked += sorted(random.Random(args.seed).sample(pool, min(args.queries, len(pool))))
     queries: list[tuple[str, tuple[str, ...], str]] = []
     exclude: dict[str, np.ndarray] = {}
@@ -166,7 +167,8 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
         if key not in exclude:
             rows_out = set(by_product[prod]) | set(by_patent.get(patents[lib_i] or "", ()))
             exclude[key] = np.asarray(sorted(rows_out), dtype=np.int64)
-        queries.append((prod, truths[lib_i], key))  # type: ignore[arg-type]
+        # an unparsable truth stays a query (no candidate matches it: counted as missing, as before)
+        queries.append((prod, canonical_reactant_set(reactants[lib_i]), key))  # type: ignore[arg-type]
     return queries, exclude
 
 

@@ -2,9 +2,13 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
+import pytest
 from rdkit import Chem
+from threadpoolctl import threadpool_info, threadpool_limits
 
-from molx_agent.retro.fast_rdkit import fast_atom_iteration
+from molx_agent.retro.fast_rdkit import blas_one_thread, fast_atom_iteration
+from molx_agent.retro.policy import TemplatePolicy
 
 
 def _signature(mol):
@@ -75,17 +79,10 @@ def test_memoised_outcome_canonicalisation_gives_rdchirals_answers_and_is_scoped
 
 
 def _blas_threads() -> list[int]:
-    from threadpoolctl import threadpool_info
-
     return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
 
 
 def test_blas_one_thread_limits_blas_inside_nested_blocks_and_restores_after():
-    import pytest
-    from threadpoolctl import threadpool_limits
-
-    from molx_agent.retro.fast_rdkit import blas_one_thread
-
     if not _blas_threads():
         pytest.skip("numpy loaded no BLAS library threadpoolctl knows")
     with threadpool_limits(limits=2, user_api="blas"):  # two threads whatever the machine has
@@ -99,11 +96,6 @@ def test_blas_one_thread_limits_blas_inside_nested_blocks_and_restores_after():
 
 
 def test_policy_matrix_product_runs_with_one_blas_thread():
-    import numpy as np
-    import pytest
-
-    from molx_agent.retro.policy import TemplatePolicy
-
     if not _blas_threads():
         pytest.skip("numpy loaded no BLAS library threadpoolctl knows")
     seen: list[list[int]] = []
@@ -117,8 +109,6 @@ def test_policy_matrix_product_runs_with_one_blas_thread():
     w2 = rng.standard_normal((8, 5)).astype(np.float32)
     policy = TemplatePolicy(w1=rng.standard_normal((16, 8)).astype(np.float32), b1=np.zeros(8, np.float32),
                             w2=w2.view(Spy), b2=np.zeros(5, np.float32))
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=2, user_api="blas"):  # two threads whatever the machine has
         logits = np.asarray(policy.logits([1, 3, 5]))
     h = policy.w1[[1, 3, 5]].sum(axis=0)
