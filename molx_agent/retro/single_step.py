@@ -96,8 +96,10 @@ POLICY_ENV = "MOLX_SINGLE_STEP_POLICY"
 #: paired 100-target ref-lin-600 sample top-10 19 vs 15 %, default-stock solvability 94 vs 89 %, twice the
 #: expansions per second), while single-step predictions (skills, pipeline, session) use the policy.  Those runs
 #: predate ``retro.fast_rdkit.blas_one_thread``; re-checked with it, the policy solves more targets at the same route
-#: match (docs/benchmarks.md, "The learned policy inside the search, re-checked with one BLAS thread"), and the
-#: default waits for the default-stock and all-600 checks.
+#: match (docs/benchmarks.md, "The learned policy inside the search, re-checked with one BLAS thread"), also on the
+#: default stock; the default stays off because the first routes to famous drugs get worse with it (the industrial
+#: epichlorohydrin routes to propranolol and metoprolol are lost; "The policy-guided search on the default stock and
+#: on 20 drugs").
 SEARCH_POLICY_ENV = "MOLX_SEARCH_POLICY"
 
 _FALSE = ("off", "0", "false", "no")
