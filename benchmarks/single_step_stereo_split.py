@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from single_step import SPLITS, load_split
 
     import molx_agent.retro.fast_rdchiral as fast_rdchiral
+    from molx_agent.io_utils import atomic_write_json
     from molx_agent.retro.single_step import TemplateKNNModel
 
     counts = {"slow": [0, 0.0], "fast": [0, 0.0]}
@@ -108,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     print(json.dumps(summary, indent=2))
     if args.json:
-        tmp = args.json.with_name(args.json.name + ".tmp")
-        tmp.write_text(json.dumps({"summary": summary, "records": records}, indent=1))
-        tmp.replace(args.json)
+        atomic_write_json(args.json, {"summary": summary, "records": records}, indent=1)
     return 0
 
 

@@ -91,15 +91,11 @@ POLICY_ENV = "MOLX_SINGLE_STEP_POLICY"
 
 
 #: Environment variable: ``on`` lets the multi-step search use the learned policy as well.  Default ``off``: the
-#: search expands with the kNN + named-template model (same templates, same evidence, its own ranker), because with
-#: a wall-clock budget that model finds more routes (docs/benchmarks.md, "The learned policy inside the search":
-#: paired 100-target ref-lin-600 sample top-10 19 vs 15 %, default-stock solvability 94 vs 89 %, twice the
-#: expansions per second), while single-step predictions (skills, pipeline, session) use the policy.  Those runs
-#: predate ``retro.fast_rdkit.blas_one_thread``; re-checked with it, the policy solves more targets at the same route
-#: match (docs/benchmarks.md, "The learned policy inside the search, re-checked with one BLAS thread"), also on the
-#: default stock; the default stays off because the first routes to famous drugs get worse with it (the industrial
-#: epichlorohydrin routes to propranolol and metoprolol are lost; "The policy-guided search on the default stock and
-#: on 20 drugs").
+#: search expands with the kNN + named-template model (same templates, same evidence, its own ranker), while
+#: single-step predictions (skills, pipeline, session) use the policy.  With the policy the search solves more
+#: benchmark targets at the same route match, but the first routes to famous drugs get worse (the industrial
+#: epichlorohydrin routes to propranolol and metoprolol are lost: the policy has no output for the PaRoutes template
+#: of their last step); docs/benchmarks.md, "The policy-guided search on the default stock and on 20 drugs".
 SEARCH_POLICY_ENV = "MOLX_SEARCH_POLICY"
 
 _FALSE = ("off", "0", "false", "no")

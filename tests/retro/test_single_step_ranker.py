@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
+import csv
+import gzip
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -104,11 +108,6 @@ def test_named_only_candidates_have_finite_features():
 
 
 def test_paroutes_queries_leave_out_their_patent_and_product(trainer, tmp_path):
-    import argparse
-    import csv
-    import gzip
-    from types import SimpleNamespace
-
     train = tmp_path / "train.csv.gz"
     with gzip.open(train, "wt", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["product", "reactants"])
