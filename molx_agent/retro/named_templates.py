@@ -196,10 +196,27 @@ class UniqueOutcomes:
     identical outcome per match; rdchiral then post-processes each in Python.  Two outcomes with the
     same atoms (by index in the product) and the same bonds are the same outcome, so only the first
     is kept.  This halves rdchiral's work on typical products without changing any result.
+
+    The canonical key (:func:`_outcome_key`, a SMILES) costs about as much as the post-processing it saves, so it
+    is computed only for outcomes that could be duplicates: those whose template atoms matched the same set of
+    product atoms (read from the first atoms of each outcome molecule, which RDKit builds from the template).
+    An outcome whose set no other outcome shares is kept unkeyed; the grouping never merges outcomes, only the
+    key does, so what is dropped is still exactly an identical outcome.
     """
 
     def __init__(self, reaction: Any) -> None:
         self._reaction = reaction
+        self._template_sizes = tuple(p.GetNumAtoms() for p in reaction.GetProducts())
+
+    def _matched(self, outcome: tuple[Chem.Mol, ...]) -> frozenset[int]:
+        """The product atoms the template's atoms matched (their ``react_atom_idx``)."""
+        matched = []
+        for mol, size in zip(outcome, self._template_sizes, strict=False):
+            for i in range(min(size, mol.GetNumAtoms())):
+                atom = mol.GetAtomWithIdx(i)
+                if atom.HasProp("react_atom_idx"):
+                    matched.append(atom.GetIntProp("react_atom_idx"))
+        return frozenset(matched)
 
     def RunReactants(self, reactants: tuple, *args: Any, **kwargs: Any) -> tuple:  # noqa: N802 - RDKit name
         if _application_expired():  # see application_deadline: no new outcomes once the time is up
@@ -207,19 +224,28 @@ class UniqueOutcomes:
         outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
         if len(outcomes) < 2:
             return outcomes
-        seen: set[str] = set()
-        unique = []
+        groups: dict[frozenset[int], list[int]] = {}
         for i, outcome in enumerate(outcomes):
-            if i % 16 == 15 and _application_expired():  # a huge molecule: keep what was deduplicated so far
-                break
-            try:
-                key = _outcome_key(outcome)
-            except Exception:  # noqa: BLE001 - cannot key it: keep it, rdchiral will judge
-                unique.append(outcome)
+            groups.setdefault(self._matched(outcome), []).append(i)
+        drop: set[int] = set()
+        keyed = 0
+        for members in groups.values():
+            if len(members) < 2:
                 continue
-            if key not in seen:
-                seen.add(key)
-                unique.append(outcome)
+            seen: set[str] = set()
+            for i in members:
+                keyed += 1
+                if keyed % 16 == 15 and _application_expired():  # a huge molecule: stop deduplicating
+                    break
+                try:
+                    key = _outcome_key(outcomes[i])
+                except Exception:  # noqa: BLE001 - cannot key it: keep it, rdchiral will judge
+                    continue
+                if key in seen:
+                    drop.add(i)
+                else:
+                    seen.add(key)
+        unique = [outcome for i, outcome in enumerate(outcomes) if i not in drop]
         budget: DeadlineBudget | None = getattr(_LOCAL, "budget", None)
         if budget is not None and budget.deadline is not None:
             return _OutcomesUntilDeadline(unique)  # rdchiral's per-outcome work stops at the deadline too

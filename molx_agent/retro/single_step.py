@@ -79,6 +79,7 @@ from molx_agent.retro.templates_db import (
     TemplateRecord,
     bulk_tanimoto,
     fingerprint_bits_of_mol,
+    fingerprint_words_of_mol,
     load_template_library,
     pack_bits,
 )
@@ -406,7 +407,7 @@ class TemplateKNNModel:
             mol = Chem.MolFromSmiles(smiles)
             if mol is None:
                 return None
-            bits = pack_bits(fingerprint_bits_of_mol(mol))
+            bits = fingerprint_words_of_mol(mol)
             bits.flags.writeable = False  # shared by every candidate that contains this molecule
             info = (bits, mol.GetNumHeavyAtoms(), mol.GetRingInfo().NumRings())
             with self._lock:

@@ -59,6 +59,12 @@ def fingerprint_bits(smiles: str) -> list[int]:
     return fingerprint_bits_of_mol(mol)
 
 
+def fingerprint_words_of_mol(mol: Chem.Mol) -> np.ndarray:
+    """The library fingerprint of ``mol`` packed as :func:`pack_bits` packs its on-bits (built from RDKit's numpy
+    array directly, a third faster than from the bit list)."""
+    return np.packbits(_generator().GetFingerprintAsNumPy(mol), bitorder="little").view(np.uint64)
+
+
 def pack_bits(bits: list[int] | np.ndarray) -> np.ndarray:
     """One fingerprint as a packed ``uint64`` row of ``fp_size / 64`` words."""
     row = np.zeros(FINGERPRINT["fp_size"], dtype=bool)
@@ -217,6 +223,7 @@ __all__ = [
     "TemplateLibrary",
     "fingerprint_bits",
     "fingerprint_bits_of_mol",
+    "fingerprint_words_of_mol",
     "pack_bits",
     "popcount",
     "bulk_tanimoto",

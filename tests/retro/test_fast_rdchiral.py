@@ -62,20 +62,56 @@ def test_bonds_the_template_leaves_out_are_restored_like_rdchiral():
 
 
 @pytest.mark.parametrize("smiles", [
-    "C[C@H](OC(C)=O)c1ccc(NC(=O)CC)cc1",  # a chiral centre in the product
+    "C[C@H](OC(C)=O)c1ccc(NC(=O)CC)cc1",  # a chiral centre in the product, outside the template
     "C/C=C/C(=O)Nc1ccc(COC(C)=O)cc1",  # a double-bond direction
+    "O=C(N[C@@H](Cc1ccccc1)C(=O)O)c1ccc(NC(=O)[C@H](C)O)cc1",  # two centres, one next to an amide
+    "C/C=C(\\C)C(=O)OC[C@@H]1CCCO1",  # a trisubstituted double bond and a centre
 ])
-def test_stereo_in_the_product_falls_back_to_rdchiral(monkeypatch, smiles):
+def test_stereo_in_the_product_takes_the_stereo_path_with_rdchirals_answer(monkeypatch, smiles):
     reactants = rdchiralReactants(smiles)
     assert not is_stereo_free_reactants(reactants)
-    monkeypatch.setattr(fast_rdchiral, "_run_stereo_free", lambda *a: pytest.fail("fast path taken"))
-    assert _same(AMIDE, smiles)[0] and _same(ESTER, smiles)[0]
+    monkeypatch.setattr(fast_rdchiral, "_run_stereo_free", lambda *a: pytest.fail("stereo-free path taken"))
+    expected = {t: rdchiral_main.rdchiralRun(rdchiralReaction(t), rdchiralReactants(smiles),
+                                             combine_enantiomers=False) for t in (AMIDE, ESTER)}
+    monkeypatch.setattr(rdchiral_main, "rdchiralRun", lambda *a, **k: pytest.fail("rdchiral itself was asked"))
+    for template in (AMIDE, ESTER):
+        got = run_template(rdchiralReaction(template), rdchiralReactants(smiles), combine_enantiomers=False)
+        assert sorted(got) == sorted(expected[template])
+    assert any(expected.values())
+    monkeypatch.undo()
+    assert _same(AMIDE, smiles)[0] or _same(ESTER, smiles)[0]  # mapped SMILES as well
 
 
-def test_stereo_in_the_template_falls_back_to_rdchiral(monkeypatch):
+def test_stereo_outcomes_keep_and_drop_exactly_what_rdchiral_does():
+    # the centre next to the ester keeps its configuration in the precursor
+    got, _ = _same(ESTER, "CC(=O)O[C@@H](C)c1ccccc1")
+    assert got == ["CC(=O)O.C[C@H](O)c1ccccc1"]
+    # a template that could have specified the centre it matches but did not: rdchiral rejects the outcome
+    unspecified = "[C:1]-[CH;D3;+0:2](-[N:3])-[C:4]>>[C:1]-[CH;D3;+0:2](-[OH])-[C:4].[N:3]"
+    assert _same(unspecified, "CC[C@H](N)CC(C)C")[0] == []
+    assert _same(unspecified, "CCC(N)CC(C)C")[0]  # the same product without stereo matches
+    # a chiral template on a chiral product: matching and inverted configurations
+    for product in ("C[C@H](N)CCc1ccccc1", "C[C@@H](N)CCc1ccccc1"):
+        _same(CHIRAL_TEMPLATE, product)
+    # a lactone with a centre in the ring: the ring opening is stitched and the centre survives
+    got, _ = _same(ESTER, "C[C@H]1CCCC(=O)O1")
+    assert got and all("@" in smi for smi in got)
+
+
+def test_the_stereo_path_combines_enantiomers_like_rdchiral():
+    rxn_smarts = "[C:1]-[CH;D3;+0:2](-[N:3])-[C:4]>>[C:1]-[C@H;D3;+0:2](-[OH])-[C:4].[N:3]"
+    for combine in (True, False):
+        expected = rdchiral_main.rdchiralRun(rdchiralReaction(rxn_smarts), rdchiralReactants("CCC(N)CCc1ccccc1"),
+                                             combine_enantiomers=combine)
+        got = run_template(rdchiralReaction(rxn_smarts), rdchiralReactants("CCC(N)CCc1ccccc1"),
+                           combine_enantiomers=combine)
+        assert sorted(got) == sorted(expected)
+
+
+def test_stereo_in_the_template_takes_the_stereo_path(monkeypatch):
     rxn = rdchiralReaction(CHIRAL_TEMPLATE)
     assert not is_stereo_free_template(rxn)
-    monkeypatch.setattr(fast_rdchiral, "_run_stereo_free", lambda *a: pytest.fail("fast path taken"))
+    monkeypatch.setattr(fast_rdchiral, "_run_stereo_free", lambda *a: pytest.fail("stereo-free path taken"))
     assert _same(CHIRAL_TEMPLATE, "CCC(N)CC")[0]
 
 
@@ -86,7 +122,7 @@ def test_no_match_and_deduplicating_reactions():
     assert len(_same(ESTER, "CCOC(=O)CC(=O)OCC", compiled=True)[0]) == 1  # both esters give the same pair
 
 
-# Drug-like products, some with stereo (which falls back), run through the default single-step model: every
+# Drug-like products, some with stereo (the stereo path), run through the default single-step model: every
 # template application (learned, general, named) must give rdchiral's answer.
 DRUGS = [
     "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1Nc1nccc(-c2cccnc2)n1",  # imatinib

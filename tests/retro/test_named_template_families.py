@@ -140,3 +140,41 @@ def test_duplicate_outcomes_are_dropped_without_changing_rdchirals_results():
         assert 0 < len(kept) <= len(raw)
         dropped.append(len(raw) - len(kept))
     assert dropped[0] == 0 and dropped[1] > 0  # two ester sites are two outcomes; CF3's 6 symmetric matches are one
+
+
+def test_only_outcomes_that_match_the_same_atoms_are_keyed_and_only_identical_ones_dropped(monkeypatch):
+    """``UniqueOutcomes`` keys (canonical SMILES) only outcomes whose template atoms matched the same product atoms:
+    it never drops an outcome that is not identical to a kept one, and it may keep an identical one that matched
+    other atoms (a template's unchanged neighbour atom matched on either side)."""
+    from rdchiral.initialization import rdchiralReactants
+
+    import molx_agent.retro.named_templates as named_templates
+    from molx_agent.retro.named_templates import _outcome_key, compile_template, rdchiral_quiet
+
+    cases = [
+        ("[c:1]-[C:2](-[F:3])(-[F:4])-[F:5]>>[c:1]-I.[C:2](-[F:3])(-[F:4])(-[F:5])-[Si](C)(C)C",
+         "FC(F)(F)c1ccc(C(F)(F)F)cc1"),  # 6 symmetric matches per CF3: one outcome each
+        ("[C:1](=[O:2])-[O;H0;D2;+0:3]-[CH3;D1;+0:4]>>[C:1](=[O:2])-[OH;D1;+0:3].[CH3;D1;+0:4]-[OH;D1;+0]",
+         "COC(=O)c1ccc(C(=O)OC)cc1"),  # two different sites: nothing to key
+        ("[c:1]:[c:2]-[Br;D1;+0:3]>>[c:1]:[c:2].[Br;D1;+0:3]-Br", "Brc1ccc(Br)cc1"),  # ring neighbours both ways
+    ]
+    keyed = []
+    calls: list[int] = []
+    monkeypatch.setattr(named_templates, "_outcome_key", lambda outcome: calls.append(1) or _outcome_key(outcome))
+    for template, product in cases:
+        calls.clear()
+        with rdchiral_quiet():
+            rxn = compile_template(template)
+            achiral = rdchiralReactants(product).reactants_achiral
+            raw = rxn.rxn._reaction.RunReactants((achiral,))
+            kept = rxn.rxn.RunReactants((achiral,))
+        full: dict[str, int] = {}
+        for i, outcome in enumerate(rxn.rxn._reaction.RunReactants((achiral,))):
+            full.setdefault(_outcome_key(outcome), i)
+        kept_keys = [_outcome_key(o) for o in kept]
+        assert list(dict.fromkeys(kept_keys)) == list(full)  # every distinct outcome, first ones in RDKit's order
+        assert len(calls) <= len(raw)
+        keyed.append((len(raw), len(kept), len(calls)))
+    assert keyed[0] == (12, 2, 12)  # every CF3 match shares its atoms with five others: one outcome per CF3
+    assert keyed[1] == (2, 2, 0)  # the two esters match different atoms: no key computed
+    assert keyed[2] == (4, 4, 0)  # each C-Br with either ortho carbon: identical pairs that matched other atoms

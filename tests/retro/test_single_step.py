@@ -225,3 +225,16 @@ def test_named_precursor_table_is_the_same_with_the_callers_rdchiral_target(mode
     fresh = NamedTemplateMatcher.load().precursor_table(product)
     shared = NamedTemplateMatcher.load().precursor_table(product, rdchiralReactants(product))
     assert fresh and shared == fresh
+
+
+def test_packed_fingerprint_words_equal_the_packed_bit_list():
+    import numpy as np
+    from rdkit import Chem
+
+    from molx_agent.retro.templates_db import fingerprint_bits_of_mol, fingerprint_words_of_mol, pack_bits
+
+    for smiles in ("CCO", "Cc1ccc(NC(=O)c2ccc(CN3CCN(C)CC3)cc2)cc1", "[Na+].[Cl-]", "C"):
+        mol = Chem.MolFromSmiles(smiles)
+        words = fingerprint_words_of_mol(mol)
+        assert words.dtype == np.uint64 and words.shape == (32,)
+        assert np.array_equal(words, pack_bits(fingerprint_bits_of_mol(mol)))
