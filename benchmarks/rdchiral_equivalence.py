@@ -61,8 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def both(rxn: Any, target: Any, *, combine_enantiomers: bool = True, return_mapped: bool = False) -> Any:
         counts["applications"] += 1
-        counts["stereo_path"] += not (fast_rdchiral.is_stereo_free_template(rxn)
-                                      and fast_rdchiral.is_stereo_free_reactants(target))
+        counts["stereo_path"] += fast_rdchiral.uses_stereo_path(rxn, target)
         results: list[Any] = []
         for func in (rdchiral_main.rdchiralRun, run_template):
             try:

@@ -45,8 +45,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_ms": round(statistics.fmean(r["ms"] for r in rows), 1),
         "rdchiral_calls": round(statistics.fmean(r["slow_calls"] for r in rows), 1),
         "rdchiral_ms": round(statistics.fmean(r["slow_ms"] for r in rows), 1),
-        "stereo_calls": round(statistics.fmean(r.get("stereo_calls", 0) for r in rows), 1),
-        "stereo_ms": round(statistics.fmean(r.get("stereo_ms", 0.0) for r in rows), 1),
+        "stereo_calls": round(statistics.fmean(r["stereo_calls"] for r in rows), 1),
+        "stereo_ms": round(statistics.fmean(r["stereo_ms"] for r in rows), 1),
         "fast_calls": round(statistics.fmean(r["fast_calls"] for r in rows), 1),
         "fast_ms": round(statistics.fmean(r["fast_ms"] for r in rows), 1),
     }

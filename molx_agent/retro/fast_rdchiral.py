@@ -43,7 +43,7 @@ from rdkit import Chem
 from rdkit.Chem import AllChem
 from rdkit.Chem.rdchem import BondDir, BondType, ChiralType
 
-__all__ = ["is_stereo_free_reactants", "is_stereo_free_template", "run_template"]
+__all__ = ["is_stereo_free_reactants", "is_stereo_free_template", "run_template", "uses_stereo_path"]
 
 _NO_DIRS = (BondDir.NONE, BondDir.NONE)
 _UNSPECIFIED = ChiralType.CHI_UNSPECIFIED
@@ -79,6 +79,11 @@ def is_stereo_free_reactants(reactants: rdchiralReactants) -> bool:
     return cached
 
 
+def uses_stereo_path(rxn: rdchiralReaction, reactants: rdchiralReactants) -> bool:
+    """Whether :func:`run_template` takes the stereo path: the template or the product carries stereo."""
+    return not (is_stereo_free_template(rxn) and is_stereo_free_reactants(reactants))
+
+
 def run_template(
     rxn: rdchiralReaction, reactants: rdchiralReactants, *, combine_enantiomers: bool = True,
     return_mapped: bool = False,
@@ -88,7 +93,7 @@ def run_template(
     The same outcomes as rdchiral, in the same form (a list of canonical SMILES; with ``return_mapped`` also
     the dict of mapped SMILES, whose ``atoms_changed`` is empty).
     """
-    stereo = not (is_stereo_free_template(rxn) and is_stereo_free_reactants(reactants))
+    stereo = uses_stereo_path(rxn, reactants)
     result = _run_with_stereo(rxn, reactants) if stereo else _run_stereo_free(rxn, reactants)
     if result is None:
         return []  # as rdchiral: no RunReactants outcome gives a bare empty list, even with return_mapped
@@ -118,7 +123,7 @@ def _run_stereo_free(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
             raise KeyError(f"template atoms matched to no product atom: {sorted(unknown)}")
         # every double-bond definition of template and product is (NONE, NONE): no outcome is skipped
         outcome, idx_p = _merge(outcome, mapnums)
-        outcome, _ = _restore_missing_bonds(outcome, idx_p, bonds_by_mapnum, atoms_rt, template_r)
+        outcome = _restore_missing_bonds(outcome, idx_p, bonds_by_mapnum, atoms_rt, template_r)
         try:
             Chem.SanitizeMol(outcome)
             outcome.UpdatePropertyCache()
@@ -190,17 +195,11 @@ def _run_with_stereo(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
         if skip:
             continue
         outcome, idx_p = _merge(outcome, mapnums)
-        atoms_pt: dict[int, Chem.Atom] = {}
-        for n, k in idx_p.items():
-            a = outcome.GetAtomWithIdx(k)
-            if a.HasProp("old_mapno"):
-                atoms_pt[n] = atoms_pt_map[a.GetIntProp("old_mapno")]
-        for i, a in atoms_pt.items():
-            a.SetAtomMapNum(i)
-        outcome, rebuilt = _restore_missing_bonds(outcome, idx_p, bonds_by_mapnum, atoms_rt, template_r)
-        if rebuilt:
-            idx_p = {a.GetAtomMapNum(): a.GetIdx() for a in outcome.GetAtoms() if a.GetAtomMapNum()}
+        outcome = _restore_missing_bonds(outcome, idx_p, bonds_by_mapnum, atoms_rt, template_r)
         atoms_p = {n: outcome.GetAtomWithIdx(k) for n, k in idx_p.items()}
+        atoms_pt = {n: atoms_pt_map[a.GetIntProp("old_mapno")] for n, a in atoms_p.items() if a.HasProp("old_mapno")}
+        for i, a in atoms_pt.items():  # the template atoms take the product's map numbers (rdchiral does)
+            a.SetAtomMapNum(i)
         try:
             Chem.SanitizeMol(outcome)
             outcome.UpdatePropertyCache()
@@ -302,9 +301,10 @@ def _merge(outcome: tuple[Chem.Mol, ...], mapnums: list[int]) -> tuple[Chem.Mol,
 
 
 def _restore_missing_bonds(outcome: Chem.Mol, idx_p: dict[int, int], bonds_by_mapnum: list,
-                           atoms_rt: dict[int, Chem.Atom], template_r: Chem.Mol) -> tuple[Chem.Mol, bool]:
+                           atoms_rt: dict[int, Chem.Atom], template_r: Chem.Mol) -> Chem.Mol:
     """rdchiral's restoration of product bonds between outcome atoms that neither RDKit nor the template kept (a
-    ring bond between two matched atoms the template does not bond); whether a new molecule was built."""
+    ring bond between two matched atoms the template does not bond).  A new molecule when bonds were added; atom
+    indices stay those of ``idx_p``."""
     missing_bonds = []
     for i, j, b in bonds_by_mapnum:
         if i in idx_p and j in idx_p \
@@ -313,16 +313,15 @@ def _restore_missing_bonds(outcome: Chem.Mol, idx_p: dict[int, int], bonds_by_ma
                      or not template_r.GetBondBetweenAtoms(atoms_rt[i].GetIdx(), atoms_rt[j].GetIdx())):
             missing_bonds.append((i, j, b))
     if not missing_bonds:
-        return outcome, False
+        return outcome
     rw = Chem.RWMol(outcome)
-    rwmol_map_to_id = {a.GetAtomMapNum(): a.GetIdx() for a in rw.GetAtoms() if a.GetAtomMapNum()}
     for i, j, b in missing_bonds:
-        rw.AddBond(rwmol_map_to_id[i], rwmol_map_to_id[j])
-        new_b = rw.GetBondBetweenAtoms(rwmol_map_to_id[i], rwmol_map_to_id[j])
+        rw.AddBond(idx_p[i], idx_p[j])
+        new_b = rw.GetBondBetweenAtoms(idx_p[i], idx_p[j])
         new_b.SetBondType(b.GetBondType())
         new_b.SetBondDir(b.GetBondDir())
         new_b.SetIsAromatic(b.GetIsAromatic())
-    return rw.GetMol(), True
+    return rw.GetMol()
 
 
 def _run_reactants(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tuple:

@@ -14,8 +14,10 @@ def test_stereo_is_read_from_the_smiles(benchmark_script):
 
 def test_summary_of_a_group(benchmark_script):
     mod = benchmark_script("single_step_stereo_split")
-    rows = [{"ms": 10.0, "slow_calls": 2, "slow_ms": 4.0, "fast_calls": 0, "fast_ms": 0.0},
-            {"ms": 30.0, "slow_calls": 0, "slow_ms": 0.0, "fast_calls": 6, "fast_ms": 12.0},
+    rows = [{"ms": 10.0, "slow_calls": 2, "slow_ms": 4.0, "stereo_calls": 0, "stereo_ms": 0.0, "fast_calls": 0,
+             "fast_ms": 0.0},
+            {"ms": 30.0, "slow_calls": 0, "slow_ms": 0.0, "stereo_calls": 0, "stereo_ms": 0.0, "fast_calls": 6,
+             "fast_ms": 12.0},
             {"ms": 50.0, "slow_calls": 1, "slow_ms": 2.0, "stereo_calls": 3, "stereo_ms": 6.0, "fast_calls": 3,
              "fast_ms": 3.0}]
     assert mod.summarise(rows) == {"n": 3, "median_ms": 30.0, "mean_ms": 30.0, "rdchiral_calls": 1.0,
