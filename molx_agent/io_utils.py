@@ -140,6 +140,18 @@ def atomic_write_json(path: str | os.PathLike[str], obj: Any, indent: int | None
     return atomic_write_text(path, dumps(obj, indent=indent) + "\n")
 
 
+def read_npz_with_meta(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The arrays of an ``.npz`` a build script wrote and its JSON metadata (the ``meta_json`` byte array).
+
+    Raises ``OSError``, ``ValueError`` or ``KeyError`` for an unreadable file; callers turn them into their own
+    ``DataError``."""
+    import numpy as np
+
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    return arrays, json.loads(arrays["meta_json"].tobytes().decode())
+
+
 def timestamped_dir(base: str | os.PathLike[str], name: str = "") -> Path:
     """Create and return ``base/YYYYMMDD_HHMMSS[_name]`` (suffixing ``_2``, ``_3`` if taken).
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import multiprocessing as mp
 import os
 import pickle
 import random
@@ -34,7 +33,7 @@ from molx_agent.io_utils import atomic_write_json  # noqa: E402
 from molx_agent.retro.policy import load_general_policy, load_policy  # noqa: E402
 from molx_agent.retro.ranker import DATA_DIR, FEATURES, POLICY_RANKER_FILE, LinearRanker  # noqa: E402
 from molx_agent.retro.single_step import GENERAL_TEMPLATES, TemplateKNNModel  # noqa: E402
-from scripts.train_single_step_ranker import fit_conditional_logit  # noqa: E402
+from scripts.train_single_step_ranker import fit_conditional_logit, run_queries  # noqa: E402
 
 log = logging.getLogger("train_policy_ranker")
 _MODEL: TemplateKNNModel | None = None
@@ -131,22 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         rows = load_split(SPLITS["val"])
         picked = random.Random(args.seed).sample(range(len(rows)), args.queries)
         queries = [(rows[i]["product"], rows[i]["truth"]) for i in picked]
-        groups = []
-        workers = max(1, min(2, args.workers))
-        if workers > 1:
-            ctx = mp.get_context("fork")
-            with ctx.Pool(workers, initializer=_init, initargs=(args.n_neighbours, args.policy_templates,
-                                                                      args.general_templates)) as pool:
-                for n, res in enumerate(pool.imap(_collect, queries, chunksize=4), 1):
-                    groups.append(res)
-                    if n % 100 == 0:
-                        log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
-        else:
-            _init(args.n_neighbours, args.policy_templates, args.general_templates)
-            for n, q in enumerate(queries, 1):
-                groups.append(_collect(q))
-                if n % 100 == 0:
-                    log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+        groups = run_queries(queries, _collect, _init,
+                             (args.n_neighbours, args.policy_templates, args.general_templates),
+                             workers=args.workers, every=100, chunksize=4)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(groups))
     half = len(groups) // 2
@@ -160,6 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     w_half, _, _ = fit_conditional_logit(usable(first), l2=args.l2)
     held_out = {"fallback_knn_vote": top_k_all(second, LinearRanker.default().weights),
                 "trained_on_first_half": top_k_all(second, w_half)}
+    col = FEATURES.index("reaction_score")
+    if any(g is not None and len(g[0]) and np.any(g[0][:, col] != 0) for g in groups):
+        # the same fit without the reaction scorer's feature: what the scorer adds, on the same held-out products
+        def without(gs):
+            return [None if g is None else (np.where(np.arange(g[0].shape[1]) == col, 0.0, g[0]), g[1]) for g in gs]
+
+        w_wo, _, _ = fit_conditional_logit(usable(without(first)), l2=args.l2)
+        held_out["trained_on_first_half_without_reaction_score"] = top_k_all(without(second), w_wo)
     log.info("truth among candidates: %.1f %% (%d missing, %d failed)",
              100 * (len(groups) - n_missing - n_failed) / len(groups), n_missing, n_failed)
     log.info("held-out second half (every query): %s", held_out)

@@ -70,6 +70,29 @@ def _collect(query: tuple[str, tuple[str, ...], str]) -> tuple[np.ndarray, int] 
     return feats.astype(np.float32), label
 
 
+def run_queries(queries: list, fn: Any, init: Any, initargs: tuple, *, workers: int, every: int = 200,
+                chunksize: int = 8) -> list:
+    """``fn`` over every query, in order: in a fork pool of ``workers`` (at most 2) processes set up by ``init``, or
+    in this process; progress logged every ``every`` queries."""
+    t0 = time.time()
+    out: list = []
+    workers = max(1, min(2, workers))
+    if workers > 1:
+        ctx = mp.get_context("fork")
+        with ctx.Pool(workers, initializer=init, initargs=initargs) as pool:
+            for n, res in enumerate(pool.imap(fn, queries, chunksize=chunksize), 1):
+                out.append(res)
+                if n % every == 0:
+                    log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+    else:
+        init(*initargs)
+        for n, q in enumerate(queries, 1):
+            out.append(fn(q))
+            if n % every == 0:
+                log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+    return out
+
+
 def fit_conditional_logit(
     groups: list[tuple[np.ndarray, int]], *, l2: float = 1e-3, steps: int = 600, lr: float = 0.05
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -200,21 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         lib = load_template_library()
         queries, same_product = _queries(lib, args)
         log.info("collecting candidates for %d leave-one-out training queries", len(queries))
-        groups_all = []
-        workers = max(1, min(2, args.workers))
-        if workers > 1:
-            ctx = mp.get_context("fork")
-            with ctx.Pool(workers, initializer=_init, initargs=(same_product, args.n_neighbours)) as pool:
-                for n, res in enumerate(pool.imap(_collect, queries, chunksize=8), 1):
-                    groups_all.append(res)
-                    if n % 200 == 0:
-                        log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
-        else:
-            _init(same_product, args.n_neighbours)
-            for n, q in enumerate(queries, 1):
-                groups_all.append(_collect(q))
-                if n % 200 == 0:
-                    log.info("%d/%d (%.0f s)", n, len(queries), time.time() - t0)
+        groups_all = run_queries(queries, _collect, _init, (same_product, args.n_neighbours), workers=args.workers)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(groups_all))
     usable = [g for g in groups_all if g is not None and g[1] >= 0 and len(g[0]) > 1]

@@ -17,7 +17,6 @@ nearest training products and gives the ranker the policy's probabilities as fea
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from molx_agent.errors import DataError
+from molx_agent.io_utils import read_npz_with_meta
 from molx_agent.retro.fast_rdkit import blas_one_thread
 from molx_agent.retro.templates_db import DATA_DIR, FINGERPRINT
 
@@ -83,9 +83,7 @@ def read_policy(path: str | Path, *, n_templates: int | None = None) -> Template
     """A policy from its ``.npz``; ``DataError`` when unreadable or built for another library."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-        meta = json.loads(arrays["meta_json"].tobytes().decode())
+        arrays, meta = read_npz_with_meta(path)
     except (OSError, ValueError, KeyError) as exc:
         raise DataError("bad_data_file", f"Template policy unreadable: {path}", value=str(path),
                         hint="retrain with scripts/train_template_policy.py") from exc

@@ -56,6 +56,8 @@ FEATURES: tuple[str, ...] = (
     "general_log_vote_s4",
     "general_policy_log_prob",
     "general_policy_rank",
+    # the learned score of the whole candidate reaction (``retro.reaction_scorer``); 0 when the model runs without it
+    "reaction_score",
 )
 #: ``log(policy probability)`` given to a candidate none of whose templates the policy ranks (named-only ones)
 POLICY_LOG_FLOOR = math.log(1e-6)
@@ -103,6 +105,8 @@ class CandidateEvidence:
     general_probs: dict[int, float] = field(default_factory=dict)
     # 0-based rank of the best of those in the general policy's order (None: the model applies no general template)
     general_rank: int | None = None
+    # the reaction scorer's score of product + these precursors (``retro.reaction_scorer``; 0: no scorer)
+    reaction_score: float = 0.0
 
     def best_support(self) -> Support | None:
         if not self.supports:
@@ -181,6 +185,7 @@ def candidate_features(
             max(math.log(total), POLICY_LOG_FLOOR) if total > 0 else POLICY_LOG_FLOOR,
             math.log1p(cand.general_rank) / math.log1p(max(n_general or 1, 1)),
         ))
+    f.append(float(cand.reaction_score))
     return np.asarray(f, dtype=np.float64)
 
 

@@ -74,6 +74,13 @@ from molx_agent.retro.ranker import (
     load_ranker,
 )
 from molx_agent.retro.reaction_class import infer_reaction_class, reaction_class_category, reaction_class_name
+from molx_agent.retro.reaction_scorer import (
+    ReactionScorer,
+    SparseCounts,
+    count_fingerprint,
+    difference_features,
+    load_reaction_scorer,
+)
 from molx_agent.retro.templates_db import (
     TemplateLibrary,
     TemplateRecord,
@@ -275,6 +282,10 @@ class TemplateKNNModel:
         probability).  50: on validation products the candidates then hold the truth for 93.8 % instead of 89 %.
     general_neighbours:
         Also apply the general templates of this many nearest training products (0: none; 20 added no coverage).
+    reaction_scorer:
+        The learned score of each whole candidate reaction (``retro.reaction_scorer``: product and precursors as a
+        difference fingerprint), one more ranker feature.  ``"default"``: the packaged scorer when the model has a
+        policy and the packaged library; ``None``: none (the feature is 0 and cancels in the softmax).
     """
 
     name = "uspto50k-template-knn"
@@ -295,6 +306,7 @@ class TemplateKNNModel:
         general_policy: TemplatePolicy | None | str = "default",
         general_templates: int = GENERAL_TEMPLATES,
         general_neighbours: int = GENERAL_NEIGHBOURS,
+        reaction_scorer: ReactionScorer | None | str = "default",
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
@@ -325,6 +337,11 @@ class TemplateKNNModel:
         self.general_policy = general_policy
         self.general_templates = general_templates
         self.general_neighbours = general_neighbours
+        if isinstance(reaction_scorer, str):
+            if reaction_scorer != "default":
+                raise ValueError(f"reaction_scorer must be a ReactionScorer, None or 'default', not {reaction_scorer!r}")
+            reaction_scorer = load_reaction_scorer() if policy is not None and library is None else None
+        self.reaction_scorer = reaction_scorer
         if ranker is None and policy is not None:
             ranker = load_policy_ranker()
         self.ranker = ranker if ranker is not None else load_ranker()
@@ -339,7 +356,7 @@ class TemplateKNNModel:
         self._counts = np.array([t.count for t in self.library.templates]
                                 + [t.count for t in self.library.general_templates], dtype=np.float64)
         self._classes = [t.reaction_class for t in self.library.templates] + general_classes
-        self._precursor_cache: dict[str, tuple[np.ndarray, int, int]] = {}
+        self._precursor_cache: dict[str, tuple[np.ndarray, int, int, SparseCounts | None]] = {}
         self._search_view: TemplateKNNModel | None = None
 
     # -- the search's view ------------------------------------------------------------------------
@@ -355,6 +372,7 @@ class TemplateKNNModel:
                 view = copy.copy(self)  # shares the library, caches and lock
                 view.policy = None
                 view.general_policy = None
+                view.reaction_scorer = None
                 view.ranker = load_ranker()
                 view.search_policy = True
                 view._search_view = None
@@ -397,19 +415,22 @@ class TemplateKNNModel:
         return self.library.general_templates[idx - self._n_specific].id
 
     # -- precursor descriptors ------------------------------------------------------------------
-    def _precursor_info(self, smiles: str) -> tuple[np.ndarray, int, int] | None:
-        """(packed library fingerprint, heavy atoms, rings) of one precursor molecule; ``None`` if unparsable.
+    def _precursor_info(self, smiles: str) -> tuple[np.ndarray, int, int, SparseCounts | None] | None:
+        """(packed library fingerprint, heavy atoms, rings, count fingerprint) of one precursor molecule; ``None`` if
+        unparsable.  The count fingerprint (``retro.reaction_scorer``) is computed only for a model with a reaction
+        scorer (``None`` otherwise).
 
         Cached per SMILES (bounded): reagents and building blocks recur across candidates and products.
         """
         info = self._precursor_cache.get(smiles)
-        if info is None:
+        if info is None or (info[3] is None and self.reaction_scorer is not None):
             mol = Chem.MolFromSmiles(smiles)
             if mol is None:
                 return None
             bits = fingerprint_words_of_mol(mol)
             bits.flags.writeable = False  # shared by every candidate that contains this molecule
-            info = (bits, mol.GetNumHeavyAtoms(), mol.GetRingInfo().NumRings())
+            counts = count_fingerprint(mol) if self.reaction_scorer is not None else None
+            info = (bits, mol.GetNumHeavyAtoms(), mol.GetRingInfo().NumRings(), counts)
             with self._lock:
                 if len(self._precursor_cache) >= self.precursor_cache_size:
                     self._precursor_cache.pop(next(iter(self._precursor_cache)))  # oldest first
@@ -600,6 +621,12 @@ class TemplateKNNModel:
                 best = max(cand.general_probs.values(), default=None)
                 cand.general_rank = int(np.count_nonzero(general_probs > best)) if best is not None \
                     else len(general_probs)
+        if self.reaction_scorer is not None and cands:
+            product_counts = count_fingerprint(mol)
+            diffs = [difference_features(product_counts, [self._precursor_info(s)[3] for s in c.reactants])
+                     for c in cands]
+            for cand, score in zip(cands, self.reaction_scorer.scores(product_counts, diffs).tolist(), strict=True):
+                cand.reaction_score = score
         n_heavy = mol.GetNumHeavyAtoms()
         n_rings = mol.GetRingInfo().NumRings()
         feats = np.array(
@@ -685,8 +712,12 @@ class TemplateKNNModel:
             return PredictionList(cut_short=cut)
         probs = self.ranker.probabilities(feats)
         order = sorted(range(len(cands)), key=lambda i: (-probs[i], cands[i].reactants))[:top_k]
-        return PredictionList((self._to_prediction(cands[i], float(probs[i]), product, mapped_product, named)
-                               for i in order), cut_short=cut)
+        preds = PredictionList((self._to_prediction(cands[i], float(probs[i]), product, mapped_product, named)
+                                for i in order), cut_short=cut)
+        if self.reaction_scorer is not None:
+            for i, pred in zip(order, preds, strict=True):
+                pred.evidence["reaction_score"] = round(cands[i].reaction_score, 4)
+        return preds
 
     def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str,
                        named_table: dict[tuple[str, ...], tuple[NamedMatch, str]]) -> Prediction:

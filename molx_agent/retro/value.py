@@ -19,7 +19,6 @@ The file is ``molx_agent/data/retro_value.npz`` (about 10 kB): ``w`` (2048 float
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 from rdkit import Chem
 
 from molx_agent.errors import DataError
+from molx_agent.io_utils import read_npz_with_meta
 from molx_agent.retro.templates_db import DATA_DIR, FINGERPRINT, fingerprint_bits_of_mol
 
 VALUE_FILE = "retro_value.npz"
@@ -71,9 +71,7 @@ def read_value_model(path: str | Path) -> ValueModel:
     """A value model from its ``.npz``; ``DataError`` when unreadable or built for another fingerprint."""
     path = Path(path)
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-        meta = json.loads(arrays["meta_json"].tobytes().decode())
+        arrays, meta = read_npz_with_meta(path)
         w = arrays["w"].astype(np.float32)
         coef = arrays["coef"].astype(np.float64)
         cost_base, cost_per_step = float(meta["cost_base"]), float(meta["cost_per_step"])
