@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import time
 from pathlib import Path
@@ -47,7 +46,8 @@ def _init(same_product: dict[str, np.ndarray], n_neighbours: int) -> None:
     from molx_agent.retro.ranker import LinearRanker
     from molx_agent.retro.single_step import TemplateKNNModel
 
-    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default())
+    # candidates do not depend on a reaction scorer: collect without one (its scores would be thrown away)
+    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default(), reaction_scorer=None)
     _SAME_PRODUCT = same_product
 
 
@@ -90,10 +90,10 @@ def _collect(query: tuple[str, tuple[str, ...], str]) -> dict | None:
 
 
 def collect(args: argparse.Namespace) -> int:
-    from molx_agent.io_utils import atomic_write_bytes
     from molx_agent.retro.reaction_scorer import REACTION_FINGERPRINT
     from molx_agent.retro.templates_db import load_template_library
     from scripts.train_single_step_ranker import DEFAULT_TRAIN, _queries, run_queries
+    from scripts.train_template_policy import write_npz_deterministic
 
     t0 = time.time()
     lib = load_template_library()
@@ -125,22 +125,13 @@ def collect(args: argparse.Namespace) -> int:
             "source": "USPTO-50K training reactions of the template library, leave-one-out",
         }, sort_keys=True).encode(), dtype=np.uint8),
     }
-    import io
-
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **arrays)
-    atomic_write_bytes(args.out, buf.getvalue())
+    write_npz_deterministic(args.out, arrays)
     log.info("%d products (%d failed, %d truth not proposed), %d candidates -> %s in %.0f s", len(kept), n_failed,
              n_missing, len(diffs), args.out, time.time() - t0)
     return 0
 
 
 # -- fit (training venv: torch) ---------------------------------------------------------------------------------
-def _load(path: Path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as npz:
-        return {k: npz[k] for k in npz.files}
-
-
 def _concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """Several collected files as one (pointers shifted); their metadata must agree on the fingerprint."""
     if len(parts) == 1:
@@ -165,11 +156,16 @@ def _concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 def fit(args: argparse.Namespace) -> int:
     import torch
 
+    from molx_agent.io_utils import (
+        read_npz_with_meta,  # standard library only: importable in the training venv
+    )
+    from scripts.train_template_policy import write_npz_deterministic
+
     torch.manual_seed(args.seed)
     torch.use_deterministic_algorithms(True)
     torch.set_num_threads(args.threads)
     t0 = time.time()
-    data = _concatenate([_load(p) for p in args.data])
+    data = _concatenate([read_npz_with_meta(p)[0] for p in args.data])
     meta = json.loads(data["meta_json"].tobytes().decode())
     fp_size = int(meta["fingerprint"]["fp_size"])
     gptr, label = data["group_ptr"], data["label"]
@@ -203,7 +199,7 @@ def fit(args: argparse.Namespace) -> int:
             return self.out(self.drop(h)).squeeze(-1)
 
     def batch(groups: np.ndarray):
-        p_idx, p_off, d_idx, d_off, d_w, p_of, lab_rows, seg = [], [], [], [], [], [], [], []
+        p_idx, p_off, d_idx, d_off, d_w, p_of, lab_rows = [], [], [], [], [], [], []
         n_p = n_c = n_d = 0
         for k, g in enumerate(groups.tolist()):
             p = pidx[pptr[g]:pptr[g + 1]]
@@ -218,12 +214,12 @@ def fit(args: argparse.Namespace) -> int:
                 d_w.append(dval[s:e])
                 n_d += e - s
             p_of.append(np.full(hi - lo, k))
-            seg.append(np.full(hi - lo, k))
             lab_rows.append(n_c + int(label[g]))
             n_c += hi - lo
+        # p_of: the product (row of this batch) of each candidate, also the candidates' softmax groups
         return (torch.from_numpy(np.concatenate(p_idx)), torch.tensor(p_off), torch.from_numpy(np.concatenate(p_of)),
                 torch.from_numpy(np.concatenate(d_idx)), torch.tensor(d_off),
-                torch.from_numpy(np.concatenate(d_w))), torch.tensor(lab_rows), torch.from_numpy(np.concatenate(seg))
+                torch.from_numpy(np.concatenate(d_w))), torch.tensor(lab_rows)
 
     def group_log_softmax(z, seg, n_groups):
         zmax = torch.full((n_groups,), -1e30).scatter_reduce(0, seg, z, reduce="amax", include_self=True)
@@ -240,9 +236,9 @@ def fit(args: argparse.Namespace) -> int:
         with torch.no_grad():
             for s in range(0, len(groups), 512):
                 gs = groups[s:s + 512]
-                inputs, lab, seg = batch(gs)
+                inputs, lab = batch(gs)
                 z = net(*inputs).numpy()
-                segn = seg.numpy()
+                segn = inputs[2].numpy()
                 for k in range(len(gs)):
                     zk = z[segn == k]
                     ranks.append(1 + int(np.sum(zk > z[lab[k].item()])))
@@ -255,9 +251,9 @@ def fit(args: argparse.Namespace) -> int:
         total = 0.0
         for s in range(0, len(perm), args.batch):
             gs = perm[s:s + args.batch]
-            inputs, lab, seg = batch(gs)
+            inputs, lab = batch(gs)
             z = net(*inputs)
-            loss = -group_log_softmax(z, seg, len(gs))[lab].mean()
+            loss = -group_log_softmax(z, inputs[2], len(gs))[lab].mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -296,10 +292,7 @@ def fit(args: argparse.Namespace) -> int:
         "check_scores": check_scores,
         "meta_json": np.frombuffer(json.dumps(out_meta, sort_keys=True).encode(), dtype=np.uint8),
     }
-    tmp = args.out.with_name(args.out.name + ".tmp")
-    with open(tmp, "wb") as fh:
-        np.savez_compressed(fh, **arrays)
-    os.replace(tmp, args.out)
+    write_npz_deterministic(args.out, arrays)
     log.info("held-out candidate top-k %s; wrote %s (%d bytes) in %.0f s", held_out, args.out,
              args.out.stat().st_size, time.time() - t0)
     return 0
