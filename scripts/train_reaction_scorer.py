@@ -2,19 +2,23 @@
 """Build the single-step model's reaction scorer (``molx_agent/data/retro_reaction_scorer.npz``), in two steps.
 
 ``collect`` (the project environment, RDKit): for a deterministic sample of the template library's USPTO-50K
-training reactions, the default single-step model (neighbours' templates with the product's own reactions left out,
-the learned and general policies' templates, the named templates) proposes its candidate precursor sets; each
-candidate is written as its difference fingerprint (``retro.reaction_scorer.difference_features``) and the recorded
-reactants mark the right one. Only the training file is read: the validation split stays the ranker's, the test split
-is never read.
+training reactions (``--query-source paroutes``: of its PaRoutes route reactions, each left out with every library
+reaction of the same product or the same patent), the default single-step model (neighbours' templates with the
+product's own reactions left out, the learned and general policies' templates, the named templates) proposes its
+candidate precursor sets; each candidate is written as its difference fingerprint
+(``retro.reaction_scorer.difference_features``) and the recorded reactants mark the right one. Only the training file
+and the library's PaRoutes reactions (which exclude every USPTO-50K validation and test product) are read: the
+validation split stays the ranker's, the test split is never read.
 
 ``fit`` (the throwaway training venv of ``scripts/requirements-train.txt``: torch CPU, numpy; no RDKit): a conditional
 logit (softmax over one product's candidates) of the network in ``retro.reaction_scorer``; 5 % of the products held
 out (seeded) report candidate top-k while it trains. Deterministic (seeded, one thread, deterministic algorithms):
-the same data give a byte-identical file.
+the same data give a byte-identical file. ``ensemble`` (numpy) averages scorers fitted with different ``--seed`` and one
+``--holdout-seed`` into one file of the same format (docs/benchmarks.md: no gain measured, not shipped).
 
     nice -n 5 uv run python scripts/train_reaction_scorer.py collect --queries 16000 --workers 2 --out DATA.npz
-    nice -n 5 /work/venv-train/bin/python scripts/train_reaction_scorer.py fit --data DATA.npz [--epochs 6]
+    nice -n 5 uv run python scripts/train_reaction_scorer.py collect --query-source paroutes --queries 17299 --out PR.npz
+    nice -n 5 /work/venv-train/bin/python scripts/train_reaction_scorer.py fit --data DATA.npz [PR.npz ...]
 """
 
 from __future__ import annotations
@@ -97,7 +101,7 @@ def collect(args: argparse.Namespace) -> int:
 
     t0 = time.time()
     lib = load_template_library()
-    qargs = argparse.Namespace(train=args.train or DEFAULT_TRAIN, query_source="uspto50k", queries=args.queries,
+    qargs = argparse.Namespace(train=args.train or DEFAULT_TRAIN, query_source=args.query_source, queries=args.queries,
                                seed=args.seed)
     queries, same_product = _queries(lib, qargs)
     if args.skip_sample:  # leave out the products an earlier run (--queries N, the same seed) collected
@@ -122,7 +126,10 @@ def collect(args: argparse.Namespace) -> int:
         "meta_json": np.frombuffer(json.dumps({
             "fingerprint": REACTION_FINGERPRINT, "queries": len(queries), "seed": args.seed,
             "n_neighbours": args.n_neighbours, "failed": n_failed, "truth_missing": n_missing,
-            "source": "USPTO-50K training reactions of the template library, leave-one-out",
+            "query_source": args.query_source,
+            "source": {"uspto50k": "USPTO-50K training reactions of the template library, leave-one-out",
+                       "paroutes": "PaRoutes route reactions of the template library, leave-one-out by product and "
+                                   "patent"}[args.query_source],
         }, sort_keys=True).encode(), dtype=np.uint8),
     }
     write_npz_deterministic(args.out, arrays)
@@ -153,6 +160,87 @@ def _concatenate(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return out
 
 
+def _split(data: dict[str, np.ndarray], rng: np.random.Generator, holdout: float, holdout_seed: int | None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The usable products (truth proposed, more than one candidate), the held-out ones (sorted) and the training
+    ones (shuffled).  The split comes from ``rng`` (the training seed's generator, which then shuffles the epochs)
+    unless ``holdout_seed`` names another seed: ensemble members of different seeds share one held-out set."""
+    gptr, label = data["group_ptr"], data["label"]
+    usable = np.flatnonzero((label >= 0) & (np.diff(gptr) > 1))
+    order = rng.permutation(usable)
+    if holdout_seed is not None:
+        order = np.random.default_rng(holdout_seed).permutation(usable)
+    n_hold = int(round(holdout * len(order)))
+    return usable, np.sort(order[:n_hold]), order[n_hold:]
+
+
+def _held_out_topk(scorer: Any, data: dict[str, np.ndarray], groups: np.ndarray) -> dict[str, float]:
+    """Candidate top-k of a numpy ``ReactionScorer`` over the given products of collected data."""
+    pptr, pidx, gptr, label = data["product_ptr"], data["product_idx"], data["group_ptr"], data["label"]
+    dptr, didx, dval = data["diff_ptr"], data["diff_idx"].astype(np.int64), data["diff_val"].astype(np.float32)
+    ranks = []
+    for g in groups.tolist():
+        p = pidx[pptr[g]:pptr[g + 1]].astype(np.int64)
+        lo, hi = int(gptr[g]), int(gptr[g + 1])
+        diffs = [(didx[dptr[c]:dptr[c + 1]], dval[dptr[c]:dptr[c + 1]]) for c in range(lo, hi)]
+        z = scorer.scores((p, np.ones(len(p), dtype=np.float32)), diffs)
+        ranks.append(1 + int(np.sum(z > z[int(label[g])])))
+    ranks_a = np.array(ranks)
+    return {f"top{k}": round(100 * float(np.mean(ranks_a <= k)), 1) for k in (1, 3, 5, 10)}
+
+
+def ensemble(args: argparse.Namespace) -> int:
+    """Average several fitted scorers: one network whose hidden layer is theirs side by side (second-layer weights
+    divided by their number), in the same file format.  ``--data``: also report each member's and the ensemble's
+    candidate top-k on the members' shared held-out products."""
+    from molx_agent.io_utils import read_npz_with_meta
+    from molx_agent.retro.reaction_scorer import ReactionScorer
+    from scripts.train_template_policy import write_npz_deterministic
+
+    members = [read_npz_with_meta(p) for p in args.members]
+    metas = [m for _, m in members]
+    for key in ("fingerprint", "holdout", "holdout_seed", "data"):
+        if any(m.get(key) != metas[0].get(key) for m in metas):
+            raise SystemExit(f"the members differ in {key!r}: not one ensemble")
+    if metas[0].get("holdout_seed") is None and len({m["seed"] for m in metas}) > 1:
+        raise SystemExit("members of different seeds need one --holdout-seed: their held-out products differ")
+    n = len(members)
+    cat = {k: np.concatenate([a[k].astype(np.float32) for a, _ in members], axis=-1) for k in ("w_prod", "w_diff",
+                                                                                              "b1")}
+    w2 = np.concatenate([a["w2"].astype(np.float32) / n for a, _ in members])
+    b2 = np.float32(np.mean([float(a["b2"]) for a, _ in members]))
+    arrays = {"w_prod": cat["w_prod"].astype(np.float16), "w_diff": cat["w_diff"].astype(np.float16),
+              "b1": cat["b1"].astype(np.float16), "w2": w2.astype(np.float16), "b2": b2}
+    merged = ReactionScorer(w_prod=arrays["w_prod"].astype(np.float32), w_diff=arrays["w_diff"].astype(np.float32),
+                            b1=arrays["b1"].astype(np.float32), w2=arrays["w2"].astype(np.float32), b2=float(b2),
+                            meta={})
+    first = members[0][0]
+    offsets = first["check_diff_offsets"]
+    check_diffs = [(first["check_diff_idx"][offsets[i]:offsets[i + 1]].astype(np.int64),
+                    first["check_diff_val"][offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
+    arrays |= {k: first[k] for k in ("check_product_idx", "check_product_val", "check_diff_idx", "check_diff_val",
+                                      "check_diff_offsets")}
+    arrays["check_scores"] = merged.scores((first["check_product_idx"].astype(np.int64),
+                                            first["check_product_val"]), check_diffs).astype(np.float32)
+    out_meta = {**metas[0], "hidden": int(arrays["b1"].shape[0]), "seed": [m["seed"] for m in metas],
+                "ensemble_of": n, "members_held_out_candidate_topk": [m["held_out_candidate_topk"] for m in metas]}
+    if args.data:
+        data = _concatenate([read_npz_with_meta(p)[0] for p in args.data])
+        if json.loads(data["meta_json"].tobytes().decode()) != metas[0]["data"]:
+            raise SystemExit("--data is not the data the members were fitted on")
+        _, hold, _ = _split(data, np.random.default_rng(metas[0]["seed"]), metas[0]["holdout"],
+                            metas[0]["holdout_seed"])
+        out_meta["held_out_candidate_topk"] = _held_out_topk(merged, data, hold)
+        log.info("members %s; ensemble %s", out_meta["members_held_out_candidate_topk"],
+                 out_meta["held_out_candidate_topk"])
+    else:
+        out_meta.pop("held_out_candidate_topk", None)
+    arrays["meta_json"] = np.frombuffer(json.dumps(out_meta, sort_keys=True).encode(), dtype=np.uint8)
+    write_npz_deterministic(args.out, arrays)
+    log.info("ensemble of %d (hidden %d) -> %s (%d bytes)", n, out_meta["hidden"], args.out, args.out.stat().st_size)
+    return 0
+
+
 def fit(args: argparse.Namespace) -> int:
     import torch
 
@@ -169,11 +257,8 @@ def fit(args: argparse.Namespace) -> int:
     meta = json.loads(data["meta_json"].tobytes().decode())
     fp_size = int(meta["fingerprint"]["fp_size"])
     gptr, label = data["group_ptr"], data["label"]
-    usable = np.flatnonzero((label >= 0) & (np.diff(gptr) > 1))
     rng = np.random.default_rng(args.seed)
-    order = rng.permutation(usable)
-    n_hold = int(round(args.holdout * len(order)))
-    hold, train = np.sort(order[:n_hold]), order[n_hold:]
+    usable, hold, train = _split(data, rng, args.holdout, args.holdout_seed)
     if args.max_products:  # a learning curve: fewer training products, the same held-out ones
         train = train[:args.max_products]
     log.info("%d usable products (%d held out), %d candidates in all", len(usable), len(hold), int(gptr[-1]))
@@ -279,7 +364,8 @@ def fit(args: argparse.Namespace) -> int:
     out_meta = {
         "fingerprint": meta["fingerprint"], "hidden": args.hidden, "epochs": args.epochs, "lr": args.lr,
         "batch": args.batch, "dropout": args.dropout, "weight_decay": args.weight_decay, "seed": args.seed,
-        "holdout": args.holdout, "n_products": int(len(usable)), "n_held_out": int(len(hold)),
+        "holdout": args.holdout, "holdout_seed": args.holdout_seed, "n_products": int(len(usable)),
+        "n_held_out": int(len(hold)),
         "held_out_candidate_topk": held_out, "data": meta, "torch": torch.__version__,
     }
     arrays = {
@@ -304,6 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     c = sub.add_parser("collect", help="candidates of training products as difference fingerprints")
     c.add_argument("--train", type=Path, default=None, help="the USPTO-50K training file (default: ../shared)")
     c.add_argument("--queries", type=int, default=16000)
+    c.add_argument("--query-source", choices=("uspto50k", "paroutes"), default="uspto50k",
+                   help="the library's USPTO-50K training reactions, or its PaRoutes route reactions (left out with "
+                        "every reaction of the same product or patent)")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--n-neighbours", type=int, default=100)
     c.add_argument("--skip-sample", type=int, default=0,
@@ -320,12 +409,20 @@ def main(argv: list[str] | None = None) -> int:
     f.add_argument("--weight-decay", type=float, default=0.0)
     f.add_argument("--holdout", type=float, default=0.05)
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--holdout-seed", type=int, default=None,
+                   help="split the held-out products with this seed instead of --seed (ensemble members share them)")
     f.add_argument("--max-products", type=int, default=0, help="train on at most this many products (0: all)")
-    f.add_argument("--threads", type=int, default=2)
+    f.add_argument("--threads", type=int, default=1,
+                   help="torch threads; 1 (default) gives byte-identical files, 2 did not on an Intel (MKL) CPU")
     f.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    e = sub.add_parser("ensemble", help="average fitted scorers into one file (numpy only)")
+    e.add_argument("--members", type=Path, nargs="+", required=True, help="scorers fitted on the same data and split")
+    e.add_argument("--data", type=Path, nargs="*", default=None,
+                   help="their collected data: report held-out candidate top-k of the members and the ensemble")
+    e.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    return collect(args) if args.cmd == "collect" else fit(args)
+    return {"collect": collect, "fit": fit, "ensemble": ensemble}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import pytest
 from rdkit import Chem
 
 from molx_agent.errors import DataError
+from molx_agent.io_utils import read_npz_with_meta
 from molx_agent.retro.policy import load_policy
 from molx_agent.retro.ranker import FEATURES, RANKER_FILE, read_ranker
 from molx_agent.retro.reaction_scorer import (
@@ -180,3 +181,50 @@ def test_collected_parts_concatenate_with_shifted_pointers():
     other["meta_json"] = np.frombuffer(json.dumps({"fingerprint": {"radius": 3}}).encode(), dtype=np.uint8)
     with pytest.raises(SystemExit):
         _concatenate([a, other])
+
+
+def write_member(path, scorer: ReactionScorer, seed: int, holdout_seed: int | None = 0) -> None:
+    from scripts.train_template_policy import write_npz_deterministic
+
+    product = fp("CC(=O)Nc1ccccc1")
+    diffs = [difference_features(product, [fp("CC(=O)O"), fp("Nc1ccccc1")]),
+             difference_features(product, [fp("CC(=O)Cl"), fp("Nc1ccccc1")])]
+    meta = {"fingerprint": REACTION_FINGERPRINT, "seed": seed, "holdout": 0.05, "holdout_seed": holdout_seed,
+            "data": {"queries": 10}, "hidden": len(scorer.b1), "held_out_candidate_topk": {"top1": 50.0}}
+    write_npz_deterministic(path, {
+        "w_prod": scorer.w_prod.astype(np.float16), "w_diff": scorer.w_diff.astype(np.float16),
+        "b1": scorer.b1.astype(np.float16), "w2": scorer.w2.astype(np.float16), "b2": np.float32(scorer.b2),
+        "check_product_idx": product[0].astype(np.uint16),
+        "check_product_val": np.ones(len(product[0]), dtype=np.float32),
+        "check_diff_idx": np.concatenate([d[0] for d in diffs]).astype(np.uint16),
+        "check_diff_val": np.concatenate([d[1] for d in diffs]).astype(np.float32),
+        "check_diff_offsets": np.cumsum([0] + [len(d[0]) for d in diffs]).astype(np.int64),
+        "check_scores": np.zeros(len(diffs), dtype=np.float32),
+        "meta_json": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+    })
+
+
+def test_an_ensemble_of_scorers_is_one_wider_network_scoring_their_mean(tmp_path):
+    from scripts.train_reaction_scorer import main
+
+    members = [toy_scorer(hidden=4, seed=1), toy_scorer(hidden=4, seed=2)]
+    for i, m in enumerate(members):
+        write_member(tmp_path / f"m{i}.npz", m, seed=i)
+    out = tmp_path / "ens.npz"
+    assert main(["ensemble", "--members", str(tmp_path / "m0.npz"), str(tmp_path / "m1.npz"), "--out", str(out)]) == 0
+    ens = read_reaction_scorer(out)
+    assert ens.w_prod.shape == (REACTION_FINGERPRINT["fp_size"], 8) and ens.meta["ensemble_of"] == 2
+    product = fp("CC(=O)Nc1ccccc1")
+    diffs = [difference_features(product, [fp("CC(=O)O"), fp("Nc1ccccc1")]),
+             difference_features(product, [fp("CC(=O)Cl"), fp("Nc1ccccc1")])]
+    rounded = [read_reaction_scorer(tmp_path / f"m{i}.npz") for i in range(2)]  # float16 as written
+    mean = np.mean([m.scores(product, diffs) for m in rounded], axis=0)
+    np.testing.assert_allclose(ens.scores(product, diffs), mean, rtol=2e-2, atol=2e-2)
+    # the file's own reference scores are the ensemble's
+    np.testing.assert_allclose(ens.scores(product, diffs), read_npz_with_meta(out)[0]["check_scores"], rtol=1e-5,
+                               atol=1e-5)
+    # members of different seeds without one shared held-out split are refused
+    for i, m in enumerate(members):
+        write_member(tmp_path / f"n{i}.npz", m, seed=i, holdout_seed=None)
+    with pytest.raises(SystemExit):
+        main(["ensemble", "--members", str(tmp_path / "n0.npz"), str(tmp_path / "n1.npz"), "--out", str(out)])
