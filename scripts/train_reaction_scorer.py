@@ -167,11 +167,17 @@ def _split(data: dict[str, np.ndarray], rng: np.random.Generator, holdout: float
     unless ``holdout_seed`` names another seed: ensemble members of different seeds share one held-out set."""
     gptr, label = data["group_ptr"], data["label"]
     usable = np.flatnonzero((label >= 0) & (np.diff(gptr) > 1))
-    order = rng.permutation(usable)
+    order = rng.permutation(usable)  # drawn in any case: the epochs' shuffles that follow stay those of the seed
     if holdout_seed is not None:
         order = np.random.default_rng(holdout_seed).permutation(usable)
     n_hold = int(round(holdout * len(order)))
     return usable, np.sort(order[:n_hold]), order[n_hold:]
+
+
+def _topk(ranks: list[int]) -> dict[str, float]:
+    """Percent of products whose truth ranks within 1, 3, 5 and 10 among their candidates."""
+    ranks_a = np.array(ranks)
+    return {f"top{k}": round(100 * float(np.mean(ranks_a <= k)), 1) for k in (1, 3, 5, 10)}
 
 
 def _held_out_topk(scorer: Any, data: dict[str, np.ndarray], groups: np.ndarray) -> dict[str, float]:
@@ -185,8 +191,7 @@ def _held_out_topk(scorer: Any, data: dict[str, np.ndarray], groups: np.ndarray)
         diffs = [(didx[dptr[c]:dptr[c + 1]], dval[dptr[c]:dptr[c + 1]]) for c in range(lo, hi)]
         z = scorer.scores((p, np.ones(len(p), dtype=np.float32)), diffs)
         ranks.append(1 + int(np.sum(z > z[int(label[g])])))
-    ranks_a = np.array(ranks)
-    return {f"top{k}": round(100 * float(np.mean(ranks_a <= k)), 1) for k in (1, 3, 5, 10)}
+    return _topk(ranks)
 
 
 def ensemble(args: argparse.Namespace) -> int:
@@ -194,7 +199,7 @@ def ensemble(args: argparse.Namespace) -> int:
     divided by their number), in the same file format.  ``--data``: also report each member's and the ensemble's
     candidate top-k on the members' shared held-out products."""
     from molx_agent.io_utils import read_npz_with_meta
-    from molx_agent.retro.reaction_scorer import ReactionScorer
+    from molx_agent.retro.reaction_scorer import ReactionScorer, scorer_check_data
     from scripts.train_template_policy import write_npz_deterministic
 
     members = [read_npz_with_meta(p) for p in args.members]
@@ -205,23 +210,19 @@ def ensemble(args: argparse.Namespace) -> int:
     if metas[0].get("holdout_seed") is None and len({m["seed"] for m in metas}) > 1:
         raise SystemExit("members of different seeds need one --holdout-seed: their held-out products differ")
     n = len(members)
-    cat = {k: np.concatenate([a[k].astype(np.float32) for a, _ in members], axis=-1) for k in ("w_prod", "w_diff",
-                                                                                              "b1")}
-    w2 = np.concatenate([a["w2"].astype(np.float32) / n for a, _ in members])
-    b2 = np.float32(np.mean([float(a["b2"]) for a, _ in members]))
-    arrays = {"w_prod": cat["w_prod"].astype(np.float16), "w_diff": cat["w_diff"].astype(np.float16),
-              "b1": cat["b1"].astype(np.float16), "w2": w2.astype(np.float16), "b2": b2}
-    merged = ReactionScorer(w_prod=arrays["w_prod"].astype(np.float32), w_diff=arrays["w_diff"].astype(np.float32),
-                            b1=arrays["b1"].astype(np.float32), w2=arrays["w2"].astype(np.float32), b2=float(b2),
-                            meta={})
+    # the members' hidden units side by side (float16, as stored); the second layer averages them
+    arrays: dict[str, np.ndarray] = {k: np.concatenate([a[k] for a, _ in members], axis=-1)
+                                     for k in ("w_prod", "w_diff", "b1")}
+    arrays["w2"] = np.concatenate([a["w2"].astype(np.float32) / n for a, _ in members]).astype(np.float16)
+    arrays["b2"] = np.float32(np.mean([float(a["b2"]) for a, _ in members]))
+    merged = ReactionScorer(**{k: arrays[k].astype(np.float32) for k in ("w_prod", "w_diff", "b1", "w2")},
+                            b2=float(arrays["b2"]), meta={})
+    # the first member's reference input, scored by the ensemble
     first = members[0][0]
-    offsets = first["check_diff_offsets"]
-    check_diffs = [(first["check_diff_idx"][offsets[i]:offsets[i + 1]].astype(np.int64),
-                    first["check_diff_val"][offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
     arrays |= {k: first[k] for k in ("check_product_idx", "check_product_val", "check_diff_idx", "check_diff_val",
                                       "check_diff_offsets")}
-    arrays["check_scores"] = merged.scores((first["check_product_idx"].astype(np.int64),
-                                            first["check_product_val"]), check_diffs).astype(np.float32)
+    check_product, check_diffs, _ = scorer_check_data(args.members[0])
+    arrays["check_scores"] = merged.scores(check_product, check_diffs).astype(np.float32)
     out_meta = {**metas[0], "hidden": int(arrays["b1"].shape[0]), "seed": [m["seed"] for m in metas],
                 "ensemble_of": n, "members_held_out_candidate_topk": [m["held_out_candidate_topk"] for m in metas]}
     if args.data:
@@ -327,9 +328,8 @@ def fit(args: argparse.Namespace) -> int:
                 for k in range(len(gs)):
                     zk = z[segn == k]
                     ranks.append(1 + int(np.sum(zk > z[lab[k].item()])))
-        ranks_a = np.array(ranks)
         net.train()
-        return {f"top{k}": round(100 * float(np.mean(ranks_a <= k)), 1) for k in (1, 3, 5, 10)}
+        return _topk(ranks)
 
     for epoch in range(1, args.epochs + 1):
         perm = rng.permutation(train)
