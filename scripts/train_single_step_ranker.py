@@ -30,7 +30,7 @@ import pickle
 import random
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ sys.path.insert(0, str(REPO))
 
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 from molx_agent.retro.ranker import DATA_DIR, FEATURES, RANKER_FILE, LinearRanker, read_ranker  # noqa: E402
+from molx_agent.retro.reactant_counts import load_reactant_counts, reactant_count_features  # noqa: E402
 from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set  # noqa: E402
 from molx_agent.retro.templates_db import load_template_library  # noqa: E402
 
@@ -51,11 +52,24 @@ _MODEL: TemplateKNNModel | None = None
 _SAME_PRODUCT: dict[str, np.ndarray] = {}
 
 
-def _init(same_product: dict[str, np.ndarray], n_neighbours: int) -> None:
-    global _MODEL, _SAME_PRODUCT
+_LEFT_OUT_REACTANTS: dict[str, Counter] = {}
+_COUNT_COLS = [FEATURES.index(name) for name in ("reactant_log_count_min", "reactant_log_count_max",
+                                                 "reactant_log_count_mean", "reactants_unseen")]
+
+
+def _init(same_product: dict[str, np.ndarray], n_neighbours: int,
+          left_out_reactants: dict[str, Counter] | None = None) -> None:
+    """``left_out_reactants``: with it the model reads the packaged reactant counts (``retro.reactant_counts``), minus,
+    per exclusion key, the reactants of the reactions that key leaves out (a query's own reaction never counts)."""
+    global _MODEL, _SAME_PRODUCT, _LEFT_OUT_REACTANTS
     # the model the ranker serves: kNN + named templates (the search's view), no learned policy
-    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default(), policy=None)
+    counts = load_reactant_counts() if left_out_reactants is not None else None
+    if left_out_reactants is not None and counts is None:
+        raise SystemExit("no packaged reactant counts: run scripts/build_reactant_counts.py first")
+    _MODEL = TemplateKNNModel(n_neighbours=n_neighbours, ranker=LinearRanker.default(), policy=None,
+                              reactant_counts=counts)
     _SAME_PRODUCT = same_product
+    _LEFT_OUT_REACTANTS = left_out_reactants or {}
 
 
 def _collect(query: tuple[str, tuple[str, ...], str]) -> tuple[np.ndarray, int] | None:
@@ -66,6 +80,11 @@ def _collect(query: tuple[str, tuple[str, ...], str]) -> tuple[np.ndarray, int] 
         _, _, cands, feats = _MODEL.candidates(product, exclude=_SAME_PRODUCT[key])
     except Exception:  # noqa: BLE001 - an unusable training product is skipped (counted by the caller)
         return None
+    if _MODEL.reactant_counts is not None:  # the left-out reactions' reactants do not count
+        left_out = _LEFT_OUT_REACTANTS.get(key, Counter())
+        for row, cand in enumerate(cands):
+            counts = tuple(max(n - left_out[s], 0) for s, n in zip(cand.reactants, cand.reactant_counts, strict=True))
+            feats[row, _COUNT_COLS] = reactant_count_features(counts)
     label = next((i for i, c in enumerate(cands) if c.reactants == truth), -1)
     return feats.astype(np.float32), label
 
@@ -135,9 +154,13 @@ def top_k_of(groups: list[tuple[np.ndarray, int]], w: np.ndarray, ks=(1, 3, 5, 1
     return {f"top{k}": round(100 * hits[k] / max(len(groups), 1), 1) for k in ks}
 
 
-def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
+def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None,
+             left_out_reactants: dict[str, Counter] | None = None
              ) -> tuple[list[tuple[str, tuple[str, ...], str]], dict]:
     """The leave-one-out queries (product, truth, exclusion key) and the library rows each key leaves out.
+
+    ``left_out_reactants``: filled in, per key, with how many of the left-out reactions have each molecule among
+    their reactants (canonical SMILES).
 
     ``kept``: the PaRoutes reactions the library learned from (``scripts/paroutes_reactions.training_reactions``,
     read from ``../shared`` when not given), indexed by the library's ``train_row`` of its PaRoutes rows."""
@@ -190,6 +213,9 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None
         if key not in exclude:
             rows_out = set(by_product[prod]) | set(by_patent.get(patents[lib_i] or "", ()))
             exclude[key] = np.asarray(sorted(rows_out), dtype=np.int64)
+            if left_out_reactants is not None:  # each left-out reaction's molecules, once per reaction
+                left_out_reactants[key] = Counter(s for row in sorted(rows_out)
+                                                  for s in set(canonical_reactant_set(reactants[row]) or ()))
         # an unparsable truth stays a query (no candidate matches it: counted as missing, as before)
         queries.append((prod, canonical_reactant_set(reactants[lib_i]), key))  # type: ignore[arg-type]
     return queries, exclude
@@ -204,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--query-source", choices=("uspto50k", "paroutes", "both"), default="uspto50k",
                     help="training queries: USPTO-50K training reactions, PaRoutes route reactions, or both")
+    ap.add_argument("--reactant-counts", action="store_true",
+                    help="the model reads the packaged reactant counts (retro.reactant_counts), each query's"
+                         " left-out reactions subtracted")
     ap.add_argument("--cache", type=Path, default=None, help="reuse/store the collected features here")
     ap.add_argument("--out", type=Path, default=DATA_DIR / RANKER_FILE)
     ap.add_argument("--log", type=Path, default=None)
@@ -221,9 +250,11 @@ def main(argv: list[str] | None = None) -> int:
         groups_all = pickle.loads(args.cache.read_bytes())
     else:
         lib = load_template_library()
-        queries, same_product = _queries(lib, args)
+        left_out: dict[str, Counter] | None = {} if args.reactant_counts else None
+        queries, same_product = _queries(lib, args, left_out_reactants=left_out)
         log.info("collecting candidates for %d leave-one-out training queries", len(queries))
-        groups_all = run_queries(queries, _collect, _init, (same_product, args.n_neighbours), workers=args.workers)
+        groups_all = run_queries(queries, _collect, _init, (same_product, args.n_neighbours, left_out),
+                                 workers=args.workers)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(groups_all))
     usable = [g for g in groups_all if g is not None and g[1] >= 0 and len(g[0]) > 1]
@@ -246,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             "query_source": args.query_source,
             "n_queries": len(groups_all), "n_usable": len(usable), "n_truth_missing": n_missing,
             "n_failed": n_failed, "seed": args.seed, "n_neighbours": args.n_neighbours,
+            "reactant_counts": args.reactant_counts,
             "held_out_topk_given_truth_in_candidates": held_out,
         },
     )

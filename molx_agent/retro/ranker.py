@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from molx_agent.errors import DataError
+from molx_agent.retro.reactant_counts import reactant_count_features
 from molx_agent.retro.templates_db import DATA_DIR
 
 RANKER_FILE = "retro_ranker.json"  # the ranker of the model without the learned policy (kNN + named templates)
@@ -58,6 +59,12 @@ FEATURES: tuple[str, ...] = (
     "general_policy_rank",
     # the learned score of the whole candidate reaction (``retro.reaction_scorer``); 0 when the model runs without it
     "reaction_score",
+    # how often each precursor is a reactant in the library's reactions (``retro.reactant_counts``); all 0 when the
+    # model runs without the table
+    "reactant_log_count_min",
+    "reactant_log_count_max",
+    "reactant_log_count_mean",
+    "reactants_unseen",
 )
 #: ``log(policy probability)`` given to a candidate none of whose templates the policy ranks (named-only ones)
 POLICY_LOG_FLOOR = math.log(1e-6)
@@ -107,6 +114,8 @@ class CandidateEvidence:
     general_rank: int | None = None
     # the reaction scorer's score of product + these precursors (``retro.reaction_scorer``; 0: no scorer)
     reaction_score: float = 0.0
+    # per precursor, the number of library reactions it is a reactant of (``retro.reactant_counts``; (): no table)
+    reactant_counts: tuple[int, ...] = ()
 
     def best_support(self) -> Support | None:
         if not self.supports:
@@ -186,6 +195,7 @@ def candidate_features(
             math.log1p(cand.general_rank) / math.log1p(max(n_general or 1, 1)),
         ))
     f.append(float(cand.reaction_score))
+    f.extend(reactant_count_features(cand.reactant_counts))
     return np.asarray(f, dtype=np.float64)
 
 

@@ -73,6 +73,7 @@ from molx_agent.retro.ranker import (
     load_policy_ranker,
     load_ranker,
 )
+from molx_agent.retro.reactant_counts import ReactantCounts, load_reactant_counts
 from molx_agent.retro.reaction_class import infer_reaction_class, reaction_class_category, reaction_class_name
 from molx_agent.retro.reaction_scorer import (
     ReactionScorer,
@@ -286,6 +287,10 @@ class TemplateKNNModel:
         The learned score of each whole candidate reaction (``retro.reaction_scorer``: product and precursors as a
         difference fingerprint), one more ranker feature.  ``"default"``: the packaged scorer when the model has a
         policy and the packaged library; ``None``: none (the feature is 0 and cancels in the softmax).
+    reactant_counts:
+        How often each precursor is a reactant in the library's reactions (``retro.reactant_counts``), four more
+        ranker features.  ``"default"``: the packaged table when the model has a policy and the packaged library;
+        ``None``: none (the features are 0).
     """
 
     name = "uspto50k-template-knn"
@@ -307,6 +312,7 @@ class TemplateKNNModel:
         general_templates: int = GENERAL_TEMPLATES,
         general_neighbours: int = GENERAL_NEIGHBOURS,
         reaction_scorer: ReactionScorer | None | str = "default",
+        reactant_counts: ReactantCounts | None | str = "default",
     ) -> None:
         self.library = library if library is not None else load_template_library()
         self.n_neighbours = n_neighbours
@@ -342,6 +348,11 @@ class TemplateKNNModel:
                 raise ValueError(f"reaction_scorer must be a ReactionScorer, None or 'default', not {reaction_scorer!r}")
             reaction_scorer = load_reaction_scorer() if policy is not None and library is None else None
         self.reaction_scorer = reaction_scorer
+        if isinstance(reactant_counts, str):
+            if reactant_counts != "default":
+                raise ValueError(f"reactant_counts must be a ReactantCounts, None or 'default', not {reactant_counts!r}")
+            reactant_counts = load_reactant_counts() if policy is not None and library is None else None
+        self.reactant_counts = reactant_counts
         if ranker is None and policy is not None:
             ranker = load_policy_ranker()
         self.ranker = ranker if ranker is not None else load_ranker()
@@ -373,6 +384,7 @@ class TemplateKNNModel:
                 view.policy = None
                 view.general_policy = None
                 view.reaction_scorer = None
+                view.reactant_counts = None
                 view.ranker = load_ranker()
                 view.search_policy = True
                 view._search_view = None
@@ -627,6 +639,9 @@ class TemplateKNNModel:
                      for c in cands]
             for cand, score in zip(cands, self.reaction_scorer.scores(product_counts, diffs).tolist(), strict=True):
                 cand.reaction_score = score
+        if self.reactant_counts is not None:
+            for cand in cands:
+                cand.reactant_counts = tuple(self.reactant_counts.count(s) for s in cand.reactants)
         n_heavy = mol.GetNumHeavyAtoms()
         n_rings = mol.GetRingInfo().NumRings()
         feats = np.array(
@@ -717,6 +732,9 @@ class TemplateKNNModel:
         if self.reaction_scorer is not None:
             for i, pred in zip(order, preds, strict=True):
                 pred.evidence["reaction_score"] = round(cands[i].reaction_score, 4)
+        if self.reactant_counts is not None:
+            for i, pred in zip(order, preds, strict=True):
+                pred.evidence["reactant_counts"] = list(cands[i].reactant_counts)
         return preds
 
     def _to_prediction(self, cand: CandidateEvidence, prob: float, product: str, mapped_product: str,

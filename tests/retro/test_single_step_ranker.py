@@ -133,3 +133,11 @@ def test_paroutes_queries_leave_out_their_patent_and_product(trainer, tmp_path):
     args.query_source = "both"
     queries, exclude = trainer._queries(lib, args, kept=kept)
     assert len(queries) == 5 and exclude[queries[1][2]].tolist() == [1]  # a USPTO-50K query: its product only
+    # with reactant counts: each key knows the molecules of the reactions it leaves out (once per reaction)
+    left_out: dict = {}
+    args.query_source = "paroutes"
+    queries, exclude = trainer._queries(lib, args, kept=kept, left_out_reactants=left_out)
+    by_product = {q[0]: left_out[q[2]] for q in queries}
+    # acetanilide: rows 0 (acetyl chloride + aniline), 2 (acetic acid + aniline) and 3 (acetyl chloride + ethylamine)
+    assert by_product["CC(=O)Nc1ccccc1"] == {"Nc1ccccc1": 2, "CC(=O)Cl": 2, "CC(=O)O": 1, "CCN": 1}
+    assert by_product["O=C(O)c1ccccc1"] == {"COC(=O)c1ccccc1": 1}
