@@ -250,6 +250,15 @@ def main(argv: list[str] | None = None) -> int:
         groups_all = pickle.loads(args.cache.read_bytes())
     else:
         lib = load_template_library()
+        inputs = [args.train]
+        if (lib.sources == 1).any():  # the library's PaRoutes rows: their reactions are read to leave them out
+            from scripts.paroutes_reactions import DEFAULT_REPORTED, DEFAULT_ROUTES, DEFAULT_USPTO_EVAL
+
+            inputs += [*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL]
+        missing = [str(p) for p in inputs if not Path(p).is_file()]
+        if missing:
+            log.error("missing input file(s): %s", ", ".join(missing))
+            return 2
         left_out: dict[str, Counter] | None = {} if args.reactant_counts else None
         queries, same_product = _queries(lib, args, left_out_reactants=left_out)
         log.info("collecting candidates for %d leave-one-out training queries", len(queries))
