@@ -35,7 +35,7 @@ from molx_agent.io_utils import atomic_write_bytes  # noqa: E402
 from molx_agent.retro.reactant_counts import REACTANT_COUNTS_FILE  # noqa: E402
 from molx_agent.retro.single_step import canonical_reactant_set  # noqa: E402
 from molx_agent.retro.templates_db import DATA_DIR  # noqa: E402
-from scripts.build_templates import DEFAULT_EXCLUDE, DEFAULT_TRAIN, _inchikey  # noqa: E402
+from scripts.build_templates import DEFAULT_EXCLUDE, DEFAULT_TRAIN, library_rows, read_excluded  # noqa: E402
 
 log = logging.getLogger("build_reactant_counts")
 
@@ -68,30 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DATA_DIR / REACTANT_COUNTS_FILE)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
-    from scripts.paroutes_reactions import (
-        DEFAULT_REPORTED,
-        DEFAULT_ROUTES,
-        DEFAULT_USPTO_EVAL,
-        training_reactions,
-    )
+    from scripts.paroutes_reactions import LIBRARY_RULE_INPUTS, library_training_reactions
 
     inputs = [args.train, args.exclude]
     if not args.no_paroutes:
-        inputs += [*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL]
+        inputs += LIBRARY_RULE_INPUTS
     missing = [str(p) for p in inputs if not p.is_file()]
     if missing:
         log.error("missing input file(s): %s", ", ".join(missing))
         return 2
     t0 = time.time()
-    with gzip.open(args.exclude, "rt") as fh:
-        excluded = {line.strip() for line in fh if line.strip()}
     with gzip.open(args.train, "rt", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    kept = [row["reactants"] for row in rows if (key := _inchikey(row["product"])) is not None and key not in excluded]
+    kept = [row["reactants"] for row in library_rows(rows, read_excluded(args.exclude))[0].values()]
     log.info("USPTO-50K training reactions: %d read, %d kept (product not excluded)", len(rows), len(kept))
     n_uspto = len(kept)
     if not args.no_paroutes:
-        extra, _ = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+        extra, _ = library_training_reactions()
         kept += [rec.reactants for rec in extra]
         log.info("PaRoutes route reactions kept by the library rule: %d", len(extra))
     counts, bad = count_reactants(kept)

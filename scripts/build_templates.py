@@ -181,6 +181,28 @@ def _inchikey(smiles: str) -> str | None:
     return Chem.MolToInchiKey(mol) or None
 
 
+def read_excluded(path: Path) -> set[str]:
+    """The InChIKeys of the multi-step exclusion list (``multistep/exclude_product_inchikeys.txt.gz``)."""
+    with gzip.open(path, "rt") as fh:
+        return {line.strip() for line in fh if line.strip()}
+
+
+def library_rows(rows: list[dict], excluded: set[str]) -> tuple[dict[int, dict], Counter]:
+    """The USPTO-50K training rows the library learns from, by row index (a readable product that is not in
+    ``excluded``), and the number dropped per reason (``bad_product``, ``excluded_product``)."""
+    kept: dict[int, dict] = {}
+    stats: Counter = Counter()
+    for i, row in enumerate(rows):
+        key = _inchikey(row["product"])
+        if key is None:
+            stats["bad_product"] += 1
+        elif key in excluded:
+            stats["excluded_product"] += 1
+        else:
+            kept[i] = row
+    return kept, stats
+
+
 def _npy_bytes(arr: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, arr, allow_pickle=False)
@@ -212,8 +234,7 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
     (``scripts/paroutes_reactions.RouteReaction`` records, already filtered), appended after USPTO-50K."""
     t0 = time.time()
     extra = list(extra or ())
-    with gzip.open(exclude, "rt") as fh:
-        excluded = {line.strip() for line in fh if line.strip()}
+    excluded = read_excluded(exclude)
     log.info("excluded product InChIKeys: %d", len(excluded))
     with gzip.open(train, "rt", newline="") as fh:
         rows = list(csv.DictReader(fh))
@@ -221,19 +242,8 @@ def build(train: Path, exclude: Path, out_dir: Path, *, limit: int | None, worke
         rows = rows[:limit]
     log.info("training reactions read: %d", len(rows))
 
-    jobs = []
-    stats: Counter = Counter()
-    kept_rows: dict[int, dict] = {}
-    for i, row in enumerate(rows):
-        key = _inchikey(row["product"])
-        if key is None:
-            stats["bad_product"] += 1
-            continue
-        if key in excluded:
-            stats["excluded_product"] += 1
-            continue
-        kept_rows[i] = row
-        jobs.append((i, row["reactants"], row["product"], row["mapped_rxn"]))
+    kept_rows, stats = library_rows(rows, excluded)
+    jobs = [(i, row["reactants"], row["product"], row["mapped_rxn"]) for i, row in kept_rows.items()]
     log.info("after exclusion: %d reactions (%d excluded)", len(jobs), stats["excluded_product"])
     offset = len(rows)  # PaRoutes jobs are numbered after every USPTO-50K row (unique seeds and indices)
     for i, rec in enumerate(extra):
@@ -391,16 +401,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.log:
         handlers.append(logging.FileHandler(args.log))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", handlers=handlers)
-    from scripts.paroutes_reactions import (
-        DEFAULT_REPORTED,
-        DEFAULT_ROUTES,
-        DEFAULT_USPTO_EVAL,
-        training_reactions,
-    )
+    from scripts.paroutes_reactions import LIBRARY_RULE_INPUTS, library_training_reactions
 
     inputs = [args.train, args.exclude]
     if args.paroutes:
-        inputs += [*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL]
+        inputs += LIBRARY_RULE_INPUTS
     for path in inputs:
         if not path.is_file():
             log.error("missing input file: %s", path)
@@ -411,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         pass
     extra, rule = None, None
     if args.paroutes:
-        extra, rule = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+        extra, rule = library_training_reactions()
         log.info("PaRoutes library rule: %s", rule)
         if args.paroutes_limit is not None:
             extra = extra[: args.paroutes_limit]

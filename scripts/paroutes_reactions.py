@@ -234,6 +234,16 @@ def training_reactions(
     return kept, stats
 
 
+#: every file :func:`library_training_reactions` reads
+LIBRARY_RULE_INPUTS: tuple[Path, ...] = (*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL)
+
+
+def library_training_reactions() -> tuple[list[RouteReaction], dict[str, int]]:
+    """:func:`training_reactions` of the shared data: the PaRoutes reactions the packaged template library learns
+    from."""
+    return training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--routes", type=Path, nargs="+", default=DEFAULT_ROUTES)

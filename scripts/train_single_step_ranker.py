@@ -41,7 +41,11 @@ sys.path.insert(0, str(REPO))
 
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 from molx_agent.retro.ranker import DATA_DIR, FEATURES, RANKER_FILE, LinearRanker, read_ranker  # noqa: E402
-from molx_agent.retro.reactant_counts import load_reactant_counts, reactant_count_features  # noqa: E402
+from molx_agent.retro.reactant_counts import (  # noqa: E402
+    REACTANT_COUNT_FEATURES,
+    load_reactant_counts,
+    reactant_count_features,
+)
 from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set  # noqa: E402
 from molx_agent.retro.templates_db import load_template_library  # noqa: E402
 
@@ -53,8 +57,7 @@ _SAME_PRODUCT: dict[str, np.ndarray] = {}
 
 
 _LEFT_OUT_REACTANTS: dict[str, Counter] = {}
-_COUNT_COLS = [FEATURES.index(name) for name in ("reactant_log_count_min", "reactant_log_count_max",
-                                                 "reactant_log_count_mean", "reactants_unseen")]
+_COUNT_COLS = [FEATURES.index(name) for name in REACTANT_COUNT_FEATURES]
 
 
 def _init(same_product: dict[str, np.ndarray], n_neighbours: int,
@@ -179,14 +182,9 @@ def _queries(lib: Any, args: argparse.Namespace, kept: list[Any] | None = None,
         reactants[lib_i] = row["reactants"]
     if (sources == 1).any():
         if kept is None:
-            from scripts.paroutes_reactions import (
-                DEFAULT_REPORTED,
-                DEFAULT_ROUTES,
-                DEFAULT_USPTO_EVAL,
-                training_reactions,
-            )
+            from scripts.paroutes_reactions import library_training_reactions
 
-            kept, _ = training_reactions(DEFAULT_ROUTES, DEFAULT_REPORTED, DEFAULT_USPTO_EVAL)
+            kept, _ = library_training_reactions()
         for lib_i in np.flatnonzero(sources == 1).tolist():
             rec = kept[int(lib.train_row[lib_i])]
             canon = canonical_reactant_set(rec.product)
@@ -252,9 +250,9 @@ def main(argv: list[str] | None = None) -> int:
         lib = load_template_library()
         inputs = [args.train]
         if (lib.sources == 1).any():  # the library's PaRoutes rows: their reactions are read to leave them out
-            from scripts.paroutes_reactions import DEFAULT_REPORTED, DEFAULT_ROUTES, DEFAULT_USPTO_EVAL
+            from scripts.paroutes_reactions import LIBRARY_RULE_INPUTS
 
-            inputs += [*DEFAULT_ROUTES, *DEFAULT_REPORTED, *DEFAULT_USPTO_EVAL]
+            inputs += LIBRARY_RULE_INPUTS
         missing = [str(p) for p in inputs if not Path(p).is_file()]
         if missing:
             log.error("missing input file(s): %s", ", ".join(missing))

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from molx_agent.errors import DataError
-from molx_agent.retro.reactant_counts import reactant_count_features
+from molx_agent.retro.reactant_counts import REACTANT_COUNT_FEATURES, reactant_count_features
 from molx_agent.retro.templates_db import DATA_DIR
 
 RANKER_FILE = "retro_ranker.json"  # the ranker of the model without the learned policy (kNN + named templates)
@@ -61,10 +61,7 @@ FEATURES: tuple[str, ...] = (
     "reaction_score",
     # how often each precursor is a reactant in the library's reactions (``retro.reactant_counts``); all 0 when the
     # model runs without the table
-    "reactant_log_count_min",
-    "reactant_log_count_max",
-    "reactant_log_count_mean",
-    "reactants_unseen",
+    *REACTANT_COUNT_FEATURES,
 )
 #: ``log(policy probability)`` given to a candidate none of whose templates the policy ranks (named-only ones)
 POLICY_LOG_FLOOR = math.log(1e-6)

@@ -21,6 +21,9 @@ from molx_agent.errors import DataError
 from molx_agent.retro.templates_db import DATA_DIR
 
 REACTANT_COUNTS_FILE = "retro_reactant_counts.tsv.gz"
+#: the ranker features of :func:`reactant_count_features`, in its order
+REACTANT_COUNT_FEATURES: tuple[str, ...] = ("reactant_log_count_min", "reactant_log_count_max",
+                                           "reactant_log_count_mean", "reactants_unseen")
 
 
 @dataclass(frozen=True)
@@ -73,5 +76,5 @@ def load_reactant_counts() -> ReactantCounts | None:
     return read_reactant_counts(path)
 
 
-__all__ = ["REACTANT_COUNTS_FILE", "ReactantCounts", "load_reactant_counts", "reactant_count_features",
+__all__ = ["REACTANT_COUNTS_FILE", "REACTANT_COUNT_FEATURES", "ReactantCounts", "load_reactant_counts", "reactant_count_features",
            "read_reactant_counts"]

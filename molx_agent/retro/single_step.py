@@ -45,6 +45,7 @@ import copy
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
@@ -125,6 +126,16 @@ def search_policy_enabled() -> bool:
     policy itself is not switched off by ``MOLX_SINGLE_STEP_POLICY=off``).  Default: no."""
     value = os.environ.get(SEARCH_POLICY_ENV, "off").strip().lower()
     return policy_enabled() and value not in _FALSE and value != ""
+
+
+def _resolve_default(value: Any, name: str, kind: str, load: Callable[[], Any]) -> Any:
+    """A model part given as ``"default"`` loaded by ``load`` (which may give ``None``); an object or ``None`` as is;
+    any other string a ``ValueError``."""
+    if not isinstance(value, str):
+        return value
+    if value != "default":
+        raise ValueError(f"{name} must be {kind}, None or 'default', not {value!r}")
+    return load()
 
 
 @dataclass(frozen=True)
@@ -321,20 +332,19 @@ class TemplateKNNModel:
                 raise ValueError(f"search_policy must be a bool or 'default', not {search_policy!r}")
             search_policy = search_policy_enabled() if isinstance(policy, str) else True
         self.search_policy = bool(search_policy)
-        if isinstance(policy, str):
-            if policy != "default":
-                raise ValueError(f"policy must be a TemplatePolicy, None or 'default', not {policy!r}")
-            policy = load_policy() if policy_enabled() and library is None else None
+        packaged = library is None
+        policy = _resolve_default(policy, "policy", "a TemplatePolicy",
+                                  lambda: load_policy() if policy_enabled() and packaged else None)
         if policy is not None and policy.n_templates not in (len(self.library.templates),
                                                              self.library.n_uspto_templates):
             raise ValueError(f"the policy has {policy.n_templates} outputs for {len(self.library.templates)} templates"
                              f" ({self.library.n_uspto_templates} from USPTO-50K)")
         self.policy = policy
         self.policy_templates = policy_templates
-        if isinstance(general_policy, str):
-            if general_policy != "default":
-                raise ValueError(f"general_policy must be a TemplatePolicy, None or 'default', not {general_policy!r}")
-            general_policy = load_general_policy() if policy is not None and library is None else None
+        # the general policy, the reaction scorer and the reactant counts serve the packaged model with the policy
+        with_policy = policy is not None and packaged
+        general_policy = _resolve_default(general_policy, "general_policy", "a TemplatePolicy",
+                                          lambda: load_general_policy() if with_policy else None)
         if general_policy is not None and not self.library.has_general:
             raise ValueError("a general policy needs a template library with general templates")
         if general_policy is not None and general_policy.n_templates != len(self.library.general_templates):
@@ -343,16 +353,10 @@ class TemplateKNNModel:
         self.general_policy = general_policy
         self.general_templates = general_templates
         self.general_neighbours = general_neighbours
-        if isinstance(reaction_scorer, str):
-            if reaction_scorer != "default":
-                raise ValueError(f"reaction_scorer must be a ReactionScorer, None or 'default', not {reaction_scorer!r}")
-            reaction_scorer = load_reaction_scorer() if policy is not None and library is None else None
-        self.reaction_scorer = reaction_scorer
-        if isinstance(reactant_counts, str):
-            if reactant_counts != "default":
-                raise ValueError(f"reactant_counts must be a ReactantCounts, None or 'default', not {reactant_counts!r}")
-            reactant_counts = load_reactant_counts() if policy is not None and library is None else None
-        self.reactant_counts = reactant_counts
+        self.reaction_scorer = _resolve_default(reaction_scorer, "reaction_scorer", "a ReactionScorer",
+                                                lambda: load_reaction_scorer() if with_policy else None)
+        self.reactant_counts = _resolve_default(reactant_counts, "reactant_counts", "a ReactantCounts",
+                                                lambda: load_reactant_counts() if with_policy else None)
         if ranker is None and policy is not None:
             ranker = load_policy_ranker()
         self.ranker = ranker if ranker is not None else load_ranker()
@@ -729,11 +733,10 @@ class TemplateKNNModel:
         order = sorted(range(len(cands)), key=lambda i: (-probs[i], cands[i].reactants))[:top_k]
         preds = PredictionList((self._to_prediction(cands[i], float(probs[i]), product, mapped_product, named)
                                 for i in order), cut_short=cut)
-        if self.reaction_scorer is not None:
-            for i, pred in zip(order, preds, strict=True):
+        for i, pred in zip(order, preds, strict=True):
+            if self.reaction_scorer is not None:
                 pred.evidence["reaction_score"] = round(cands[i].reaction_score, 4)
-        if self.reactant_counts is not None:
-            for i, pred in zip(order, preds, strict=True):
+            if self.reactant_counts is not None:
                 pred.evidence["reactant_counts"] = list(cands[i].reactant_counts)
         return preds
 

@@ -14,6 +14,7 @@ from molx_agent.errors import DataError
 from molx_agent.retro.policy import load_policy
 from molx_agent.retro.ranker import FEATURES, RANKER_FILE, CandidateEvidence, candidate_features, read_ranker
 from molx_agent.retro.reactant_counts import (
+    REACTANT_COUNT_FEATURES,
     REACTANT_COUNTS_FILE,
     ReactantCounts,
     load_reactant_counts,
@@ -23,8 +24,7 @@ from molx_agent.retro.reactant_counts import (
 from molx_agent.retro.single_step import POLICY_ENV, TemplateKNNModel
 from molx_agent.retro.templates_db import DATA_DIR, load_template_library
 
-COLS = [FEATURES.index(name) for name in ("reactant_log_count_min", "reactant_log_count_max",
-                                           "reactant_log_count_mean", "reactants_unseen")]
+COLS = [FEATURES.index(name) for name in REACTANT_COUNT_FEATURES]
 
 
 def test_features_are_min_max_mean_log_counts_and_unseen_precursors():
