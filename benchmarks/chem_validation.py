@@ -34,17 +34,14 @@ from typing import Any
 
 from rdkit import Chem
 
-from molx_agent.chem.utils import quiet_rdkit
+from molx_agent.chem.utils import map_free_smiles, quiet_rdkit
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 
 
 def _strip_maps(smiles: str) -> str:
-    mol = Chem.MolFromSmiles(smiles)
-    for atom in mol.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return Chem.MolToSmiles(mol)
+    return map_free_smiles(Chem.MolFromSmiles(smiles))
 
 
 def load_reactions(path: Path, limit: int | None, keep_maps: bool) -> list[dict[str, Any]]:

@@ -98,6 +98,24 @@ def strip_atom_maps(mol: Chem.Mol) -> Chem.Mol:
     return out
 
 
+def map_free_smiles(mol: Chem.Mol, *, isomeric: bool = True) -> str:
+    """Canonical SMILES of ``mol`` without atom maps: the SMILES RDKit writes for the same molecule read from
+    map-free SMILES.
+
+    RDKit's stereo perception, run when a SMILES is read, tells atoms apart by their map numbers.  A molecule read
+    with maps and written without them can therefore keep a non-canonical form of ring cis/trans stereo: a
+    trans-1,4-disubstituted cyclohexane may come out as ``[C@@H]...[C@@H]`` where its canonical SMILES reads
+    ``[C@H]...[C@H]`` (the same molecule, the same InChI).  So when ``mol`` carries maps, its map-free SMILES is read
+    once more and written again; without maps ``mol`` is written as it is.
+    """
+    if not any(atom.GetAtomMapNum() for atom in mol.GetAtoms()):
+        return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
+    text = Chem.MolToSmiles(strip_atom_maps(mol), isomericSmiles=isomeric)
+    with rdBase.BlockLogs():
+        again = Chem.MolFromSmiles(text)
+    return Chem.MolToSmiles(again, isomericSmiles=isomeric) if again is not None else text
+
+
 def combine_mols(mols: list[Chem.Mol] | tuple[Chem.Mol, ...]) -> Chem.Mol:
     """One molecule holding every molecule of ``mols`` (ring information re-perceived)."""
     out = mols[0]
@@ -112,10 +130,9 @@ def combine_mols(mols: list[Chem.Mol] | tuple[Chem.Mol, ...]) -> Chem.Mol:
 def canonical(smiles: MolLike, *, remove_maps: bool = True, isomeric: bool = True) -> str:
     """Canonical SMILES of a molecule (atom maps removed unless ``remove_maps=False``)."""
     mol = as_mol(smiles)
-    text = Chem.MolToSmiles(mol, isomericSmiles=isomeric)
-    if remove_maps and ":" in text:  # only atom maps put ':' into RDKit's canonical output
-        text = Chem.MolToSmiles(strip_atom_maps(mol), isomericSmiles=isomeric)
-    return text
+    if remove_maps:
+        return map_free_smiles(mol, isomeric=isomeric)
+    return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
 
 
 def validate_smiles(smiles: str) -> dict[str, Any]:

@@ -54,6 +54,7 @@ import numpy as np
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem
 
+from molx_agent.chem.utils import map_free_smiles
 from molx_agent.errors import ChemistryError
 from molx_agent.limits import check_heavy_atoms, check_smiles_text
 from molx_agent.retro.fast_rdchiral import run_template
@@ -219,13 +220,6 @@ def _top_templates(probs: np.ndarray, n: int) -> np.ndarray:
     return top[:keep]
 
 
-def _strip_maps(mol: Chem.Mol) -> Chem.Mol:
-    for atom in mol.GetAtoms():
-        if atom.GetAtomMapNum():
-            atom.SetAtomMapNum(0)
-    return mol
-
-
 def parse_product(smiles: str) -> Chem.Mol:
     """The product as an RDKit molecule without atom maps; ``ChemistryError`` when unusable.
 
@@ -242,17 +236,24 @@ def parse_product(smiles: str) -> Chem.Mol:
         raise ChemistryError("invalid_smiles", f"Invalid product SMILES: {smiles!r}", value=smiles,
                              hint="check ring closures, brackets and aromaticity")
     check_heavy_atoms(mol, retro=True, what="product", value=text)
-    return _strip_maps(mol)
+    if any(atom.GetAtomMapNum() for atom in mol.GetAtoms()):
+        # read again from its map-free SMILES: the same molecule as an unmapped input gives (see map_free_smiles)
+        mol = Chem.MolFromSmiles(map_free_smiles(mol))
+    return mol
 
 
 def canonical_reactant_set(smiles: str) -> tuple[str, ...] | None:
-    """Sorted canonical SMILES of the components of ``smiles`` (maps removed); ``None`` if unparsable."""
+    """Sorted canonical SMILES of the components of ``smiles`` (maps removed); ``None`` if unparsable.
+
+    Each component is written as RDKit's canonical SMILES of the map-free molecule
+    (``molx_agent.chem.utils.map_free_smiles``): the same string whether ``smiles`` was atom-mapped or not.
+    """
     parts = []
     for piece in smiles.split("."):
         mol = Chem.MolFromSmiles(piece)
         if mol is None:
             return None
-        parts.append(Chem.MolToSmiles(_strip_maps(mol)))
+        parts.append(map_free_smiles(mol))
     return tuple(sorted(parts))
 
 

@@ -9,6 +9,7 @@ from molx_agent.chem.utils import (
     canonical,
     formula_string,
     load_template,
+    map_free_smiles,
     mol_formula_counter,
     parse_mol,
     quiet_rdkit,
@@ -74,6 +75,28 @@ def test_quiet_rdkit_silences_direct_rdkit_calls(capfd):
 def test_canonical_removes_atom_maps():
     assert canonical("[CH3:1][OH:2]") == "CO"
     assert canonical("OCC") == canonical("CCO") == "CCO"
+
+
+# a USPTO-50K validation reactant: trans-4-(methylamino)cyclohexanol, atom-mapped as the dataset records it
+MAPPED_TRANS = "[CH3:14][NH:15][C@H:16]1[CH2:17][CH2:18][C@H:19]([OH:20])[CH2:21][CH2:22]1"
+
+
+def test_map_free_smiles_is_the_canonical_smiles_of_the_unmapped_molecule():
+    mol = Chem.MolFromSmiles(MAPPED_TRANS)
+    naive = Chem.MolToSmiles(Chem.Mol(mol))  # what stripping maps and writing gave
+    plain = Chem.MolFromSmiles(MAPPED_TRANS)
+    for atom in plain.GetAtoms():
+        atom.SetAtomMapNum(0)
+    stripped_then_written = Chem.MolToSmiles(plain)
+    # RDKit's own behaviour that this guards against: read with maps, written without, the ring cis/trans comes out
+    # in a non-canonical form (the same molecule: same InChI)
+    assert stripped_then_written == "CN[C@@H]1CC[C@@H](O)CC1" != Chem.MolToSmiles(Chem.MolFromSmiles(stripped_then_written))
+    assert ":" in naive
+    out = map_free_smiles(mol)
+    assert out == "CN[C@H]1CC[C@H](O)CC1" == Chem.MolToSmiles(Chem.MolFromSmiles(out))  # a fixed point
+    assert Chem.MolToInchi(Chem.MolFromSmiles(out)) == Chem.MolToInchi(Chem.MolFromSmiles(stripped_then_written))
+    assert canonical(MAPPED_TRANS) == canonical("CN[C@@H]1CC[C@@H](O)CC1") == out
+    assert map_free_smiles(Chem.MolFromSmiles("OCC")) == "CCO"  # no maps: written as it is
 
 
 def test_validate_smiles_never_raises():

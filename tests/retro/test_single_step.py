@@ -238,3 +238,20 @@ def test_packed_fingerprint_words_equal_the_packed_bit_list():
         words = fingerprint_words_of_mol(mol)
         assert words.dtype == np.uint64 and words.shape == (32,)
         assert np.array_equal(words, pack_bits(fingerprint_bits_of_mol(mol)))
+
+
+# trans-4-(N-methylacetamido)cyclohexanol atom-mapped: read with maps and written without, RDKit gives its ring
+# cis/trans in a non-canonical form (``[C@@H]...[C@@H]``; the same molecule as ``[C@H]...[C@H]``)
+MAPPED_TRANS_AMIDE = "[CH3:1][C:2](=[O:3])[N:4]([CH3:5])[C@H:6]1[CH2:7][CH2:8][C@H:9]([OH:10])[CH2:11][CH2:12]1"
+
+
+def test_mapped_input_gives_the_canonical_smiles_of_the_unmapped_molecule(model):
+    plain = "CC(=O)N(C)[C@H]1CC[C@H](O)CC1"
+    assert canonical_reactant_set(MAPPED_TRANS_AMIDE) == (plain,) == (_canon(plain),)
+    assert canonical_reactant_set("CC(=O)N(C)[C@@H]1CC[C@@H](O)CC1") == (plain,)  # a truth written the other way
+    mapped_preds = model.predict(MAPPED_TRANS_AMIDE, top_k=5)
+    plain_preds = model.predict(plain, top_k=5)
+    assert [p.reactants for p in mapped_preds] == [p.reactants for p in plain_preds]
+    assert mapped_preds[0].product == plain
+    for p in mapped_preds:  # every precursor SMILES is canonical (a fixed point of read and write)
+        assert all(_canon(s) == s for s in p.reactants)

@@ -39,6 +39,7 @@ def canonical_nomap(smiles: str) -> str | None:
     breaking the input rules of ``molx_agent.limits``: whitespace inside, too long, too many atoms)."""
     from rdkit import Chem, rdBase
 
+    from molx_agent.chem.utils import map_free_smiles
     from molx_agent.errors import ChemistryError
     from molx_agent.limits import check_heavy_atoms, check_smiles_text
 
@@ -54,9 +55,7 @@ def canonical_nomap(smiles: str) -> str | None:
         check_heavy_atoms(mol)
     except ChemistryError:
         return None
-    for atom in mol.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return Chem.MolToSmiles(mol)
+    return map_free_smiles(mol)
 
 
 def mol_weight(smiles: str) -> float | None:

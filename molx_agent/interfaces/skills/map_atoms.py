@@ -35,13 +35,13 @@ class MapAtomsArgs(SkillArgs):
 def _strip_maps(smiles: str) -> str:
     from rdkit import Chem, rdBase
 
+    from molx_agent.chem.utils import map_free_smiles
+
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(smiles)
     if mol is None:
         return smiles
-    for atom in mol.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return Chem.MolToSmiles(mol)
+    return map_free_smiles(mol)
 
 
 def _canonical_set(smiles_list: list[str]) -> tuple[str, ...]:
