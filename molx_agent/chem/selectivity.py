@@ -19,7 +19,7 @@ from typing import Any
 from rdkit import Chem
 
 from molx_agent.chem.fg_detect import detect_functional_groups, detect_protecting_groups
-from molx_agent.chem.utils import as_mol, parse_mol, quiet_rdkit
+from molx_agent.chem.utils import as_mol, map_free_smiles, parse_mol, quiet_rdkit
 from molx_agent.errors import ChemistryError, ValidationError
 
 MAX_CONFIDENCE = 0.85
@@ -325,9 +325,7 @@ def _canon_no_maps(smiles: str, reaction_smiles: str) -> str:
     if m is None:
         raise ChemistryError("invalid_smiles", f"cannot parse {smiles!r} in the reaction", value=smiles,
                              hint=f"reaction: {reaction_smiles}")
-    for a in m.GetAtoms():
-        a.SetAtomMapNum(0)
-    return Chem.MolToSmiles(m)
+    return map_free_smiles(m)
 
 
 def assess_feasibility(reaction_smiles: str, reaction_class: str | None = None) -> dict[str, Any]:

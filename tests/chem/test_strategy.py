@@ -138,6 +138,11 @@ def test_feasibility_accepts_maps_and_reagents():
     res = assess_feasibility("[CH3:1][C:2](=[O:3])[OH:4].[NH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1>CN(C)C=O>"
                              "[CH3:1][C:2](=[O:3])[NH:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1")
     assert res["template_match"]["template_id"] == "G02_amide_retro"
+    # ring cis/trans read with atom maps is written as the canonical SMILES of the unmapped molecules
+    trans = assess_feasibility("[CH3:1][C:2](=[O:3])[Cl:13].[CH3:4][NH:5][C@H:6]1[CH2:7][CH2:8][C@H:9]([OH:10])[CH2:11]"
+                               "[CH2:12]1>>[CH3:1][C:2](=[O:3])[N:5]([CH3:4])[C@H:6]1[CH2:7][CH2:8][C@H:9]([OH:10])"
+                               "[CH2:11][CH2:12]1")
+    assert trans["reaction_smiles"] == "CC(=O)Cl.CN[C@H]1CC[C@H](O)CC1>>CC(=O)N(C)[C@H]1CC[C@H](O)CC1"
 
 
 @pytest.mark.parametrize("bad", ["CCO", "A>>B", "CCO>>", ">>CCO", "C>C>C>C"])
