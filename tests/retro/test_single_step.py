@@ -255,3 +255,12 @@ def test_mapped_input_gives_the_canonical_smiles_of_the_unmapped_molecule(model)
     assert mapped_preds[0].product == plain
     for p in mapped_preds:  # every precursor SMILES is canonical (a fixed point of read and write)
         assert all(_canon(s) == s for s in p.reactants)
+
+
+def test_parse_product_keeps_the_molecule_when_its_map_free_smiles_does_not_read_back(monkeypatch):
+    import molx_agent.retro.single_step as single_step
+
+    monkeypatch.setattr(single_step, "map_free_smiles", lambda mol: "C1CC(")  # as if RDKit wrote what it cannot read
+    mol = single_step.parse_product("[CH3:1][C:2](=[O:3])[NH:4][CH3:5]")
+    assert mol.GetNumAtoms() == 5 and not any(a.GetAtomMapNum() for a in mol.GetAtoms())
+    assert Chem.MolToSmiles(mol) == "CNC(C)=O"
