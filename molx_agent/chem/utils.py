@@ -98,22 +98,28 @@ def strip_atom_maps(mol: Chem.Mol) -> Chem.Mol:
     return out
 
 
-def map_free_smiles(mol: Chem.Mol, *, isomeric: bool = True) -> str:
-    """Canonical SMILES of ``mol`` without atom maps: the SMILES RDKit writes for the same molecule read from
-    map-free SMILES.
+def map_free_mol(mol: Chem.Mol) -> Chem.Mol:
+    """``mol`` without atom maps, as RDKit reads the same molecule from map-free SMILES (``mol`` itself when it
+    carries no maps).
 
     RDKit's stereo perception, run when a SMILES is read, tells atoms apart by their map numbers.  A molecule read
     with maps and written without them can therefore keep a non-canonical form of ring cis/trans stereo: a
     trans-1,4-disubstituted cyclohexane may come out as ``[C@@H]...[C@@H]`` where its canonical SMILES reads
-    ``[C@H]...[C@H]`` (the same molecule, the same InChI).  So when ``mol`` carries maps, its map-free SMILES is read
-    once more and written again; without maps ``mol`` is written as it is.
+    ``[C@H]...[C@H]`` (the same molecule, the same InChI).  So a molecule with maps is written without them and read
+    once more; should RDKit not read back what it wrote, the molecule itself without its maps is given.
     """
     if not any(atom.GetAtomMapNum() for atom in mol.GetAtoms()):
-        return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
-    text = Chem.MolToSmiles(strip_atom_maps(mol), isomericSmiles=isomeric)
+        return mol
+    stripped = strip_atom_maps(mol)
     with rdBase.BlockLogs():
-        again = Chem.MolFromSmiles(text)
-    return Chem.MolToSmiles(again, isomericSmiles=isomeric) if again is not None else text
+        again = Chem.MolFromSmiles(Chem.MolToSmiles(stripped))
+    return again if again is not None else stripped
+
+
+def map_free_smiles(mol: Chem.Mol, *, isomeric: bool = True) -> str:
+    """Canonical SMILES of ``mol`` without atom maps: that of :func:`map_free_mol`, the same string whether ``mol``
+    was read with atom maps or without."""
+    return Chem.MolToSmiles(map_free_mol(mol), isomericSmiles=isomeric)
 
 
 def combine_mols(mols: list[Chem.Mol] | tuple[Chem.Mol, ...]) -> Chem.Mol:

@@ -54,7 +54,7 @@ import numpy as np
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem
 
-from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
+from molx_agent.chem.utils import map_free_mol, map_free_smiles
 from molx_agent.errors import ChemistryError
 from molx_agent.limits import check_heavy_atoms, check_smiles_text
 from molx_agent.retro.fast_rdchiral import run_template
@@ -236,13 +236,7 @@ def parse_product(smiles: str) -> Chem.Mol:
         raise ChemistryError("invalid_smiles", f"Invalid product SMILES: {smiles!r}", value=smiles,
                              hint="check ring closures, brackets and aromaticity")
     check_heavy_atoms(mol, retro=True, what="product", value=text)
-    if any(atom.GetAtomMapNum() for atom in mol.GetAtoms()):
-        # read again from its map-free SMILES: the same molecule as an unmapped input gives (see map_free_smiles);
-        # should RDKit not read back what it wrote, the molecule itself without its maps
-        with rdchiral_quiet():
-            again = Chem.MolFromSmiles(map_free_smiles(mol))
-        mol = again if again is not None else strip_atom_maps(mol)
-    return mol
+    return map_free_mol(mol)  # a mapped input: the same molecule as the unmapped input gives
 
 
 def canonical_reactant_set(smiles: str) -> tuple[str, ...] | None:

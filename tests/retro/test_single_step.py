@@ -258,9 +258,13 @@ def test_mapped_input_gives_the_canonical_smiles_of_the_unmapped_molecule(model)
 
 
 def test_parse_product_keeps_the_molecule_when_its_map_free_smiles_does_not_read_back(monkeypatch):
+    import molx_agent.chem.utils as chem_utils
     import molx_agent.retro.single_step as single_step
 
-    monkeypatch.setattr(single_step, "map_free_smiles", lambda mol: "C1CC(")  # as if RDKit wrote what it cannot read
+    read = chem_utils.Chem.MolFromSmiles
+    # as if RDKit could not read back the map-free SMILES it wrote (the mapped input itself still reads)
+    monkeypatch.setattr(chem_utils.Chem, "MolFromSmiles", lambda text, *a, **k: read(text, *a, **k) if ":" in text
+                        else None)
     mol = single_step.parse_product("[CH3:1][C:2](=[O:3])[NH:4][CH3:5]")
     assert mol.GetNumAtoms() == 5 and not any(a.GetAtomMapNum() for a in mol.GetAtoms())
     assert Chem.MolToSmiles(mol) == "CNC(C)=O"
