@@ -52,16 +52,20 @@ def _heavy(smiles: str) -> int | None:
     return mol.GetNumHeavyAtoms() if mol is not None else None
 
 
-def run_one(name: str, time_limit: float) -> dict[str, Any]:
+def run_one(name: str, time_limit: float, target_expansion: str = "search") -> dict[str, Any]:
     import logging
 
     logging.disable(logging.WARNING)
     from molx_agent.chem.names import lookup_name
-    from molx_agent.retro.search import search_routes
+    from molx_agent.retro.search import SearchConfig, search_routes
 
     entry = lookup_name(name)
     t0 = time.perf_counter()
-    res = search_routes(entry.smiles, time_limit=time_limit, name=name)
+    if target_expansion == "search":  # the CLI's defaults
+        res = search_routes(entry.smiles, time_limit=time_limit, name=name)
+    else:
+        cfg = SearchConfig(time_limit=float(time_limit), target_expansion=target_expansion)
+        res = search_routes(entry.smiles, config=cfg, name=name)
     out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
                            "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
                            "n_expansions": res.n_expansions}
@@ -71,7 +75,7 @@ def run_one(name: str, time_limit: float) -> dict[str, Any]:
     return out
 
 
-def _packed(args: tuple[str, float]) -> dict[str, Any]:
+def _packed(args: tuple[str, float, str]) -> dict[str, Any]:
     return run_one(*args)
 
 
@@ -94,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--drugs", default=",".join(DRUGS), help="comma-separated names from the packaged name table")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--target-expansion", choices=("search", "union"), default="search",
+                    help="SearchConfig.target_expansion (default: the CLI's)")
     args = ap.parse_args(argv)
-    jobs = [(name.strip(), args.time_limit) for name in args.drugs.split(",") if name.strip()]
+    jobs = [(name.strip(), args.time_limit, args.target_expansion) for name in args.drugs.split(",") if name.strip()]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             records = list(pool.map(_packed, jobs))
@@ -104,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(records)
     print(text)
     if args.out:
-        args.out.write_text(json.dumps({"time_limit": args.time_limit, "records": records}, indent=1))
+        args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": args.target_expansion, "records": records}, indent=1))
     return 0
 
 

@@ -73,6 +73,9 @@ from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_st
 logger = logging.getLogger(__name__)
 
 
+TARGET_EXPANSIONS = ("search", "union")
+
+
 def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
     """Cost of one step in the search's units: ``-log(p) + step_penalty``, ``p`` the model's score clipped to
     ``[min_score, 1]`` (``min_score`` when it is missing or not a number)."""
@@ -149,8 +152,12 @@ class RetroStarSearch:
     """One search over one target (see the module docstring)."""
 
     def __init__(self, target: str, model: Any, stock: Stock, config: SearchConfig,
-                 progress: ProgressCallback | None = None, caches: SearchCaches | None = None) -> None:
+                 progress: ProgressCallback | None = None, caches: SearchCaches | None = None,
+                 target_model: Any = None) -> None:
         self.model = model
+        # ``config.target_expansion == "union"``: the model whose predictions join the search model's for the target
+        self.target_model = target_model if target_model is not model else None
+        self._target_union: list[Any] | None = None
         self.stock = stock
         self.config = config
         self.progress = progress
@@ -231,6 +238,37 @@ class RetroStarSearch:
         return cache[smiles]
 
     def _predictions(self, smiles: str) -> list[Any]:
+        preds = self._model_predictions(smiles)
+        if smiles != self.target or self.target_model is None:
+            return preds
+        if self._target_union is None:
+            self._target_union = self._union_with_target_model(smiles, preds)
+        return self._target_union
+
+    def _union_with_target_model(self, smiles: str, preds: list[Any]) -> list[Any]:
+        """The target's predictions: the search model's and ``target_model``'s, each precursor set once at the higher
+        of its scores (the search model's prediction kept when it scores at least as high), best first."""
+        self.n_model_calls += 1
+        t0 = time.perf_counter()
+        try:
+            if _takes_deadline(self.target_model) and self.deadline is not None:
+                extra = self.target_model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
+            else:
+                extra = self.target_model.predict(smiles, top_k=self.config.expansion_top_k)
+        except Exception as exc:  # noqa: BLE001 - the search model's predictions stand alone
+            logger.info("target model failed on %s: %s", smiles, exc)
+            return preds
+        finally:
+            self.model_time_s += time.perf_counter() - t0
+        best = {tuple(p.reactants): p for p in preds}
+        for p in extra:
+            key = tuple(p.reactants)
+            if key not in best or p.score > best[key].score:
+                best[key] = p
+        merged = sorted(best.values(), key=lambda p: (-p.score, tuple(p.reactants)))
+        return merged[: self.config.expansion_top_k]
+
+    def _model_predictions(self, smiles: str) -> list[Any]:
         cache = self.caches.predictions
         if smiles in self._cut_predictions:
             return self._cut_predictions[smiles]
@@ -695,9 +733,18 @@ def search_routes(
                               value={"time_limit": cfg.time_limit, "max_expansions": cfg.max_expansions,
                                      "max_depth": cfg.max_depth, "n_routes": cfg.n_routes})
     _value_model(cfg)  # a bad leaf_estimate or a missing value file fails before any loading
+    if cfg.target_expansion not in TARGET_EXPANSIONS:
+        raise ValidationError("invalid_target_expansion", "target_expansion must be 'search' or 'union'",
+                              value=cfg.target_expansion)
     stock_obj = load_stock(stock)
     mdl = _load_model(model)
-    search = RetroStarSearch(target_can, mdl, stock_obj, cfg, progress=progress, caches=caches)
+    target_model = None
+    if cfg.target_expansion == "union":
+        from molx_agent.retro.single_step import load_single_step_model
+
+        target_model = load_single_step_model() if model is None else model
+    search = RetroStarSearch(target_can, mdl, stock_obj, cfg, progress=progress, caches=caches,
+                             target_model=target_model)
     if search.validator is None and cfg.validate:
         logger.warning("forward validation unavailable (molx_agent.chem.validate_forward missing): steps are not gated")
     from rdkit import rdBase
@@ -732,6 +779,10 @@ def search_routes(
         # which single-step model expanded (the default search: the kNN + named-template model, no policy)
         "single_step_model": {"name": str(getattr(mdl, "name", type(mdl).__name__)),
                               "policy": getattr(mdl, "policy", None) is not None},
+        # target_expansion "union": the model whose predictions joined the search model's for the target
+        "target_model": None if search.target_model is None else {
+            "name": str(getattr(search.target_model, "name", type(search.target_model).__name__)),
+            "policy": getattr(search.target_model, "policy", None) is not None},
         "rejected": dict(search.n_rejected),
         "rejection_examples": dict(search.rejection_examples),
         "model_errors": dict(search.model_errors),
@@ -742,7 +793,7 @@ def search_routes(
                    "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate,
                    "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values, "leaf_cost": cfg.leaf_cost,
                    "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom,
-                   "leaf_estimate": cfg.leaf_estimate},
+                   "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion},
     }
     return SearchResult(
         target=target_can,

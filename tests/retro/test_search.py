@@ -494,3 +494,66 @@ def test_search_routes_limits_default_to_the_config():
         assert params[name].default == getattr(cfg, name), name
     # the expansion cap is a safety bound; the time limit is what a default search spends
     assert cfg.max_expansions > 100 * cfg.time_limit
+
+
+class _ModelWithView:
+    """A model whose search view is another model (as the packaged model's ``for_search``)."""
+
+    def __init__(self, full, view):
+        self.full, self.view = full, view
+
+    def for_search(self):
+        return self.view
+
+    def predict(self, product_smiles, top_k=50, *, deadline=None):
+        return self.full.predict(product_smiles, top_k, deadline=deadline)
+
+
+def _viewed_paracetamol_models():
+    view = DictSingleStepModel({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation (acid chloride)")],
+        AMINOPHENOL: [([NITROPHENOL], 0.7, "nitro reduction")],
+        NITROPHENOL: [([PHENOL], 0.5, "nitration")],
+    })
+    full = DictSingleStepModel({
+        PARACETAMOL: [([AC2O, AMINOPHENOL], 0.9, "N-acetylation (anhydride)"),
+                      ([ACCL, AMINOPHENOL], 0.5, "N-acetylation (acid chloride), full model")],
+    })
+    return full, view
+
+
+def test_target_expansion_union_adds_the_full_models_steps_for_the_target_only(phenol_stock, no_validation):
+    full, view = _viewed_paracetamol_models()
+    model = _ModelWithView(full, view)
+    # default: the target is expanded by the search view alone; the full model is never called
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=no_validation)
+    assert res.solved and full.n_calls == 0
+    assert {tuple(_reactions(g)[0][1]) for g in res.routes} == {tuple(sorted([ACCL, AMINOPHENOL]))}
+    assert res.routes[0].reaction_nodes[0].score == pytest.approx(0.3)
+    assert res.stats["config"]["target_expansion"] == "search" and res.stats["target_model"] is None
+    # union: the full model's steps join the target's expansion, each at the higher of the two scores
+    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, target_expansion="union")
+    view_calls = view.n_calls
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=cfg)
+    assert res.solved
+    assert full.n_calls == 1  # the target only: the intermediates are expanded by the search view
+    first_steps = [(tuple(_reactions(g)[0][1]), g.reaction_nodes[0].score) for g in res.routes]
+    assert first_steps[0] == (tuple(sorted([AC2O, AMINOPHENOL])), pytest.approx(0.9))
+    assert (tuple(sorted([ACCL, AMINOPHENOL])), pytest.approx(0.5)) in first_steps
+    assert res.stats["config"]["target_expansion"] == "union" and res.stats["target_model"]["name"] == "_ModelWithView"
+    assert res.stats["n_model_calls"] == view.n_calls - view_calls + full.n_calls  # both models' calls count
+
+
+def test_target_expansion_union_keeps_the_search_models_steps_when_the_full_model_fails(phenol_stock, no_validation):
+    _, view = _viewed_paracetamol_models()
+    model = _ModelWithView(_FailingModel(), view)
+    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, target_expansion="union")
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=cfg)
+    assert res.solved and res.routes[0].reaction_nodes[0].score == pytest.approx(0.3)
+
+
+def test_target_expansion_must_be_known(paracetamol_model, phenol_stock):
+    with pytest.raises(ValidationError) as err:
+        search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
+                      config=SearchConfig(target_expansion="everything", validate=False))
+    assert err.value.code == "invalid_target_expansion"
