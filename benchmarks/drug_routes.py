@@ -61,11 +61,9 @@ def run_one(name: str, time_limit: float, target_expansion: str = "search") -> d
 
     entry = lookup_name(name)
     t0 = time.perf_counter()
-    if target_expansion == "search":  # the CLI's defaults
-        res = search_routes(entry.smiles, time_limit=time_limit, name=name)
-    else:
-        cfg = SearchConfig(time_limit=float(time_limit), target_expansion=target_expansion)
-        res = search_routes(entry.smiles, config=cfg, name=name)
+    # the CLI's defaults but the time limit (and the target expansion when asked)
+    cfg = SearchConfig(time_limit=float(time_limit), target_expansion=target_expansion)
+    res = search_routes(entry.smiles, config=cfg, name=name)
     out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
                            "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
                            "n_expansions": res.n_expansions}
@@ -110,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(records)
     print(text)
     if args.out:
-        args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": args.target_expansion, "records": records}, indent=1))
+        args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": args.target_expansion,
+                                        "records": records}, indent=1))
     return 0
 
 

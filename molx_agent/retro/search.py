@@ -248,18 +248,11 @@ class RetroStarSearch:
     def _union_with_target_model(self, smiles: str, preds: list[Any]) -> list[Any]:
         """The target's predictions: the search model's and ``target_model``'s, each precursor set once at the higher
         of its scores (the search model's prediction kept when it scores at least as high), best first."""
-        self.n_model_calls += 1
-        t0 = time.perf_counter()
         try:
-            if _takes_deadline(self.target_model) and self.deadline is not None:
-                extra = self.target_model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
-            else:
-                extra = self.target_model.predict(smiles, top_k=self.config.expansion_top_k)
+            extra = self._call_model(self.target_model, _takes_deadline(self.target_model), smiles)
         except Exception as exc:  # noqa: BLE001 - the search model's predictions stand alone
             logger.info("target model failed on %s: %s", smiles, exc)
             return preds
-        finally:
-            self.model_time_s += time.perf_counter() - t0
         best = {tuple(p.reactants): p for p in preds}
         for p in extra:
             key = tuple(p.reactants)
@@ -268,32 +261,38 @@ class RetroStarSearch:
         merged = sorted(best.values(), key=lambda p: (-p.score, tuple(p.reactants)))
         return merged[: self.config.expansion_top_k]
 
+    def _call_model(self, model: Any, takes_deadline: bool, smiles: str) -> Any:
+        """``model.predict(smiles)`` with the search's deadline when the model takes one (it then stops applying
+        templates at the deadline, so one expansion of a very large molecule cannot overrun the time limit); counted
+        in ``n_model_calls`` and timed in ``model_time_s``."""
+        self.n_model_calls += 1
+        t0 = time.perf_counter()
+        try:
+            if takes_deadline and self.deadline is not None:
+                return model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
+            return model.predict(smiles, top_k=self.config.expansion_top_k)
+        finally:
+            self.model_time_s += time.perf_counter() - t0
+
     def _model_predictions(self, smiles: str) -> list[Any]:
         cache = self.caches.predictions
         if smiles in self._cut_predictions:
             return self._cut_predictions[smiles]
         if smiles not in cache:
-            self.n_model_calls += 1
-            t0 = time.perf_counter()
             try:
-                if self._model_takes_deadline and self.deadline is not None:
-                    # the model stops applying templates at the search's deadline (one expansion of a very large
-                    # molecule cannot overrun the time limit); a table cut short is kept for this search only (the
-                    # shared caches never hold it: a later search with more time predicts again)
-                    preds = self.model.predict(smiles, top_k=self.config.expansion_top_k, deadline=self.deadline)
-                    if getattr(preds, "cut_short", False):
-                        self.n_cut_short += 1
-                        self._cut_predictions[smiles] = list(preds)
-                        return self._cut_predictions[smiles]
-                else:
-                    preds = self.model.predict(smiles, top_k=self.config.expansion_top_k)
-                cache[smiles] = list(preds)
+                preds = self._call_model(self.model, self._model_takes_deadline, smiles)
             except Exception as exc:  # noqa: BLE001 - one molecule the model cannot handle is a dead end, recorded
                 logger.info("single-step model failed on %s: %s", smiles, exc)
                 self.model_errors[smiles] = f"{type(exc).__name__}: {exc}"
                 cache[smiles] = []
-            finally:
-                self.model_time_s += time.perf_counter() - t0
+                return cache[smiles]
+            if getattr(preds, "cut_short", False):
+                # a table the deadline cut short is kept for this search only (the shared caches never hold it: a
+                # later search with more time predicts again)
+                self.n_cut_short += 1
+                self._cut_predictions[smiles] = list(preds)
+                return self._cut_predictions[smiles]
+            cache[smiles] = list(preds)
         return cache[smiles]
 
     def _validate(self, reactants: tuple[str, ...], product: str, pred: Any) -> dict[str, Any]:
@@ -675,6 +674,11 @@ class RetroStarSearch:
         return stopped_by, time.perf_counter() - start
 
 
+def _model_info(model: Any) -> dict[str, Any]:
+    """A single-step model's name and whether it has the learned policy (search statistics)."""
+    return {"name": str(getattr(model, "name", type(model).__name__)), "policy": getattr(model, "policy", None) is not None}
+
+
 def _load_model(model: Any) -> Any:
     """The model the search expands with: ``model``'s search view (``for_search``: the default model without the
     learned policy unless ``MOLX_SEARCH_POLICY=on``), or the packaged model's when ``model`` is ``None``."""
@@ -777,12 +781,9 @@ def search_routes(
         "n_implausible_steps": search.n_implausible,
         "n_nodes": search._next_id,
         # which single-step model expanded (the default search: the kNN + named-template model, no policy)
-        "single_step_model": {"name": str(getattr(mdl, "name", type(mdl).__name__)),
-                              "policy": getattr(mdl, "policy", None) is not None},
+        "single_step_model": _model_info(mdl),
         # target_expansion "union": the model whose predictions joined the search model's for the target
-        "target_model": None if search.target_model is None else {
-            "name": str(getattr(search.target_model, "name", type(search.target_model).__name__)),
-            "policy": getattr(search.target_model, "policy", None) is not None},
+        "target_model": None if search.target_model is None else _model_info(search.target_model),
         "rejected": dict(search.n_rejected),
         "rejection_examples": dict(search.rejection_examples),
         "model_errors": dict(search.model_errors),
