@@ -13,6 +13,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -52,7 +53,7 @@ def _heavy(smiles: str) -> int | None:
     return mol.GetNumHeavyAtoms() if mol is not None else None
 
 
-def run_one(name: str, time_limit: float, target_expansion: str = "search") -> dict[str, Any]:
+def run_one(name: str, time_limit: float, target_expansion: str | None = None) -> dict[str, Any]:
     import logging
 
     logging.disable(logging.WARNING)
@@ -62,7 +63,9 @@ def run_one(name: str, time_limit: float, target_expansion: str = "search") -> d
     entry = lookup_name(name)
     t0 = time.perf_counter()
     # the CLI's defaults but the time limit (and the target expansion when asked)
-    cfg = SearchConfig(time_limit=float(time_limit), target_expansion=target_expansion)
+    cfg = SearchConfig(time_limit=float(time_limit))
+    if target_expansion is not None:
+        cfg = dataclasses.replace(cfg, target_expansion=target_expansion)
     res = search_routes(entry.smiles, config=cfg, name=name)
     out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
                            "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
@@ -96,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--drugs", default=",".join(DRUGS), help="comma-separated names from the packaged name table")
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--target-expansion", choices=("search", "union"), default="search",
+    ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")
     args = ap.parse_args(argv)
     jobs = [(name.strip(), args.time_limit, args.target_expansion) for name in args.drugs.split(",") if name.strip()]
@@ -108,7 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     text = markdown(records)
     print(text)
     if args.out:
-        args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": args.target_expansion,
+        from molx_agent.retro.search import SearchConfig
+
+        expansion = args.target_expansion or SearchConfig.target_expansion  # None: the CLI's default
+        args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": expansion,
                                         "records": records}, indent=1))
     return 0
 

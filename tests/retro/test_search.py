@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import pytest
@@ -525,14 +526,16 @@ def _viewed_paracetamol_models():
 def test_target_expansion_union_adds_the_full_models_steps_for_the_target_only(phenol_stock, no_validation):
     full, view = _viewed_paracetamol_models()
     model = _ModelWithView(full, view)
-    # default: the target is expanded by the search view alone; the full model is never called
-    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=no_validation)
+    # "search": the target is expanded by the search view alone; the full model is never called
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model,
+                        config=dataclasses.replace(no_validation, target_expansion="search"))
     assert res.solved and full.n_calls == 0
     assert {tuple(_reactions(g)[0][1]) for g in res.routes} == {tuple(sorted([ACCL, AMINOPHENOL]))}
     assert res.routes[0].reaction_nodes[0].score == pytest.approx(0.3)
     assert res.stats["config"]["target_expansion"] == "search" and res.stats["target_model"] is None
-    # union: the full model's steps join the target's expansion, each at the higher of the two scores
-    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, target_expansion="union")
+    # union (the default): the full model's steps join the target's expansion, each at the higher of the two scores
+    assert SearchConfig().target_expansion == "union"
+    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5)
     view_calls = view.n_calls
     res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=cfg)
     assert res.solved
