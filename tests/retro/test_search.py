@@ -545,6 +545,10 @@ def test_target_expansion_union_adds_the_full_models_steps_for_the_target_only(p
     assert (tuple(sorted([ACCL, AMINOPHENOL])), pytest.approx(0.5)) in first_steps
     assert res.stats["config"]["target_expansion"] == "union" and res.stats["target_model"]["name"] == "_ModelWithView"
     assert res.stats["n_model_calls"] == view.n_calls - view_calls + full.n_calls  # both models' calls count
+    # the route payload (CLI --json, MCP, agent tools) names the model that joined the target's expansion
+    from molx_agent.retro.payload import search_payload
+
+    assert search_payload(res)["search_stats"]["target_model"]["name"] == "_ModelWithView"
 
 
 def test_target_expansion_union_keeps_the_search_models_steps_when_the_full_model_fails(phenol_stock, no_validation):
