@@ -53,7 +53,8 @@ def _heavy(smiles: str) -> int | None:
     return mol.GetNumHeavyAtoms() if mol is not None else None
 
 
-def run_one(name: str, time_limit: float, target_expansion: str | None = None) -> dict[str, Any]:
+def run_one(name: str, time_limit: float, target_expansion: str | None = None,
+            union_depth: int | None = None) -> dict[str, Any]:
     import logging
 
     logging.disable(logging.WARNING)
@@ -62,10 +63,12 @@ def run_one(name: str, time_limit: float, target_expansion: str | None = None) -
 
     entry = lookup_name(name)
     t0 = time.perf_counter()
-    # the CLI's defaults but the time limit (and the target expansion when asked)
+    # the CLI's defaults but the time limit (and the target expansion and union depth when asked)
     cfg = SearchConfig(time_limit=float(time_limit))
     if target_expansion is not None:
         cfg = dataclasses.replace(cfg, target_expansion=target_expansion)
+    if union_depth is not None:
+        cfg = dataclasses.replace(cfg, union_depth=union_depth)
     res = search_routes(entry.smiles, config=cfg, name=name)
     out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
                            "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
@@ -76,7 +79,7 @@ def run_one(name: str, time_limit: float, target_expansion: str | None = None) -
     return out
 
 
-def _packed(args: tuple[str, float, str]) -> dict[str, Any]:
+def _packed(args: tuple[str, float, str | None, int | None]) -> dict[str, Any]:
     return run_one(*args)
 
 
@@ -101,8 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")
+    ap.add_argument("--union-depth", type=int, default=None,
+                    help="SearchConfig.union_depth (default: the CLI's)")
     args = ap.parse_args(argv)
-    jobs = [(name.strip(), args.time_limit, args.target_expansion) for name in args.drugs.split(",") if name.strip()]
+    if args.union_depth is not None and args.union_depth < 1:
+        ap.error("--union-depth must be a positive integer")
+    jobs = [(name.strip(), args.time_limit, args.target_expansion, args.union_depth)
+            for name in args.drugs.split(",") if name.strip()]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             records = list(pool.map(_packed, jobs))
@@ -114,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
         from molx_agent.retro.search import SearchConfig
 
         expansion = args.target_expansion or SearchConfig.target_expansion  # None: the CLI's default
+        depth = args.union_depth if args.union_depth is not None else SearchConfig.union_depth
         args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": expansion,
-                                        "records": records}, indent=1))
+                                        "union_depth": depth, "records": records}, indent=1))
     return 0
 
 

@@ -156,8 +156,9 @@ class RetroStarSearch:
                  target_model: Any = None) -> None:
         self.model = model
         # ``config.target_expansion == "union"``: the model whose predictions join the search model's for the target
+        # (and the molecules above ``config.union_depth``)
         self.target_model = target_model if target_model is not model else None
-        self._target_union: list[Any] | None = None
+        self._unions: dict[str, list[Any]] = {}  # the union's predictions per molecule (this search only)
         self.stock = stock
         self.config = config
         self.progress = progress
@@ -237,17 +238,18 @@ class RetroStarSearch:
             cache[smiles] = (listed_form(self.stock, smiles) if self._stock_source(smiles) else None) or smiles
         return cache[smiles]
 
-    def _predictions(self, smiles: str) -> list[Any]:
+    def _predictions(self, smiles: str, depth: int = 0) -> list[Any]:
         preds = self._model_predictions(smiles)
-        if smiles != self.target or self.target_model is None:
+        if self.target_model is None or (smiles != self.target and depth >= self.config.union_depth):
             return preds
-        if self._target_union is None:
-            self._target_union = self._union_with_target_model(smiles, preds)
-        return self._target_union
+        if smiles not in self._unions:
+            self._unions[smiles] = self._union_with_target_model(smiles, preds)
+        return self._unions[smiles]
 
     def _union_with_target_model(self, smiles: str, preds: list[Any]) -> list[Any]:
-        """The target's predictions: the search model's and ``target_model``'s, each precursor set once at the higher
-        of its scores (the search model's prediction kept when it scores at least as high), best first."""
+        """A molecule's predictions (the target's, and to ``union_depth`` its precursors'): the search model's and
+        ``target_model``'s, each precursor set once at the higher of its scores (the search model's prediction kept
+        when it scores at least as high), best first."""
         try:
             extra = self._call_model(self.target_model, _takes_deadline(self.target_model), smiles)
         except Exception as exc:  # noqa: BLE001 - the search model's predictions stand alone
@@ -382,7 +384,7 @@ class RetroStarSearch:
         self.expanded_twins.setdefault(mol.smiles, mol)
         seen: set[tuple[str, ...]] = set()
         n_preds = 0
-        for pred in self._predictions(mol.smiles):
+        for pred in self._predictions(mol.smiles, mol.depth):
             n_preds += 1
             if time.perf_counter() > deadline:
                 mol.note = "expansion cut short by the time limit"
@@ -740,6 +742,9 @@ def search_routes(
     if cfg.target_expansion not in TARGET_EXPANSIONS:
         raise ValidationError("invalid_target_expansion", "target_expansion must be 'search' or 'union'",
                               value=cfg.target_expansion)
+    if isinstance(cfg.union_depth, bool) or not isinstance(cfg.union_depth, int) or cfg.union_depth < 1:
+        raise ValidationError("invalid_union_depth", "union_depth must be a positive integer",
+                              value=cfg.union_depth)
     stock_obj = load_stock(stock)
     mdl = _load_model(model)
     target_model = None
@@ -794,7 +799,8 @@ def search_routes(
                    "n_routes": cfg.n_routes, "expansion_top_k": cfg.expansion_top_k, "validate": cfg.validate,
                    "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values, "leaf_cost": cfg.leaf_cost,
                    "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom,
-                   "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion},
+                   "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion,
+                   "union_depth": cfg.union_depth},
     }
     return SearchResult(
         target=target_can,

@@ -42,6 +42,10 @@ class SearchConfig:
     # ("The full single-step model for the target's own expansion"): more reference routes in the top 10, the
     # default-stock realism figures unchanged
     target_expansion: str = "union"
+    # with target_expansion "union": molecules expanded at depth < union_depth get the union (1: the target alone;
+    # 2, the default: the target and its precursors), one more model call per such molecule.  Measured in
+    # docs/benchmarks.md ("The union one level down"): more targets solved, the realism figures unchanged
+    union_depth: int = 2
     validate: bool = True
     # True: stop once n_routes solved routes exist (a fast first answer); False (default): search to the time or
     # expansion limit and return the best routes found, not the first ones

@@ -535,11 +535,11 @@ def test_target_expansion_union_adds_the_full_models_steps_for_the_target_only(p
     assert res.stats["config"]["target_expansion"] == "search" and res.stats["target_model"] is None
     # union (the default): the full model's steps join the target's expansion, each at the higher of the two scores
     assert SearchConfig().target_expansion == "union"
-    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5)
+    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, union_depth=1)
     view_calls = view.n_calls
     res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=cfg)
     assert res.solved
-    assert full.n_calls == 1  # the target only: the intermediates are expanded by the search view
+    assert full.n_calls == 1  # the target only (union_depth 1): the intermediates are expanded by the search view
     first_steps = [(tuple(_reactions(g)[0][1]), g.reaction_nodes[0].score) for g in res.routes]
     assert first_steps[0] == (tuple(sorted([AC2O, AMINOPHENOL])), pytest.approx(0.9))
     assert (tuple(sorted([ACCL, AMINOPHENOL])), pytest.approx(0.5)) in first_steps
@@ -564,3 +564,34 @@ def test_target_expansion_must_be_known(paracetamol_model, phenol_stock):
         search_routes(PARACETAMOL, stock=phenol_stock, model=paracetamol_model,
                       config=SearchConfig(target_expansion="everything", validate=False))
     assert err.value.code == "invalid_target_expansion"
+
+
+def test_union_depth_two_gives_the_targets_precursors_the_full_models_steps_too(phenol_stock, no_validation):
+    view = DictSingleStepModel({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation (acid chloride)")],
+        AMINOPHENOL: [([NITROPHENOL], 0.2, "nitro reduction")],
+        NITROPHENOL: [([PHENOL], 0.5, "nitration")],
+    })
+    full = DictSingleStepModel({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.6, "N-acetylation, full model")],
+        AMINOPHENOL: [([NITROPHENOL], 0.8, "nitro reduction, full model")],
+        NITROPHENOL: [([PHENOL], 0.9, "nitration, full model")],
+    })
+    model = _ModelWithView(full, view)
+    # 1: the full model predicts for the target alone
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model,
+                        config=dataclasses.replace(no_validation, union_depth=1))
+    assert res.solved and full.n_calls == 1
+    assert [r.score for r in res.routes[0].reaction_nodes] == pytest.approx([0.6, 0.2, 0.5])
+    # 2 (the default): the target and its precursors (aminophenol), not the molecules below them (nitrophenol)
+    assert SearchConfig().union_depth == 2
+    calls = full.n_calls
+    res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=no_validation)
+    assert res.solved and full.n_calls - calls == 2
+    assert [r.score for r in res.routes[0].reaction_nodes] == pytest.approx([0.6, 0.8, 0.5])
+    assert res.stats["config"]["union_depth"] == 2
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValidationError) as err:
+            search_routes(PARACETAMOL, stock=phenol_stock, model=model,
+                          config=dataclasses.replace(no_validation, union_depth=bad))
+        assert err.value.code == "invalid_union_depth"
