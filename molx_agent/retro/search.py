@@ -238,9 +238,11 @@ class RetroStarSearch:
             cache[smiles] = (listed_form(self.stock, smiles) if self._stock_source(smiles) else None) or smiles
         return cache[smiles]
 
-    def _predictions(self, smiles: str, depth: int = 0) -> list[Any]:
+    def _predictions(self, smiles: str, depth: int) -> list[Any]:
+        """The predictions a molecule expanded at ``depth`` gets: the union above ``config.union_depth`` (the target
+        is the only molecule at depth 0: a precursor equal to an ancestor is rejected as a cycle)."""
         preds = self._model_predictions(smiles)
-        if self.target_model is None or (smiles != self.target and depth >= self.config.union_depth):
+        if self.target_model is None or depth >= self.config.union_depth:
             return preds
         if smiles not in self._unions:
             self._unions[smiles] = self._union_with_target_model(smiles, preds)
