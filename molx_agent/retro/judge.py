@@ -14,7 +14,9 @@ session (through :class:`molx_agent.retro.engine.RetroEngine`):
 - :func:`judge_step` -- forward validation (the chemistry core's hard gates, with the proposing template's atom map
   and named template) plus plausibility (the model's probability against ``SearchConfig.plausibility_floor``).
 - :func:`judge_route` -- a route's ``confidence`` (high / medium / low), ``issues`` (``{code, message}``) and a
-  ``verdict`` (accept / weak / reject) for the agent.
+  ``verdict`` (accept / weak / reject) for the agent; steps are also read for selectivity
+  (:func:`molx_agent.chem.fg_warnings.step_selectivity`) and, through their atom map, for mechanism
+  (:func:`molx_agent.chem.mechanism.step_mechanism`).
 """
 
 from __future__ import annotations
@@ -60,13 +62,26 @@ ISSUE_TEXT = {
     "not_solved": "the route does not reach purchasable starting materials",
     "competing_reaction": "selectivity: {reason}",
     "incompatible_group": "selectivity: {reason}",
+    "unactivated_carbanion": "mechanism: {reason}",
+    "aniline_c_alkylation": "mechanism: {reason}",
 }
+
+#: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
+#: selectivity and mechanism flags of a chemist's glance.
+MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
+                           "competing_reaction", "incompatible_group", "unactivated_carbanion", "aniline_c_alkylation"})
 
 
 def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
     from molx_agent.chem.fg_warnings import step_selectivity
 
     return step_selectivity(precursors, product, reaction_type or None)
+
+
+def _step_mechanism(mapped_reaction: str | None) -> list[dict[str, Any]]:
+    from molx_agent.chem.mechanism import step_mechanism
+
+    return step_mechanism(mapped_reaction or "")
 
 
 def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -323,10 +338,11 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     """``{confidence, verdict, issues, score, n_steps}`` of a :class:`~molx_agent.retro.route.RetroGraph`.
 
     Issues come from the leaves (tiers, reactive intermediates, analog shortcuts) and the steps (plausibility floor,
-    forward validation).  ``confidence``: ``high`` when every leaf is verified and every step is plausible and
-    validated; ``low`` with an analog shortcut, an implausible or failing step, or an unresolved/estimated leaf;
-    ``medium`` otherwise (Bloom-filter-only leaves, weak steps).  ``verdict``: accept (high), weak (medium, or low
-    without a hard problem), reject (unresolved leaves, failing steps).  Issues already recorded on the route
+    forward validation, selectivity, mechanism).  ``confidence``: ``high`` when every leaf is verified and every step
+    is plausible, validated and unflagged; ``low`` with an analog shortcut, an implausible or failing step, or an
+    unresolved/estimated leaf; ``medium`` otherwise (:data:`MEDIUM_ISSUES`: Bloom-filter-only leaves, weak steps,
+    selectivity and mechanism flags).  ``verdict``: accept (high), weak (medium, or low without a hard problem),
+    reject (unresolved leaves, failing steps).  Issues already recorded on the route
     (``metadata.route.issues``, e.g. by the search) are kept.
     """
     from molx_agent.retro.stock import ZINC_FALSE_POSITIVE_RATE
@@ -387,6 +403,11 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                                           rxn.reaction_type):
             add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
                       groups=conflict["groups"]))
+        # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
+        # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated (flagged, not penalised)
+        for flag in _step_mechanism(rxn.mapped_reaction):
+            add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
+                      atoms=flag["atoms"]))
         fv = rxn.forward_validation or {}
         if fv.get("hard_fail_reasons"):
             add(issue("failed_validation", ISSUE_TEXT["failed_validation"].format(
@@ -406,8 +427,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step"} | hard
     if codes & low:
         confidence = "low"
-    elif codes & {"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf", "competing_reaction",
-                  "incompatible_group"}:
+    elif codes & MEDIUM_ISSUES:
         confidence = "medium"
     else:
         confidence = "high"

@@ -313,6 +313,8 @@ _ISSUE_ZH = {
     "not_solved": "路线未到达可购原料",
     "competing_reaction": "有步骤存在竞争反应（被消耗的基团也会进攻产物保留的基团）",
     "incompatible_group": "有步骤中产物保留的基团可能无法耐受反应条件（需保护或调整顺序）",
+    "unactivated_carbanion": "有步骤需要在未活化的 C–H 上生成碳负离子（机理上难以实现）",
+    "aniline_c_alkylation": "有步骤在游离芳胺存在下对芳环进行 C-烷基化（烷基化剂会先烷基化氮原子）",
 }
 _CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 

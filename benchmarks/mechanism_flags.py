@@ -1,0 +1,185 @@
+"""How often the route judgement's mechanism flags fire (``molx_agent.chem.mechanism.step_mechanism``).
+
+Two questions:
+
+- ``literature``: on the recorded USPTO-50K reactions (train, val and test; the data set's own atom maps), a flag
+  is a false alarm unless the record is mis-mapped. Prints per split and flag the count and the first examples.
+- ``routes``: on the best route of each solved target of ``benchmarks/multistep.py`` records (``--records``), or
+  the first route of each drug of ``benchmarks/drug_routes.py`` output (``--drugs``). The records keep reactions
+  without atom maps, so each step is re-mapped by the packaged single-step model that could have proposed it (the
+  full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``).
+
+Usage::
+
+    uv run python benchmarks/mechanism_flags.py literature [--examples 5] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py routes --records R.jsonl [--drugs D.json] [--out OUT.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from molx_agent.chem.mechanism import step_mechanism  # noqa: E402
+from molx_agent.io_utils import atomic_write_json  # noqa: E402
+
+DATA = REPO.parent / "shared" / "data" / "uspto50k"
+
+
+def literature_reactions(data: Path = DATA) -> Iterator[tuple[str, str]]:
+    """(split, ``reactants>>product`` with the data set's atom map) for every USPTO-50K reaction."""
+    with gzip.open(data / "train_mapped.csv.gz", "rt", newline="") as fh:
+        for row in csv.DictReader(fh):
+            reactants, _, product = row["mapped_rxn"].split(">")
+            yield "train", f"{reactants}>>{product}"
+    for split in ("val", "test"):
+        with gzip.open(data / f"gln_split_{split}.csv.gz", "rt", newline="") as fh:
+            for row in csv.DictReader(fh):
+                reactants, _, product = row["reactants>reagents>production"].split(">")
+                yield split, f"{reactants}>>{product}"
+
+
+def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
+    n: Counter[str] = Counter()
+    fired: Counter[str] = Counter()
+    shown: dict[str, list[str]] = {}
+    for split, rxn in literature_reactions(data):
+        n[split] += 1
+        for code in sorted({f["code"] for f in step_mechanism(rxn)}):
+            fired[f"{split}:{code}"] += 1
+            shown.setdefault(code, [])
+            if len(shown[code]) < examples:
+                shown[code].append(rxn)
+    return {"reactions": dict(n), "flagged": dict(fired), "examples": shown}
+
+
+class StepMapper:
+    """The atom map of a recorded step: the packaged model's prediction with the same precursors."""
+
+    def __init__(self) -> None:
+        from molx_agent.retro.single_step import load_single_step_model, search_model
+
+        full = load_single_step_model()
+        self.models = (("full", full), ("search", search_model(full)))
+        self._cache: dict[tuple[str, str], list[Any]] = {}
+
+    def mapped(self, product: str, reactants: list[str]) -> str | None:
+        want = tuple(sorted(reactants))
+        for name, model in self.models:
+            key = (name, product)
+            if key not in self._cache:
+                try:
+                    self._cache[key] = list(model.predict(product, top_k=50))
+                except Exception:  # noqa: BLE001 - a product the model refuses cannot be mapped
+                    self._cache[key] = []
+            for pred in self._cache[key]:
+                if tuple(sorted(pred.reactants)) == want and pred.mapped_reaction:
+                    return pred.mapped_reaction
+        return None
+
+
+def _tree_steps(tree: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
+    """(product, precursors) of every reaction of an AiZynthFinder-style tree (reactions written retro)."""
+    for child in tree.get("children", []):
+        if child.get("type") == "reaction":
+            product, _, reactants = child["smiles"].partition(">>")
+            yield product, reactants.split(".")
+            for mol in child.get("children", []):
+                yield from _tree_steps(mol)
+
+
+def _judge_routes(routes: list[tuple[str, Any, list[tuple[str, list[str]]]]], mapper: StepMapper) -> dict[str, Any]:
+    flagged_routes: Counter[str] = Counter()
+    n_steps = unmapped = 0
+    hits = []
+    for name, confidence, steps in routes:
+        codes: set[str] = set()
+        for product, reactants in steps:
+            n_steps += 1
+            mapped = mapper.mapped(product, reactants)
+            if mapped is None:
+                unmapped += 1
+                continue
+            for flag in step_mechanism(mapped):
+                codes.add(flag["code"])
+                hits.append({"target": name, "code": flag["code"], "confidence_before": confidence,
+                             "mapped_reaction": mapped})
+        for code in codes:
+            flagged_routes[code] += 1
+    return {"routes": len(routes), "steps": n_steps, "unmapped_steps": unmapped,
+            "routes_flagged": dict(flagged_routes), "hits": hits}
+
+
+def routes_of_records(path: Path) -> list[tuple[str, Any, list[tuple[str, list[str]]]]]:
+    out = []
+    for line in path.read_text().splitlines():
+        rec = json.loads(line)
+        if "id" not in rec or not rec.get("solved") or not rec.get("routes"):
+            continue
+        out.append((rec["id"], rec.get("best_confidence"), list(_tree_steps(rec["routes"][0]))))
+    return out
+
+
+def routes_of_drugs(path: Path) -> list[tuple[str, Any, list[tuple[str, list[str]]]]]:
+    out = []
+    for rec in json.loads(path.read_text())["records"]:
+        first = rec.get("first_route") or {}
+        steps = []
+        for step in first.get("steps", []):
+            reactants, _, product = step["reaction"].partition(">>")
+            steps.append((product, reactants.split(".")))
+        if steps:
+            out.append((rec["name"], first.get("confidence"), steps))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="mode", required=True)
+    lit = sub.add_parser("literature", help="fire rate on the recorded USPTO-50K reactions")
+    lit.add_argument("--examples", type=int, default=5)
+    lit.add_argument("--out", type=Path)
+    rts = sub.add_parser("routes", help="fire rate on benchmark routes")
+    rts.add_argument("--records", type=Path, action="append", default=[])
+    rts.add_argument("--drugs", type=Path, action="append", default=[])
+    rts.add_argument("--out", type=Path)
+    args = ap.parse_args(argv)
+    if args.mode == "literature":
+        if not (DATA / "train_mapped.csv.gz").is_file():
+            print(f"USPTO-50K files not found under {DATA}", file=sys.stderr)
+            return 2
+        result: dict[str, Any] = literature(args.examples)
+    else:
+        missing = [str(p) for p in [*args.records, *args.drugs] if not p.is_file()]
+        if missing or not (args.records or args.drugs):
+            print(f"give --records and/or --drugs files that exist (missing: {', '.join(missing) or 'none given'})",
+                  file=sys.stderr)
+            return 2
+        mapper = StepMapper()
+        result = {}
+        for path in args.records:
+            result[str(path)] = _judge_routes(routes_of_records(path), mapper)
+        for path in args.drugs:
+            result[str(path)] = _judge_routes(routes_of_drugs(path), mapper)
+    summary = json.dumps(result if args.mode == "literature" else
+                         {k: {kk: vv for kk, vv in v.items() if kk != "hits"} | {"flagged": [
+                             (h["target"], h["code"], h["confidence_before"]) for h in v["hits"]]}
+                          for k, v in result.items()}, indent=1)
+    print(summary)
+    if args.out:
+        atomic_write_json(args.out, result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""``benchmarks/mechanism_flags.py``: its readers of the USPTO-50K files and of route records (no model runs)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+
+VENLAFAXINE = (
+    "[C:10]1(=[O:11])[CH2:12][CH2:13][CH2:14][CH2:15][CH2:16]1.[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([CH2:7][CH2:8]"
+    "[Br:9])[cH:17][cH:18]1>>[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([CH:7]([CH2:8][Br:9])[C:10]2([OH:11])[CH2:12]"
+    "[CH2:13][CH2:14][CH2:15][CH2:16]2)[cH:17][cH:18]1"
+)
+ACETYLATION = "[CH3:1][C:2](=[O:3])[Cl:4].[NH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1>>" \
+              "[CH3:1][C:2](=[O:3])[NH:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1"
+
+
+def _write_csv(path, header, rows):
+    with gzip.open(path, "wt", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def test_literature_counts_every_split_and_flag(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    left, _, right = VENLAFAXINE.partition(">>")
+    _write_csv(tmp_path / "train_mapped.csv.gz", ["liu2017_split", "reactants", "product", "mapped_rxn", "confidence"],
+               [["train", "", "", f"{left}>>{right}", "1"], ["train", "", "", ACETYLATION, "1"]])
+    for split in ("val", "test"):
+        _write_csv(tmp_path / f"gln_split_{split}.csv.gz", ["id", "class", "reactants>reagents>production"],
+                   [["x", "2", ACETYLATION]])
+    out = mf.literature(examples=1, data=tmp_path)
+    assert out["reactions"] == {"train": 2, "val": 1, "test": 1}
+    assert out["flagged"] == {"train:unactivated_carbanion": 1}
+    assert out["examples"]["unactivated_carbanion"] == [VENLAFAXINE]
+
+
+def test_route_readers_walk_trees_and_drug_steps(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    tree = {"type": "mol", "smiles": "T", "children": [
+        {"type": "reaction", "smiles": "T>>A.B", "children": [
+            {"type": "mol", "smiles": "A", "children": [
+                {"type": "reaction", "smiles": "A>>C", "children": [{"type": "mol", "smiles": "C", "children": []}]}]},
+            {"type": "mol", "smiles": "B", "children": []}]}]}
+    records = tmp_path / "r.jsonl"
+    records.write_text("\n".join(json.dumps(r) for r in [
+        {"meta": {}},
+        {"id": "t1", "solved": True, "best_confidence": "high", "routes": [tree]},
+        {"id": "t2", "solved": False, "routes": []},
+    ]) + "\n")
+    assert mf.routes_of_records(records) == [("t1", "high", [("T", ["A", "B"]), ("A", ["C"])])]
+    drugs = tmp_path / "d.json"
+    drugs.write_text(json.dumps({"records": [
+        {"name": "x", "first_route": {"confidence": "medium", "steps": [{"reaction": "A.B>>T"}]}},
+        {"name": "unsolved", "first_route": None},
+    ]}))
+    assert mf.routes_of_drugs(drugs) == [("x", "medium", [("T", ["A", "B"])])]
+
+
+def test_missing_inputs_exit_2(benchmark_script, tmp_path, capsys):
+    mf = benchmark_script("mechanism_flags")
+    assert mf.main(["routes", "--records", str(tmp_path / "nope.jsonl")]) == 2
+    assert "nope.jsonl" in capsys.readouterr().err
