@@ -261,18 +261,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON")
     ap.add_argument("--md", type=Path, default=None, help="write the markdown tables")
+    ap.add_argument("--exclude-ids-file", type=Path, action="append", default=[],
+                    help="leave out the targets listed in this file (one id per line; repeatable), e.g. the "
+                         "development samples benchmarks/ref-lin-600_dev*.txt for the tuning-leak subset")
     args = ap.parse_args(argv)
     try:
         rc = import_retrocast()
-        for what, path in (("records", args.records), ("benchmark", args.benchmark), ("stock", args.stock)):
+        for what, path in (("records", args.records), ("benchmark", args.benchmark), ("stock", args.stock),
+                           *(("ids", p) for p in args.exclude_ids_file)):
             if not path.is_file():
                 raise InputError(f"{what} file not found: {path}")
         try:
             meta, records = read_records(args.records)
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read records {args.records}: {exc}") from exc
+        excluded = {line.strip() for p in args.exclude_ids_file for line in p.read_text().splitlines() if line.strip()}
+        n_read = len(records)
+        records = [r for r in records if str(r.get("id")) not in excluded]
         if not records:
-            raise InputError(f"no per-target records in {args.records} (a multistep.py --records or --out file?)")
+            raise InputError(f"no per-target records in {args.records} (a multistep.py --records or --out file?)"
+                             + (f"; {n_read} read, all excluded" if n_read else ""))
         try:
             with gzip.open(args.benchmark, "rt", encoding="utf-8") as fh:
                 bench = json.load(fh)
@@ -289,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     result["records_file"] = str(args.records)
+    result["excluded"] = {"files": [str(p) for p in args.exclude_ids_file], "n_records": n_read - len(records)}
     result["search"] = meta
     result["stock"] = {"file": args.stock.name, "name": stock_name, "n_inchikeys": len(keys)}
     md = markdown(result, title=f"### RetroCast scoring: {bench.get('name', args.benchmark.name)}")

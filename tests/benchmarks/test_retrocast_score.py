@@ -165,6 +165,27 @@ def test_retrocast_score_cli_writes_json_and_markdown(rcs, records, tmp_path, ca
     assert md.read_text().startswith("### RetroCast scoring: ref-lin-600-fixture")
 
 
+def test_retrocast_score_excludes_listed_ids(rcs, records, tmp_path, capsys):
+    pytest.importorskip("retrocast")
+    rec_file = tmp_path / "records.jsonl"
+    rec_file.write_text(json.dumps({"meta": {}}) + "\n" + "".join(json.dumps(r) + "\n" for r in records))
+    ids = tmp_path / "dev.txt"
+    ids.write_text(f"{A}\n\n")
+    out = tmp_path / "rc.json"
+    assert rcs.main([str(rec_file), "--benchmark", str(BENCH), "--stock", str(LEAVES), "--n-boot", "50",
+                     "--exclude-ids-file", str(ids), "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["n_targets"] == 2 and data["excluded"] == {"files": [str(ids)], "n_records": 1}
+    every = tmp_path / "all.txt"
+    every.write_text("\n".join([A, B, C]))
+    assert rcs.main([str(rec_file), "--benchmark", str(BENCH), "--stock", str(LEAVES),
+                     "--exclude-ids-file", str(every)]) == 2
+    assert "3 read, all excluded" in capsys.readouterr().err
+    assert rcs.main([str(rec_file), "--benchmark", str(BENCH), "--stock", str(LEAVES),
+                     "--exclude-ids-file", str(tmp_path / "nope.txt")]) == 2
+    assert "ids file not found" in capsys.readouterr().err
+
+
 def test_retrocast_score_bad_input_exits_2_with_one_line(rcs, tmp_path, capsys, monkeypatch):
     assert rcs.main([str(tmp_path / "missing.jsonl"), "--benchmark", str(BENCH), "--stock", str(LEAVES)]) == 2
     err = capsys.readouterr().err.strip()
