@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rdkit import Chem
+from rdkit import Chem, rdBase
 
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
 #: oxygen in :func:`_leaves_alkyl`).
@@ -42,7 +42,8 @@ def _parse(smiles: str) -> Chem.Mol | None:
     if not smiles:
         return None
     try:
-        return Chem.MolFromSmiles(smiles)
+        with rdBase.BlockLogs():  # an unparsable side is answered by an empty list, not by RDKit's stderr
+            return Chem.MolFromSmiles(smiles)
     except Exception:  # noqa: BLE001 - an unparsable side has no mechanism verdict
         return None
 
