@@ -87,11 +87,9 @@ from molx_agent.retro.reaction_scorer import (
 from molx_agent.retro.templates_db import (
     TemplateLibrary,
     TemplateRecord,
-    bulk_tanimoto,
     fingerprint_bits_of_mol,
     fingerprint_words_of_mol,
     load_template_library,
-    pack_bits,
 )
 
 log = logging.getLogger(__name__)
@@ -505,8 +503,7 @@ class TemplateKNNModel:
     ) -> tuple[np.ndarray, np.ndarray]:
         n = n or self.n_neighbours
         lib = self.library
-        query = pack_bits(bits)
-        sims = bulk_tanimoto(query, lib.product_fps, lib.product_counts)
+        sims = lib.product_index.tanimoto(bits, lib.product_counts)  # bulk_tanimoto's values, from posting lists
         if exclude is not None and len(exclude):
             sims[exclude] = -1.0
         n = min(n, sims.shape[0])

@@ -6,6 +6,7 @@ import gzip
 import json
 from dataclasses import FrozenInstanceError
 
+import numpy as np
 import pytest
 from rdkit import Chem
 
@@ -17,7 +18,17 @@ from molx_agent.retro.single_step import (
     canonical_reactant_set,
     load_single_step_model,
 )
-from molx_agent.retro.templates_db import DATA_DIR, INDEX_FILE, TEMPLATES_FILE, load_template_library
+from molx_agent.retro.templates_db import (
+    DATA_DIR,
+    INDEX_FILE,
+    TEMPLATES_FILE,
+    BitIndex,
+    bulk_tanimoto,
+    fingerprint_bits,
+    load_template_library,
+    pack_bits,
+    popcount,
+)
 
 ACETYL_DONORS = {"CC(=O)Cl", "CC(=O)OC(C)=O", "CC(=O)O"}
 
@@ -49,6 +60,32 @@ def test_library_loads_with_fingerprints_for_every_training_reaction():
     assert lib.product_fps.shape[0] == lib.reactant_fps.shape[0] == lib.n_train
     assert int(lib.template_idx.max()) < len(lib.templates)
     assert all(t.id.startswith("USPTO50K_T") for t in lib.templates[:10])
+
+
+def test_bit_index_gives_bulk_tanimoto_exactly():
+    # a synthetic matrix with bits in most rows (stored as complements), rare bits, empty rows and an empty query
+    rng = np.random.default_rng(0)
+    dense = rng.random((301, 2048)) < np.linspace(0.0, 0.95, 2048)  # the library's fingerprint size
+    dense[7] = False
+    matrix = np.packbits(dense, axis=1, bitorder="little").view(np.uint64)
+    counts = popcount(matrix)
+    index = BitIndex.from_packed(matrix, chunk=64)
+    assert index.complement.sum() > 100 and not index.complement.all()
+    queries = [[], [0], list(range(2048)), [3, 3, 2000], *(np.flatnonzero(rng.random(2048) < f).tolist()
+                                                         for f in (0.01, 0.1, 0.7))]
+    for bits in queries:
+        assert np.array_equal(index.tanimoto(bits, counts), bulk_tanimoto(pack_bits(bits), matrix, counts))
+
+
+def test_packaged_library_neighbour_similarities_are_unchanged():
+    lib = load_template_library()
+    for smiles in ("CC(=O)Nc1ccc(O)cc1", "O=C(O)c1ccccc1OC(C)=O", "CN1CCN(Cc2ccc(C(=O)Nc3ccc(C)cc3)cc2)CC1"):
+        bits = fingerprint_bits(smiles)
+        assert np.array_equal(lib.product_index.tanimoto(bits, lib.product_counts),
+                              bulk_tanimoto(pack_bits(bits), lib.product_fps, lib.product_counts))
+    assert lib.product_index is lib.product_index  # built once
+    from_file, from_matrix = lib.product_index, BitIndex.from_packed(lib.product_fps)
+    assert np.array_equal(from_file.rows, from_matrix.rows) and np.array_equal(from_file.offsets, from_matrix.offsets)
 
 
 def test_load_single_step_model_is_a_cached_singleton(model):
