@@ -538,6 +538,7 @@ class RetroStarSearch:
         rxn.solved = all(c.solved for c in rxn.children)
 
     def _update_mol(self, mol: MolNode) -> None:
+        mol.order = None  # every change of a reaction's value ends here (see _propagate): the order is stale
         if mol.in_stock:
             mol.value, mol.solved = mol.leaf_cost, True
         elif not mol.expanded:
@@ -573,11 +574,17 @@ class RetroStarSearch:
                 return found  # type: ignore[return-value]
 
     def _select_once(self) -> MolNode | None | bool:
+        """One best-first descent: heap entries ``(V_t, kind, id, node, ...)``, molecules (kind 0) and reactions
+        (kind 1). A molecule's reactions enter the heap one at a time, cheapest first (``MolNode.order``): the next
+        when the previous is popped, as a k-way merge, so a molecule with fifty proposals costs one push, not fifty,
+        and the pop order is that of pushing them all (up to two values whose sums round to the same float)."""
         if self.root.value == INF:
             return None
-        heap: list[tuple[float, int, int, Any]] = [(self.root.value, 0, self.root.id, self.root)]
+        heap: list[tuple[Any, ...]] = [(self.root.value, 0, self.root.id, self.root)]
+        push, pop = heapq.heappush, heapq.heappop
         while heap:
-            vt, kind, _, node = heapq.heappop(heap)
+            entry = pop(heap)
+            vt, kind, node = entry[0], entry[1], entry[3]
             if kind == 0:  # molecule
                 if node.in_stock:
                     continue
@@ -585,15 +592,24 @@ class RetroStarSearch:
                     if node.value < INF:
                         return node
                     continue
-                for rxn in node.reactions:
-                    if rxn.value < INF:
-                        heapq.heappush(heap, (vt - node.value + rxn.value, 1, rxn.id, rxn))
+                order = node.order
+                if order is None:
+                    order = node.order = sorted((r for r in node.reactions if r.value < INF),
+                                                key=lambda r: (r.value, r.id))
+                if order:
+                    first = order[0]
+                    push(heap, (vt - node.value + first.value, 1, first.id, first, node, 0, vt))
             else:
+                parent, i, parent_vt = entry[4], entry[5], entry[6]
+                siblings = parent.order
+                if i + 1 < len(siblings):  # the parent's next cheapest reaction joins the heap
+                    nxt = siblings[i + 1]
+                    push(heap, (parent_vt - parent.value + nxt.value, 1, nxt.id, nxt, parent, i + 1, parent_vt))
                 if not self.ensure_valid(node):
                     return False  # restart: the values above this step changed
                 for child in node.children:
                     if not child.in_stock and child.value < INF:
-                        heapq.heappush(heap, (vt, 0, child.id, child))
+                        push(heap, (vt, 0, child.id, child))
         return None
 
     def count_routes(self, cap: int) -> int:

@@ -595,3 +595,60 @@ def test_union_depth_two_gives_the_targets_precursors_the_full_models_steps_too(
             search_routes(PARACETAMOL, stock=phenol_stock, model=model,
                           config=dataclasses.replace(no_validation, union_depth=bad))
         assert err.value.code == "invalid_union_depth"
+
+
+# -- the selection's descent: reactions enter the heap one at a time (a k-way merge) ----------------------------
+def _eager_select(search):
+    """The descent as it was: every reaction of a visited molecule pushed at once (the reference order)."""
+    import heapq
+
+    inf = search_mod.INF
+    if search.root.value == inf:
+        return None
+    heap = [(search.root.value, 0, search.root.id, search.root)]
+    while heap:
+        vt, kind, _, node = heapq.heappop(heap)
+        if kind == 0:
+            if node.in_stock:
+                continue
+            if not node.expanded:
+                if node.value < inf:
+                    return node
+                continue
+            for rxn in node.reactions:
+                if rxn.value < inf:
+                    heapq.heappush(heap, (vt - node.value + rxn.value, 1, rxn.id, rxn))
+        else:
+            if not search.ensure_valid(node):
+                return False
+            for child in node.children:
+                if not child.in_stock and child.value < inf:
+                    heapq.heappush(heap, (vt, 0, child.id, child))
+    return None
+
+
+def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path):
+    import random
+
+    rng = random.Random(0)
+    table = {}
+    for n in range(4, 15):  # alkane chains split into two or three shorter ones, at random scores
+        splits = [[("C" * a), ("C" * (n - a))] for a in range(1, n // 2 + 1)]
+        splits += [["C" * a, "C" * b, "C" * (n - a - b)] for a in range(1, 4) for b in range(1, 4) if n - a - b > 0]
+        table["C" * n] = [(parts, round(rng.uniform(0.01, 0.9), 4), f"split {n}") for parts in splits]
+    stock = tmp_path / "stock.smi"
+    stock.write_text("C\nCC\n")
+    real = search_mod.RetroStarSearch._select_once
+    checked = []
+
+    def both(self):
+        expected = _eager_select(self)
+        got = real(self)
+        assert got is expected
+        checked.append(got)
+        return got
+
+    monkeypatch.setattr(search_mod.RetroStarSearch, "_select_once", both)
+    res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
+                        config=SearchConfig(time_limit=60, max_expansions=120, validate=False, n_routes=5))
+    assert res.solved and len(checked) >= 100
