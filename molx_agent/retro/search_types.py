@@ -108,7 +108,7 @@ class MolNode:
     analog: float | None = None  # Tanimoto to the target when this bought molecule is an analog shortcut
     n_flags: int = 0  # analog shortcuts counted on this leaf (route ranking puts flagged routes last)
     # the reactions of finite value by (value, id), for the selection's descent; reset whenever the values change
-    order: list[ReactionEdge] | None = field(default=None, repr=False)
+    order: list[ReactionEdge] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
