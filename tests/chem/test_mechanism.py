@@ -7,7 +7,7 @@ import pytest
 
 from molx_agent.chem.mechanism import step_mechanism
 from molx_agent.retro.judge import judge_route
-from molx_agent.retro.route import RetroGraph
+from tests.chem.route_fixtures import one_step_graph
 
 # venlafaxine by a general template: the benzylic CH2 of 4-methoxyphenethyl bromide "deprotonated" to add to
 # cyclohexanone (the model's own mapped reaction)
@@ -115,26 +115,16 @@ def test_unmapped_unparsable_or_bond_neutral_steps_give_no_flag(mapped, capfd):
     assert capfd.readouterr().err == ""  # RDKit's parse errors are not printed
 
 
-def _one_step_graph(precursors: list[str], product: str, mapped: str) -> RetroGraph:
-    graph = RetroGraph.new(product)
-    rxn = graph.add_reaction(graph.target_id, precursors, reaction_type="C-C bond formation", score=0.5,
-                             forward_validation={"ok": True, "feasibility_score": 0.9}, mapped_reaction=mapped)
-    for rid in rxn.reactant_nodes:
-        node = graph.molecule_nodes[rid]
-        node.role = "leaf"
-        node.availability = {"available": True, "source": "building-blocks", "tier": "verified"}
-    return graph
-
-
 def test_route_judgement_flags_the_mechanism_and_caps_confidence_at_medium():
-    bad = judge_route(_one_step_graph(["COc1ccc(CCBr)cc1", "O=C1CCCCC1"], "COc1ccc(C(CBr)C2(O)CCCCC2)cc1",
-                                      VENLAFAXINE_STEP))
+    bad = judge_route(one_step_graph(["COc1ccc(CCBr)cc1", "O=C1CCCCC1"], "COc1ccc(C(CBr)C2(O)CCCCC2)cc1",
+                                     "C-C bond formation", VENLAFAXINE_STEP))
     assert bad["confidence"] == "medium" and bad["verdict"] == "weak"
     assert [i["code"] for i in bad["issues"]] == ["unactivated_carbanion"]
     assert bad["issues"][0]["message"].startswith("mechanism: ") and bad["issues"][0]["atoms"] == [7, 10]
-    good = judge_route(_one_step_graph(["COc1ccc(CC#N)cc1", "O=C1CCCCC1"], "COc1ccc(C(C#N)C2(O)CCCCC2)cc1",
-                                       VENLAFAXINE_NITRILE))
+    good = judge_route(one_step_graph(["COc1ccc(CC#N)cc1", "O=C1CCCCC1"], "COc1ccc(C(C#N)C2(O)CCCCC2)cc1",
+                                      "C-C bond formation", VENLAFAXINE_NITRILE))
     assert good["confidence"] == "high" and good["issues"] == []
     # without an atom map the judgement cannot read the mechanism: no flag, no guess
-    unmapped = judge_route(_one_step_graph(["COc1ccc(CCBr)cc1", "O=C1CCCCC1"], "COc1ccc(C(CBr)C2(O)CCCCC2)cc1", ""))
+    unmapped = judge_route(one_step_graph(["COc1ccc(CCBr)cc1", "O=C1CCCCC1"], "COc1ccc(C(CBr)C2(O)CCCCC2)cc1",
+                                          "C-C bond formation"))
     assert unmapped["confidence"] == "high"

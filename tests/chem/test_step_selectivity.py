@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from molx_agent.chem.fg_warnings import step_selectivity
 from molx_agent.retro.judge import judge_route
-from molx_agent.retro.route import RetroGraph
+from tests.chem.route_fixtures import one_step_graph
 
 
 def codes(found: list[dict]) -> set[tuple[str, tuple[str, ...]]]:
@@ -39,23 +39,12 @@ def test_clean_steps_have_no_conflict():
     assert step_selectivity(["not a smiles"], "CCO", "alkylation") == []
 
 
-def _one_step_graph(precursors: list[str], product: str, reaction_type: str) -> RetroGraph:
-    graph = RetroGraph.new(product)
-    rxn = graph.add_reaction(graph.target_id, precursors, reaction_type=reaction_type, score=0.5,
-                             forward_validation={"ok": True, "feasibility_score": 0.9})
-    for rid in rxn.reactant_nodes:
-        node = graph.molecule_nodes[rid]
-        node.role = "leaf"
-        node.availability = {"available": True, "source": "building-blocks", "tier": "verified"}
-    return graph
-
-
 def test_route_judgement_flags_a_competing_reaction_and_lowers_confidence():
-    bad = judge_route(_one_step_graph(["CN1CCNCC1", "O=C(Cl)c1ccc(CCl)cc1"], "CN1CCN(Cc2ccc(C(=O)Cl)cc2)CC1",
+    bad = judge_route(one_step_graph(["CN1CCNCC1", "O=C(Cl)c1ccc(CCl)cc1"], "CN1CCN(Cc2ccc(C(=O)Cl)cc2)CC1",
                                       "N-Alkylation (SN2, Alkyl Chloride)"))
     assert bad["confidence"] == "medium" and bad["verdict"] == "weak"
     assert [i["code"] for i in bad["issues"]] == ["competing_reaction"]
     assert "acid chloride" in bad["issues"][0]["message"]
-    good = judge_route(_one_step_graph(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1",
+    good = judge_route(one_step_graph(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1",
                                        "Acetylation (Acetic Anhydride)"))
     assert good["confidence"] == "high" and good["issues"] == []
