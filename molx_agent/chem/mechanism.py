@@ -52,9 +52,9 @@ def _mapped_atoms(mol: Chem.Mol) -> dict[int, Chem.Atom]:
     return {a.GetAtomMapNum(): a for a in mol.GetAtoms() if a.GetAtomMapNum()}
 
 
-def _new_cc_bonds(reactants: Chem.Mol, product: Chem.Mol) -> list[tuple[int, int]]:
-    """Map-number pairs of the product's C-C bonds whose two atoms were not bonded among the reactants."""
-    rmap = _mapped_atoms(reactants)
+def _new_cc_bonds(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[tuple[int, int]]:
+    """Map-number pairs of the product's C-C bonds whose two atoms were not bonded among the reactants (``rmap``:
+    the reactants' atoms by map number)."""
     out = []
     for bond in product.GetBonds():
         x, y = bond.GetBeginAtom(), bond.GetEndAtom()
@@ -168,7 +168,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         return []
     rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
     out: list[dict[str, Any]] = []
-    for mx, my in _new_cc_bonds(reactants, product):
+    for mx, my in _new_cc_bonds(reactants, product, rmap):
         for a_map, b_map in ((mx, my), (my, mx)):
             a, b = rmap[a_map], rmap[b_map]
             loses_h = a.GetTotalNumHs() > pmap[a_map].GetTotalNumHs()
