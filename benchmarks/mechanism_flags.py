@@ -143,6 +143,13 @@ def routes_of_drugs(path: Path) -> list[tuple[str, Any, list[tuple[str, list[str
     return out
 
 
+def _brief(res: dict[str, Any]) -> dict[str, Any]:
+    """A routes result for the terminal: the counts, and (target, flag, confidence before) per hit."""
+    out = {k: v for k, v in res.items() if k != "hits"}
+    out["flagged"] = [(h["target"], h["code"], h["confidence_before"]) for h in res["hits"]]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
@@ -171,11 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             result[str(path)] = _judge_routes(routes_of_records(path), mapper)
         for path in args.drugs:
             result[str(path)] = _judge_routes(routes_of_drugs(path), mapper)
-    summary = json.dumps(result if args.mode == "literature" else
-                         {k: {kk: vv for kk, vv in v.items() if kk != "hits"} | {"flagged": [
-                             (h["target"], h["code"], h["confidence_before"]) for h in v["hits"]]}
-                          for k, v in result.items()}, indent=1)
-    print(summary)
+    summary = result if args.mode == "literature" else {path: _brief(res) for path, res in result.items()}
+    print(json.dumps(summary, indent=1))
     if args.out:
         atomic_write_json(args.out, result)
     return 0
