@@ -1,22 +1,38 @@
 """Mechanistic sanity of one atom-mapped step, at a chemist's glance (a flag, not a proof).
 
-A template learned from one reaction, or a general (radius-0) template, can write a C-C bond that no reagent makes:
-the retro-direction rule only says which bond breaks, not whether the forward partners can form it. Two such steps
-are read from the atom map (the proposing template's, ``reactants>>product``):
+A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
+retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
+product's stereochemistry comes from. Four such steps are read from the atom map (the proposing template's,
+``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
   enol or enolate: aldol, Claisen, Michael donor, alkylation) while nothing on that carbon makes the hydrogen acidic:
   no neighbouring carbonyl, imine, nitrile, nitro, sulfonyl or other heteroatom, no alkene or alkyne (allylic,
-  propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Example: 4-methoxyphenethyl bromide
-  "deprotonated" at its benzylic CH2 to add to cyclohexanone (a venlafaxine route of a general template); the
-  literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates.
+  propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Example:
+  4-methoxyphenethyl bromide "deprotonated" at its benzylic CH2 to add to cyclohexanone (a venlafaxine route of a
+  general template); the literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates. A carbon
+  that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is never
+  flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one.
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
   that carries a free aryl N-H: the halide alkylates the nitrogen first, and Lewis acids complex the amine.
+- ``electrophile_coupling``: a new C-C bond between two carbons that each lose a halide or a sulfonate, where
+  neither can be the organometallic partner: a heteroaryl or vinyl chloride, a sulfonate, an acyl halide, or a
+  carbon bearing two halogens (a carbenoid). Example: 2-(chloromethyl)-6-fluoroquinoline "from"
+  2-chloro-6-fluoroquinoline and bromochloromethane (a general template, scored 0.53). Only a reductive
+  cross-electrophile coupling (Ni, Zn) or a one-pot borylation of one partner joins such a pair, and the step names
+  neither. A bromide or iodide, an sp3 chloride or a chloride on an all-carbon aromatic ring can be metallated in
+  situ (Grignard, halogen-lithium exchange, then an acyl chloride, chloroformate or alkyl halide as the
+  electrophile: a one-pot the records write as two halides): not flagged.
+- ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
+  stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
+  diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
+  step names none. Example: methyl (S)-2-hydroxy-3-cyclopentylpropanoate from methyl glycolate and
+  (bromomethyl)cyclopentane. An achiral product (meso, or cis/trans on a ring) is not flagged, nor a product of a
+  chiral precursor (diastereoselection is possible).
 
-A carbon that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is
-never flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one.
-On the recorded USPTO-50K reactions (atom maps of the data set) neither rule fires on a correctly mapped reaction:
-see ``docs/benchmarks.md``, section "Mechanism flags".
+On the recorded USPTO-50K reactions (atom maps of the data set) the two C-H rules fire on mis-mapped records only,
+the coupling rule on 3 of 50,085, and the stereocentre rule on the asymmetric reductions and resolutions whose
+chiral catalyst or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags".
 """
 
 from __future__ import annotations
@@ -25,9 +41,13 @@ from typing import Any
 
 from rdkit import Chem, rdBase
 
+from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
+
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
 #: oxygen in :func:`_leaves_alkyl`).
 _HALOGENS = {17, 35, 53}
+
+_CW_CCW = (Chem.ChiralType.CHI_TETRAHEDRAL_CW, Chem.ChiralType.CHI_TETRAHEDRAL_CCW)
 
 MECHANISM_TEXT = {
     "unactivated_carbanion": "the new C-C bond needs a carbanion at an unactivated C-H ({atom}): no carbonyl, "
@@ -35,6 +55,12 @@ MECHANISM_TEXT = {
                              "hydrogen acidic (an activated partner or an organometallic would be usual)",
     "aniline_c_alkylation": "the alkylating agent would N-alkylate the free aryl amine before it C-alkylates the "
                             "ring (Friedel-Crafts alkylation fails on free anilines)",
+    "electrophile_coupling": "the new C-C bond joins two electrophiles ({pair}) and neither can be made the "
+                             "organometallic partner: only a reductive cross-electrophile coupling (Ni, Zn) or a "
+                             "one-pot borylation of one partner would do it, and the step names neither",
+    "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
+                              "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
+                              "catalyst or reagent, a chiral auxiliary or a resolution is added",
 }
 
 
@@ -156,6 +182,120 @@ def _leaves_alkyl(b_react: Chem.Atom, b_prod: Chem.Atom) -> bool:
     return False
 
 
+def _leaving_atom(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
+    """The halogen or sulfonate oxygen that carbon ``c`` loses in the step (``None``: it loses none)."""
+    kept = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors() if nb.GetAtomMapNum()}
+    for nb in c_react.GetNeighbors():
+        if nb.GetAtomMapNum() and nb.GetAtomMapNum() in kept:
+            continue
+        if nb.GetAtomicNum() in _HALOGENS:
+            return nb
+        if nb.GetAtomicNum() == 8 and any(o.GetAtomicNum() == 16 for o in nb.GetNeighbors()):
+            return nb
+    return None
+
+
+def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
+    """Whether a carbon that loses ``leaving`` could be made the nucleophile in situ: a bromide or iodide
+    (halogen-metal exchange, Grignard), an sp3 chloride or a chloride on an all-carbon aromatic ring (Grignard);
+    never a heteroaryl chloride, a vinyl chloride, a sulfonate, an acyl or imidoyl halide
+    (C=O, C=N on the carbon), or a carbon bearing two or more halogens (a carbenoid, which adds to carbonyls, not to
+    a C-X partner)."""
+    if leaving.GetAtomicNum() not in _HALOGENS:
+        return False
+    if sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in carbon.GetNeighbors()) >= 2:
+        return False
+    if _double_to_heteroatom(carbon, leaving.GetIdx()):
+        return False
+    if leaving.GetAtomicNum() in (35, 53):
+        return True
+    if carbon.GetIsAromatic():
+        # a chloride on an all-carbon ring (p-tolylmagnesium chloride), not a heteroaryl one (an SNAr electrophile)
+        mol = carbon.GetOwningMol()
+        return any(carbon.GetIdx() in ring and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
+                   for ring in mol.GetRingInfo().AtomRings())
+    return carbon.GetHybridization() == Chem.HybridizationType.SP3
+
+
+def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
+    group = leaving.GetSymbol() if leaving.GetAtomicNum() != 8 else "OSO2R"
+    if sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in atom.GetNeighbors()) >= 2:
+        return f"dihalomethyl-type C-{group} at atom {atom.GetAtomMapNum()}"
+    if atom.GetIsAromatic():
+        kind = "aryl"
+    elif _double_to_heteroatom(atom, leaving.GetIdx()):
+        kind = "acyl"
+    else:
+        kind = "alkyl" if atom.GetHybridization() == Chem.HybridizationType.SP3 else "vinyl"
+    return f"{kind} C-{group} at atom {atom.GetAtomMapNum()}"
+
+
+def _mirror_differs(smiles: str) -> bool:
+    """Whether the molecule of canonical ``smiles`` is chiral: its mirror image (every tetrahedral tag inverted)
+    is another molecule.  A SMILES without ``@`` is not; an unreadable mirror counts as not chiral (no verdict)."""
+    if "@" not in smiles:
+        return False
+    mirror = smiles.replace("@@", "\0").replace("@", "@@").replace("\0", "@")
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromSmiles(mirror)
+    return mol is not None and Chem.MolToSmiles(mol) != smiles
+
+
+def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[int]:
+    """Map numbers of the product's stereocentres whose precursor atom has no tetrahedral tag, when the product is
+    chiral and no precursor is (else empty)."""
+    if not any(a.GetChiralTag() in _CW_CCW for a in product.GetAtoms()):
+        return []
+    if not _mirror_differs(map_free_smiles(product)):
+        return []
+    if any(_mirror_differs(map_free_smiles(frag)) for frag in Chem.GetMolFrags(reactants, asMols=True)):
+        return []
+    # the product's true stereocentres: tags RDKit keeps once the map numbers no longer tell atoms apart
+    plain = strip_atom_maps(product)
+    Chem.AssignStereochemistry(plain, cleanIt=True, force=True)
+    out = []
+    for atom, bare in zip(product.GetAtoms(), plain.GetAtoms(), strict=True):
+        if bare.GetChiralTag() not in _CW_CCW:
+            continue
+        source = rmap.get(atom.GetAtomMapNum())
+        if source is not None and source.GetChiralTag() not in _CW_CCW:
+            out.append(atom.GetAtomMapNum())
+    return out
+
+
+#: The smallest rings that hold each unit as an isolable compound: cyclooctyne and 1,2-cyclononadiene. A smaller
+#: ring makes a transient species (cyclohexyne, 1,2-cyclohexadiene), not a starting material or an intermediate one
+#: can isolate. (RDKit reads no cis/trans on a double bond in a ring under 8 atoms, so a trans-cycloheptene cannot
+#: be written, and is not checked.)
+MIN_RING = {"triple bond": 8, "allene": 9}
+
+
+def strained_ring(smiles: str) -> str | None:
+    """What makes the molecule of ``smiles`` impossible to isolate as drawn: a triple bond in a ring of fewer than
+    8 atoms, or an allene in a ring of fewer than 9 (``None``: nothing, or unparsable). Aromatic rings are not
+    concerned; a string without ``#`` or ``=C=`` is answered without parsing."""
+    if "#" not in smiles and "=C=" not in smiles:
+        return None
+    mol = _parse(smiles)
+    if mol is None:
+        return None
+    rings = mol.GetRingInfo()
+    for bond in mol.GetBonds():
+        if not bond.IsInRing() or bond.GetIsAromatic():
+            continue
+        size = rings.MinBondRingSize(bond.GetIdx())
+        if bond.GetBondType() == Chem.BondType.TRIPLE and size < MIN_RING["triple bond"]:
+            return f"a triple bond in a ring of {size} atoms"
+    for atom in mol.GetAtoms():
+        double = [b for b in atom.GetBonds() if b.GetBondType() == Chem.BondType.DOUBLE]
+        if (atom.GetAtomicNum() == 6 and len(double) == 2 and atom.IsInRing()
+                and all(b.GetOtherAtom(atom).GetAtomicNum() == 6 for b in double)):
+            size = rings.MinAtomRingSize(atom.GetIdx())
+            if size < MIN_RING["allene"]:
+                return f"an allene in a ring of {size} atoms"
+    return None
+
+
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers of the new bond (nucleophilic carbon first). Empty when nothing is flagged, when
@@ -183,7 +323,19 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):
                     out.append({"code": "aniline_c_alkylation", "atoms": [a_map, b_map],
                                 "reason": MECHANISM_TEXT["aniline_c_alkylation"]})
+        x, y = rmap[mx], rmap[my]
+        x_out, y_out = _leaving_atom(x, pmap[mx]), _leaving_atom(y, pmap[my])
+        if x_out is not None and y_out is not None and not _metallable(x, x_out) and not _metallable(y, y_out):
+            pair = f"{_label(x, x_out)} and {_label(y, y_out)}"
+            out.append({"code": "electrophile_coupling", "atoms": [mx, my],
+                        "reason": MECHANISM_TEXT["electrophile_coupling"].format(pair=pair)})
+    centres = _unsourced_centres(reactants, product, rmap)
+    if centres:
+        label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \
+            ", ".join(map(str, centres))
+        out.append({"code": "unsourced_stereocentre", "atoms": centres,
+                    "reason": MECHANISM_TEXT["unsourced_stereocentre"].format(centres=label)})
     return out
 
 
-__all__ = ["MECHANISM_TEXT", "step_mechanism"]
+__all__ = ["MECHANISM_TEXT", "MIN_RING", "step_mechanism", "strained_ring"]

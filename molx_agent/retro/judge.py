@@ -64,12 +64,17 @@ ISSUE_TEXT = {
     "incompatible_group": "selectivity: {reason}",
     "unactivated_carbanion": "mechanism: {reason}",
     "aniline_c_alkylation": "mechanism: {reason}",
+    "electrophile_coupling": "mechanism: {reason}",
+    "unsourced_stereocentre": "stereochemistry: {reason}",
+    "strained_molecule": "the route needs a molecule that cannot be isolated as drawn ({what}): a transient "
+                         "species, not a starting material or intermediate",
 }
 
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
-                           "competing_reaction", "incompatible_group", "unactivated_carbanion", "aniline_c_alkylation"})
+                           "competing_reaction", "incompatible_group", "unactivated_carbanion", "aniline_c_alkylation",
+                           "electrophile_coupling", "unsourced_stereocentre"})
 
 
 def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
@@ -82,6 +87,12 @@ def _step_mechanism(mapped_reaction: str | None) -> list[dict[str, Any]]:
     from molx_agent.chem.mechanism import step_mechanism
 
     return step_mechanism(mapped_reaction or "")
+
+
+def _strained_ring(smiles: str) -> str | None:
+    from molx_agent.chem.mechanism import strained_ring
+
+    return strained_ring(smiles)
 
 
 def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -314,6 +325,11 @@ def judge_step(precursors: list[str], product: str, *, reaction_type: str | None
             score=plaus["score"], floor=cfg.plausibility_floor)))
     else:
         verdict = "plausible"
+    for smiles in precursors:
+        what = _strained_ring(smiles)
+        if what:  # a transient species (cyclopentyne) proposed as a precursor: named, whatever the verdict
+            issues.append(issue("strained_molecule", ISSUE_TEXT["strained_molecule"].format(what=what),
+                                smiles=smiles))
     res.update(plausibility=plaus, verdict=verdict, issues=issues)
     return res
 
@@ -339,8 +355,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
 
     Issues come from the leaves (tiers, reactive intermediates, analog shortcuts) and the steps (plausibility floor,
     forward validation, selectivity, mechanism).  ``confidence``: ``high`` when every leaf is verified and every step
-    is plausible, validated and unflagged; ``low`` with an analog shortcut, an implausible or failing step, or an
-    unresolved/estimated leaf; ``medium`` otherwise (:data:`MEDIUM_ISSUES`: Bloom-filter-only leaves, weak steps,
+    is plausible, validated and unflagged; ``low`` with an analog shortcut, an implausible or failing step, an
+    unresolved/estimated leaf, or a molecule no one can isolate (``strained_molecule``: cyclopentyne); ``medium`` otherwise (:data:`MEDIUM_ISSUES`: Bloom-filter-only leaves, weak steps,
     selectivity and mechanism flags).  ``verdict``: accept (high), weak (medium, or low without a hard problem),
     reject (unresolved leaves, failing steps).  Issues already recorded on the route
     (``metadata.route.issues``, e.g. by the search) are kept.
@@ -359,6 +375,11 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
 
     target = graph.molecule_nodes[graph.target_id].smiles
     made = {r.product_node for r in graph.reaction_nodes}
+    for node in graph.molecule_nodes.values():
+        # an intermediate or a leaf no one can isolate (cyclopentyne, 1,2-cyclohexadiene): the target is the user's
+        what = _strained_ring(node.smiles) if node.node_id != graph.target_id else None
+        if what:
+            add(issue("strained_molecule", ISSUE_TEXT["strained_molecule"].format(what=what), smiles=node.smiles))
     for node in graph.molecule_nodes.values():
         if node.node_id in made or node.node_id == graph.target_id and not graph.reaction_nodes:
             continue
@@ -404,7 +425,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
             add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
                       groups=conflict["groups"]))
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
-        # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated (flagged, not penalised)
+        # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
+        # a single enantiomer from achiral precursors (flagged, not penalised)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))
@@ -424,7 +446,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         add(issue("not_solved", ISSUE_TEXT["not_solved"]))
     codes = {i["code"] for i in issues}
     hard = {"unresolved_leaf", "failed_validation", "not_solved"}
-    low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step"} | hard
+    low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step", "strained_molecule"} | hard
     if codes & low:
         confidence = "low"
     elif codes & MEDIUM_ISSUES:

@@ -21,7 +21,8 @@ Every step the search relies on must pass the chemistry core's forward-validatio
 template id (a curated template that regenerates the step overrides the alignment gates).  Validation is lazy: a step is validated
 when the best-first descent first passes through it and, for returned routes, before they are counted
 or returned; a failing step gets infinite cost and the values above it are updated.  Steps whose precursors repeat an
-ancestor (cycles, the target as its own precursor) are dropped.  Model predictions, canonical SMILES and
+ancestor (cycles, the target as its own precursor) or hold a molecule no one can isolate (a ring alkyne under 8
+atoms, a ring allene under 9: ``chem.mechanism.strained_ring``) are dropped.  Model predictions, canonical SMILES and
 stock answers are cached per molecule.
 
 The tree holds one node per occurrence of a molecule, so a molecule met in several branches is shared by
@@ -56,6 +57,7 @@ from typing import Any
 
 from rdkit import Chem
 
+from molx_agent.chem.mechanism import strained_ring
 from molx_agent.errors import ChemistryError, DataError, ValidationError
 from molx_agent.retro.fast_rdkit import fast_atom_iteration
 from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_step
@@ -175,7 +177,7 @@ class RetroStarSearch:
         self.confirm_deadline: float | None = None  # no step is validated for the final routes after this
         self.validation_cut = False  # the final routes were limited to steps validated before the deadline
         self.n_rejected = {"validation": 0, "validator_error": 0, "cycle": 0, "duplicate": 0, "invalid": 0,
-                           "excluded": 0}
+                           "excluded": 0, "strained": 0}
         self.rejection_examples: dict[str, list[str]] = {}
         self.model_errors: dict[str, str] = {}
         self.deadline: float | None = None  # time.perf_counter() value, set by run()
@@ -405,6 +407,9 @@ class RetroStarSearch:
             seen.add(key)
             if any(r in mol.ancestors for r in key) or any(r in mol.ancestors for r in reactants):
                 self._reject("cycle", f"{'.'.join(key)}>>{mol.smiles}")
+                continue
+            if any(strained_ring(r) for r in reactants):  # cyclopentyne: a transient species, not a precursor
+                self._reject("strained", f"{'.'.join(key)}>>{mol.smiles}")
                 continue
             if self.excluded_steps and ((key, mol.smiles) in self.excluded_steps
                                         or (tuple(sorted(reactants)), mol.smiles) in self.excluded_steps):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from molx_agent.chem.mechanism import step_mechanism
+from molx_agent.chem.mechanism import step_mechanism, strained_ring
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
 
@@ -128,3 +128,141 @@ def test_route_judgement_flags_the_mechanism_and_caps_confidence_at_medium():
     unmapped = judge_route(one_step_graph(["COc1ccc(CCBr)cc1", "O=C1CCCCC1"], "COc1ccc(C(CBr)C2(O)CCCCC2)cc1",
                                           "C-C bond formation"))
     assert unmapped["confidence"] == "high"
+
+
+# 2-(chloromethyl)-6-fluoroquinoline "from" 2-chloro-6-fluoroquinoline and bromochloromethane (a general template)
+QUINOLINE_ELECTROPHILES = (
+    "[CH2:8]([Cl:9])[Br:900].[F:1][c:2]1[cH:3][cH:4][c:5]2[n:6][c:7]([Cl:901])[cH:10][cH:11][c:12]2[cH:13]1>>[F:1]"
+    "[c:2]1[cH:3][cH:4][c:5]2[n:6][c:7]([CH2:8][Cl:9])[cH:10][cH:11][c:12]2[cH:13]1"
+)
+# 2-(p-tolyl)pyrimidine "from" p-tolyl triflate and 2-chloropyrimidine
+TRIFLATE_ELECTROPHILES = (
+    "[CH3:1][c:2]1[cH:3][cH:4][c:5]([O:20][S:21](=[O:22])(=[O:23])[C:24]([F:25])([F:26])[F:27])[cH:6][cH:7]1."
+    "[Cl:30][c:8]1[n:9][cH:10][cH:11][cH:12][n:13]1>>[CH3:1][c:2]1[cH:3][cH:4][c:5](-[c:8]2[n:9][cH:10][cH:11]"
+    "[cH:12][n:13]2)[cH:6][cH:7]1"
+)
+# methyl (S)-2-hydroxy-3-cyclopentylpropanoate from methyl glycolate and (bromomethyl)cyclopentane
+GLYCOLATE_ALKYLATION = (
+    "[CH2:7]([CH:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1)[Br:900].[CH3:1][O:2][C:3](=[O:4])[CH2:5][OH:6]>>[CH3:1][O:2]"
+    "[C:3](=[O:4])[C@H:5]([OH:6])[CH2:7][CH:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1"
+)
+
+
+def test_two_electrophiles_joined_are_flagged_with_both_carbons():
+    flags = step_mechanism(QUINOLINE_ELECTROPHILES)
+    assert [f["code"] for f in flags] == ["electrophile_coupling"]
+    assert flags[0]["atoms"] == [7, 8]
+    assert "aryl C-Cl at atom 7" in flags[0]["reason"] and "dihalomethyl-type C-Br at atom 8" in flags[0]["reason"]
+    # an aryl triflate and a heteroaryl chloride: neither can be the organometallic
+    assert codes(TRIFLATE_ELECTROPHILES) == ["electrophile_coupling"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # bromobenzene lithiated (or its Grignard), then ethyl chloroformate: a one-pot the records write as two halides
+    "[Br:20][c:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1.[Cl:21][C:7](=[O:8])[O:9][CH2:10][CH3:11]>>[c:1]1([C:7](=[O:8])"
+    "[O:9][CH2:10][CH3:11])[cH:2][cH:3][cH:4][cH:5][cH:6]1",
+    # p-tolylmagnesium chloride (a chloride on an all-carbon ring) and benzoyl chloride
+    "Cl[c:5]1[cH:4][cH:3][c:2]([CH3:1])[cH:15][cH:14]1.Cl[C:6](=[O:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+    "[CH3:1][c:2]1[cH:3][cH:4][c:5]([C:6](=[O:7])[c:8]2[cH:9][cH:10][cH:11][cH:12][cH:13]2)[cH:14][cH:15]1",
+    # an alkyl Grignard from the chloride, methylated by methyl iodide
+    "[Cl:20][CH2:1][CH2:2][CH2:3][CH3:4].[I:21][CH3:5]>>[CH3:5][CH2:1][CH2:2][CH2:3][CH3:4]",
+    # Suzuki coupling: one partner is a boronic acid, not an electrophile
+    "[Br:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[OH:8][B:9]([OH:10])[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1>>"
+    "[c:2]1([c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2)[cH:3][cH:4][cH:5][cH:6][cH:7]1",
+])
+def test_couplings_with_a_metallable_or_nucleophilic_partner_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_single_enantiomer_from_achiral_precursors_is_flagged_at_the_new_centre():
+    flags = step_mechanism(GLYCOLATE_ALKYLATION)
+    assert [f["code"] for f in flags] == ["unsourced_stereocentre"]
+    assert flags[0]["atoms"] == [5] and "atom 5" in flags[0]["reason"] and "racemate" in flags[0]["reason"]
+    # an asymmetric ketone reduction and a racemic amine acylated to one enantiomer: the step names no chiral
+    # catalyst or resolution
+    assert codes("[CH3:1][C:2](=[O:3])[c:4]1[cH:5][cH:6][n:7][cH:8][cH:9]1>>[CH3:1][C@@H:2]([OH:3])[c:4]1[cH:5]"
+                 "[cH:6][n:7][cH:8][cH:9]1") == ["unsourced_stereocentre"]
+    assert codes("[CH3:1][CH:2]([NH2:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[CH3:10][C:11](=[O:12])[Cl:13]>>[CH3:1]"
+                 "[C@@H:2]([NH:3][C:11]([CH3:10])=[O:12])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1") \
+        == ["unsourced_stereocentre"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the same alkylation written as the racemate
+    GLYCOLATE_ALKYLATION.replace("[C@H:5]", "[CH:5]"),
+    # the centre comes with its precursor ((R)-1-phenylethylamine acetylated)
+    "[CH3:1][C@@H:2]([NH2:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[CH3:10][C:11](=[O:12])[Cl:13]>>[CH3:1][C@@H:2]"
+    "([NH:3][C:11]([CH3:10])=[O:12])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1",
+    # a chiral precursor elsewhere in the molecule: the new centre may be set by diastereoselection
+    "[CH3:1][C:2](=[O:3])[CH2:4][C:5](=[O:6])[O:7][C@@H:8]([CH3:9])[c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1>>"
+    "[CH3:1][C@@H:2]([OH:3])[CH2:4][C:5](=[O:6])[O:7][C@@H:8]([CH3:9])[c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1",
+    # achiral products with stereo tags: trans-4-aminocyclohexanol, cis-2,6-dimethylpiperidine (meso)
+    "[NH2:1][c:2]1[cH:3][cH:4][c:5]([OH:6])[cH:7][cH:8]1>>[NH2:1][C@H:2]1[CH2:3][CH2:4][C@H:5]([OH:6])[CH2:7][CH2:8]1",
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][c:6]([CH3:7])[n:8]1>>[CH3:1][C@H:2]1[CH2:3][CH2:4][CH2:5][C@@H:6]([CH3:7])[NH:8]1",
+])
+def test_racemic_sourced_or_achiral_products_are_not_flagged_for_stereo(mapped):
+    assert codes(mapped) == []
+
+
+@pytest.mark.parametrize("mapped, precursors, product, prefix", [
+    (TRIFLATE_ELECTROPHILES, ["Cc1ccc(OS(=O)(=O)C(F)(F)F)cc1", "Clc1ncccn1"], "Cc1ccc(-c2ncccn2)cc1",
+     "mechanism: "),
+    (GLYCOLATE_ALKYLATION, ["BrCC1CCCC1", "COC(=O)CO"], "COC(=O)[C@H](O)CC1CCCC1", "stereochemistry: "),
+])
+def test_route_judgement_caps_the_new_flags_at_medium(mapped, precursors, product, prefix):
+    judged = judge_route(one_step_graph(precursors, product, "C-C bond formation", mapped))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert len(judged["issues"]) == 1 and judged["issues"][0]["message"].startswith(prefix)
+
+
+def test_every_route_issue_has_a_chinese_summary():
+    from molx_agent.retro.judge import ISSUE_TEXT
+    from molx_agent.retro.search_routes import _ISSUE_ZH
+
+    assert set(ISSUE_TEXT) <= set(_ISSUE_ZH)
+
+
+@pytest.mark.parametrize("smiles, what", [
+    ("CCOC(=O)[C@@H]1CC#C[C@@H]1N", "a triple bond in a ring of 5 atoms"),  # n5-06144's intermediate
+    ("C1CCC#CCC1", "a triple bond in a ring of 7 atoms"),
+    ("C1CCC=C=CCC1", "an allene in a ring of 8 atoms"),
+])
+def test_strained_rings_are_named(smiles, what):
+    assert strained_ring(smiles) == what
+
+
+@pytest.mark.parametrize("smiles", [
+    "C1CCCC#CCC1",  # cyclooctyne (isolable)
+    "C1CCC=C=CCCC1",  # 1,2-cyclononadiene
+    "C1CCC=CCC1",  # cycloheptene
+    "CC#CCc1ccccc1",  # an open-chain alkyne
+    "C=C=CC1CCCCC1",  # an allene outside the ring
+    "N#Cc1ccccc1",
+    "not a smiles#",
+])
+def test_isolable_or_acyclic_units_are_not_strained(smiles):
+    assert strained_ring(smiles) is None
+
+
+def test_route_through_a_strained_intermediate_is_rated_low():
+    graph = one_step_graph(["CCOC(=O)C1=C(N)CCC1"], "CCOC(=O)C1CC(=O)CC1N", "hydration")
+    assert judge_route(graph)["confidence"] == "high"
+    graph = one_step_graph(["CCOC(=O)[C@@H]1CC#C[C@@H]1N"], "CCOC(=O)[C@@H]1CC(=O)C[C@@H]1N", "hydration")
+    judged = judge_route(graph)
+    assert judged["confidence"] == "low"
+    assert [(i["code"], i["smiles"]) for i in judged["issues"]] == [("strained_molecule",
+                                                                     "CCOC(=O)[C@@H]1CC#C[C@@H]1N")]
+    # the target itself is the user's: a strained target is not an issue of the route
+    graph = one_step_graph(["C1CCCC(Br)C(Br)CC1"], "C1CCCC#CCC1", "elimination")
+    assert all(i["code"] != "strained_molecule" for i in judge_route(graph)["issues"])
+
+
+def test_step_judgement_names_a_strained_precursor():
+    from molx_agent.retro.judge import judge_step
+
+    judged = judge_step(["CCOC(=O)C1CC#CC1N"], "CCOC(=O)C1CC(=O)CC1N", reaction_type="hydration",
+                        validation={"ok": True, "feasibility_score": 0.9})
+    assert [(i["code"], i["smiles"]) for i in judged["issues"]] == [("strained_molecule", "CCOC(=O)C1CC#CC1N")]
+    judged = judge_step(["CCOC(=O)C1CCCC1N"], "CCOC(=O)C1CC(=O)CC1N", reaction_type="oxidation",
+                        validation={"ok": True, "feasibility_score": 0.9})
+    assert judged["issues"] == []

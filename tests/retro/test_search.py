@@ -652,3 +652,16 @@ def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path
     res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
                         config=SearchConfig(time_limit=60, max_expansions=120, validate=False, n_routes=5))
     assert res.solved and len(checked) >= 100
+
+
+def test_precursors_no_one_can_isolate_are_rejected(phenol_stock, no_validation):
+    # n5-06144's route: a ketone "from" a cyclopentyne by hydration, the cyclopentyne from an enamine
+    target = "CCOC(=O)C1CC(=O)CC1N"
+    model = DictSingleStepModel({
+        target: [(["CCOC(=O)C1CC#CC1N"], 0.9, "alkyne hydration"), ([AC2O, PHENOL], 0.001, "nonsense")],
+        "CCOC(=O)C1CC#CC1N": [([ACOH], 0.9, "anything")],
+    })
+    res = search_routes(target, stock=phenol_stock, model=model, config=no_validation)
+    assert res.stats["rejected"]["strained"] == 1
+    assert res.stats["rejection_examples"]["strained"] == ["CCOC(=O)C1CC#CC1N>>" + target]
+    assert all("#" not in node.smiles for route in res.routes for node in route.molecule_nodes.values())
