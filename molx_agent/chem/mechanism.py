@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Four such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Five such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -23,6 +23,14 @@ product's stereochemistry comes from. Four such steps are read from the atom map
   neither. A bromide or iodide, an sp3 chloride or a chloride on an all-carbon aromatic ring can be metallated in
   situ (Grignard, halogen-lithium exchange, then an acyl chloride, chloroformate or alkyl halide as the
   electrophile: a one-pot the records write as two halides): not flagged.
+- ``unactivated_snar``: a new bond from an aromatic carbon to N, O or S that replaces a fluoride or an ether
+  (alkoxy, aryloxy) group, between two molecules, on a ring that nothing activates: no pyridine-type ring nitrogen,
+  no fused azine or quinolone ring, no nitro, nitrile, carbonyl, sulfonyl, CF3, vinylogous acceptor or heteroaryl
+  group (ortho or para for an ether; anywhere for a fluoride). Fluorides and ethers take no Pd or Cu coupling, so
+  only an activated ring lets them go. Example: N-benzyl amine "from" an aryl ethyl ether and benzylamine. Spared:
+  an alkoxide or thiolate on a plain fluoroarene that no donor enriches (duloxetine from 1-fluoronaphthalene,
+  atomoxetine from 2-fluorotoluene), an amine on a fluoroarene that another halogen helps (imidazole and
+  4-chlorofluorobenzene), ring closures, and chlorides, bromides, iodides and sulfonates (Buchwald-Hartwig, Ullmann).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -31,7 +39,8 @@ product's stereochemistry comes from. Four such steps are read from the atom map
   chiral precursor (diastereoselection is possible).
 
 On the recorded USPTO-50K reactions (atom maps of the data set) the two C-H rules fire on mis-mapped records only,
-the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), and the stereocentre rule on the asymmetric reductions and resolutions whose
+the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), the substitution rule on 1 (a mis-mapped
+record), and the stereocentre rule on the asymmetric reductions and resolutions whose
 chiral catalyst or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags".
 """
 
@@ -58,6 +67,10 @@ MECHANISM_TEXT = {
     "electrophile_coupling": "the new C-C bond joins two electrophiles ({pair}) and neither can be made the "
                              "organometallic partner: only a reductive cross-electrophile coupling (Ni, Zn) or a "
                              "one-pot borylation of one partner would do it, and the step names neither",
+    "unactivated_snar": "the step replaces {group} on an aromatic carbon ({atom}) that nothing activates (no ring "
+                        "nitrogen, no nitro, nitrile, carbonyl, sulfonyl or CF3 group, no other halogens on the ring): "
+                        "nucleophilic aromatic substitution needs one, and aryl fluorides and ethers do not take part "
+                        "in Pd or Cu couplings",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -223,6 +236,137 @@ def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
     return f"{kind} C-{group} at atom {atom.GetAtomMapNum()}"
 
 
+def _new_aryl_heteroatom_bonds(reactants: Chem.Mol, product: Chem.Mol,
+                               rmap: dict[int, Chem.Atom]) -> list[tuple[int, int]]:
+    """Map-number pairs (aromatic carbon, N/O/S) of the product's bonds that the reactants do not have."""
+    out = []
+    for bond in product.GetBonds():
+        for c, x in ((bond.GetBeginAtom(), bond.GetEndAtom()), (bond.GetEndAtom(), bond.GetBeginAtom())):
+            if c.GetAtomicNum() != 6 or not c.GetIsAromatic() or x.GetAtomicNum() not in (7, 8, 16):
+                continue
+            mc, mx = c.GetAtomMapNum(), x.GetAtomMapNum()
+            if not mc or not mx or mc not in rmap or mx not in rmap or not rmap[mc].GetIsAromatic():
+                continue  # a ring built in the step (Skraup, Fischer) is not a substitution
+            if reactants.GetBondBetweenAtoms(rmap[mc].GetIdx(), rmap[mx].GetIdx()) is None:
+                out.append((mc, mx))
+    return out
+
+
+def _snar_leaving_group(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
+    """The fluorine or ether oxygen (alkoxy, aryloxy) that aromatic carbon ``c`` loses in the step: the leaving
+    groups no Pd or Cu coupling takes, so only an activated ring lets them go (``None``: another group or none; a
+    phenol's OH is not counted: the records map Mitsunobu ethers that way, and naphthols do take amines, Bucherer)."""
+    kept = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors() if nb.GetAtomMapNum()}
+    for nb in c_react.GetNeighbors():
+        if nb.GetAtomMapNum() and nb.GetAtomMapNum() in kept:
+            continue
+        if nb.GetAtomicNum() == 9:
+            return nb
+        if (nb.GetAtomicNum() == 8 and not nb.GetIsAromatic() and nb.GetFormalCharge() == 0 and nb.GetDegree() == 2
+                and all(o.GetAtomicNum() == 6 for o in nb.GetNeighbors())
+                and not any(_double_to_heteroatom(o, nb.GetIdx()) for o in nb.GetNeighbors())):
+            return nb
+    return None
+
+
+def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
+    return any(a.GetIdx() in frag and b.GetIdx() in frag for frag in Chem.GetMolFrags(mol))
+
+
+def _pyridine_type(atom: Chem.Atom) -> bool:
+    """An aromatic nitrogen that withdraws (pyridine-like: no hydrogen, two ring bonds, or a cation/N-oxide)."""
+    return atom.GetAtomicNum() == 7 and atom.GetIsAromatic() and (
+        atom.GetFormalCharge() > 0 or (atom.GetTotalNumHs() == 0 and atom.GetDegree() == 2))
+
+
+def _vinylogous_acceptor(atom: Chem.Atom, skip: int) -> bool:
+    """Whether ``atom`` carries a C=C whose far carbon holds a C=O, C#N or S(=O) (a vinylogous acceptor), the bond
+    to ``skip`` aside."""
+    for bond in atom.GetBonds():
+        other = bond.GetOtherAtom(atom)
+        if other.GetIdx() == skip or bond.GetBondType() != Chem.BondType.DOUBLE or other.GetAtomicNum() != 6:
+            continue
+        if any(_double_to_heteroatom(nb, other.GetIdx()) for nb in other.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
+            return True
+    return False
+
+
+def _heteroaryl_carbonyl(mol: Chem.Mol, atom: Chem.Atom) -> bool:
+    """Whether a ring through ``atom`` holds a ring carbonyl (a quinolone's or coumarin's C=O)."""
+    return any(atom.GetIdx() in ring and any(_double_to_heteroatom(mol.GetAtomWithIdx(i), -1) for i in ring)
+               for ring in mol.GetRingInfo().AtomRings())
+
+
+def _fused_azine(mol: Chem.Mol, atom: Chem.Atom) -> bool:
+    """Whether a ring through ``atom`` holds a pyridine-type nitrogen."""
+    return any(atom.GetIdx() in ring and any(_pyridine_type(mol.GetAtomWithIdx(i)) for i in ring)
+               for ring in mol.GetRingInfo().AtomRings())
+
+
+def _heteroaryl(mol: Chem.Mol, atom: Chem.Atom) -> bool:
+    """Whether aromatic ``atom`` lies in a ring holding a nitrogen or a ring carbonyl (an electron-poor ring)."""
+    for ring in mol.GetRingInfo().AtomRings():
+        if atom.GetIdx() in ring and any(
+                mol.GetAtomWithIdx(i).GetAtomicNum() == 7 or _double_to_heteroatom(mol.GetAtomWithIdx(i), -1)
+                for i in ring):
+            return True
+    return False
+
+
+def _snar_ring(mol: Chem.Mol, carbon: Chem.Atom) -> tuple[bool, bool, int, bool]:
+    """What the aromatic rings through ``carbon`` offer a nucleophilic aromatic substitution there:
+    (activated ortho/para, activated anywhere, other halogens, pi donor).
+
+    Activating: a pyridine-type ring nitrogen (any position counts as ortho/para too), a fused ring holding one or a
+    ring carbonyl (quinoline, quinazoline, quinolone), or a nitro, nitrile, carbonyl, sulfonyl, imine, CF3,
+    vinylogous acceptor or heteroaryl substituent; ortho or para means on a six-membered ring, any atom of another.
+    Halogens: the other F, Cl, Br on the ring. Donor: an ether or hydroxy oxygen, an amine nitrogen, or a fused
+    pyrrole-, furan- or thiophene-type ring atom, which make the ring electron-rich."""
+    para, anywhere, halogens, donor = False, False, 0, False
+    for ring in mol.GetRingInfo().AtomRings():
+        if carbon.GetIdx() not in ring:
+            continue
+        members = set(ring)
+        start = ring.index(carbon.GetIdx())
+        for pos, idx in enumerate(ring):
+            atom = mol.GetAtomWithIdx(idx)
+            if _pyridine_type(atom):
+                para = anywhere = True
+            dist = min((pos - start) % len(ring), (start - pos) % len(ring))
+            conjugated = len(ring) != 6 or dist in (1, 3)
+            for nb in atom.GetNeighbors():
+                if nb.GetIdx() in members:
+                    continue
+                acceptor = False
+                if nb.GetAtomicNum() in (9, 17, 35):
+                    halogens += idx != carbon.GetIdx()
+                elif nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1:  # nitro
+                    acceptor = True
+                elif _double_to_heteroatom(nb, idx):  # C=O, C#N, S(=O), C=N
+                    acceptor = True
+                elif nb.GetAtomicNum() == 6 and sum(f.GetAtomicNum() == 9 for f in nb.GetNeighbors()) == 3:
+                    acceptor = True  # CF3
+                elif not nb.GetIsAromatic() and _vinylogous_acceptor(nb, idx):
+                    acceptor = True  # a cinnamate, chromene ester, enone on the ring
+                elif nb.GetIsAromatic():
+                    if not mol.GetBondBetweenAtoms(idx, nb.GetIdx()).IsInRing():
+                        acceptor = _heteroaryl(mol, nb)  # an attached azine, azole, pyridone
+                    elif _pyridine_type(nb) or _fused_azine(mol, nb) or _heteroaryl_carbonyl(mol, nb):
+                        acceptor = True  # quinoline, quinazoline, quinolone
+                    elif nb.GetAtomicNum() in (7, 8, 16):
+                        donor = True  # indole, benzofuran, benzothiophene: the fused five-membered ring donates
+                elif nb.GetAtomicNum() == 8 and not any(_double_to_heteroatom(o, nb.GetIdx())
+                                                        for o in nb.GetNeighbors()):
+                    donor = donor or idx != carbon.GetIdx()  # an ether or hydroxy oxygen (not an ester's)
+                elif nb.GetAtomicNum() == 7 and not any(_double_to_heteroatom(o, nb.GetIdx()) or o.GetIsAromatic()
+                                                        for o in nb.GetNeighbors() if o.GetIdx() != idx):
+                    donor = True  # an amine nitrogen (not an amide, not an N-aryl azole)
+                if acceptor:
+                    anywhere = True
+                    para = para or conjugated
+    return para, anywhere, halogens, donor
+
+
 def _mirror_differs(smiles: str) -> bool:
     """Whether the molecule of canonical ``smiles`` is chiral: its mirror image (every tetrahedral tag inverted)
     is another molecule.  A SMILES without ``@`` is not; an unreadable mirror counts as not chiral (no verdict)."""
@@ -322,6 +466,26 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             pair = f"{_label(x, x_out)} and {_label(y, y_out)}"
             out.append({"code": "electrophile_coupling", "atoms": [mx, my],
                         "reason": MECHANISM_TEXT["electrophile_coupling"].format(pair=pair)})
+    for mc, mx in _new_aryl_heteroatom_bonds(reactants, product, rmap):
+        carbon, nucleophile = rmap[mc], rmap[mx]
+        leaving = _snar_leaving_group(carbon, pmap[mc])
+        if leaving is None or _same_fragment(reactants, carbon, nucleophile):
+            continue  # another leaving group, or a ring closure (an intramolecular substitution is far easier)
+        para, anywhere, halogens, donor = _snar_ring(reactants, carbon)
+        if para or (anywhere and leaving.GetAtomicNum() == 9):
+            continue  # an ether leaves only from an ortho/para-activated ring (2,4-dinitroanisole); fluoride from any
+        if leaving.GetAtomicNum() == 9:
+            # alkoxides and thiolates do displace fluoride from a plain arene (duloxetine: 1-fluoronaphthalene,
+            # atomoxetine: 2-fluorotoluene), not from an electron-rich one; amines need a halogen's help at least
+            if nucleophile.GetAtomicNum() in (8, 16) and not donor:
+                continue
+            if nucleophile.GetAtomicNum() == 7 and halogens:
+                continue
+            group = "fluoride"
+        else:
+            group = "an alkoxy or aryloxy group"
+        out.append({"code": "unactivated_snar", "atoms": [mc, mx],
+                    "reason": MECHANISM_TEXT["unactivated_snar"].format(group=group, atom=f"atom {mc}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

@@ -65,6 +65,7 @@ ISSUE_TEXT = {
     "unactivated_carbanion": "mechanism: {reason}",
     "aniline_c_alkylation": "mechanism: {reason}",
     "electrophile_coupling": "mechanism: {reason}",
+    "unactivated_snar": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "strained_molecule": "the route needs a molecule that cannot be isolated as drawn ({what}): a transient "
                          "species, not a starting material or intermediate",
@@ -74,7 +75,7 @@ ISSUE_TEXT = {
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
                            "competing_reaction", "incompatible_group", "unactivated_carbanion", "aniline_c_alkylation",
-                           "electrophile_coupling", "unsourced_stereocentre"})
+                           "electrophile_coupling", "unactivated_snar", "unsourced_stereocentre"})
 
 
 def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
@@ -426,7 +427,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                       groups=conflict["groups"]))
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
         # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
-        # a single enantiomer from achiral precursors (flagged, not penalised)
+        # a fluoride or ether displaced from an unactivated ring, a single enantiomer from achiral precursors
+        # (flagged, not penalised)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))

@@ -316,6 +316,7 @@ _ISSUE_ZH = {
     "unactivated_carbanion": "有步骤需要在未活化的 C–H 上生成碳负离子（机理上难以实现）",
     "aniline_c_alkylation": "有步骤在游离芳胺存在下对芳环进行 C-烷基化（烷基化剂会先烷基化氮原子）",
     "electrophile_coupling": "有步骤将两个亲电试剂直接偶联成 C–C 键（需还原性交叉亲电偶联或先将一方金属化/硼化，步骤未注明）",
+    "unactivated_snar": "有步骤在未活化的芳环上取代氟或烷氧基（亲核芳香取代需要活化基团，Pd/Cu 偶联也不适用）",
     "unsourced_stereocentre": "有步骤由非手性原料生成单一对映体（需不对称催化剂/试剂、手性助剂或拆分，步骤未注明）",
     "strained_molecule": "路线需要无法分离的高张力分子（如小环炔烃），只能作为瞬态物种存在",
 }

@@ -141,6 +141,8 @@ TRIFLATE_ELECTROPHILES = (
     "[Cl:30][c:8]1[n:9][cH:10][cH:11][cH:12][n:13]1>>[CH3:1][c:2]1[cH:3][cH:4][c:5](-[c:8]2[n:9][cH:10][cH:11]"
     "[cH:12][n:13]2)[cH:6][cH:7]1"
 )
+PIPERIDINE = "[CH2:11]1[CH2:12][CH2:13][CH2:14][CH2:15][NH:16]1"
+N_PIPERIDINYL = "[N:16]2[CH2:11][CH2:12][CH2:13][CH2:14][CH2:15]2"
 # methyl (S)-2-hydroxy-3-cyclopentylpropanoate from methyl glycolate and (bromomethyl)cyclopentane
 GLYCOLATE_ALKYLATION = (
     "[CH2:7]([CH:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1)[Br:900].[CH3:1][O:2][C:3](=[O:4])[CH2:5][OH:6]>>[CH3:1][O:2]"
@@ -208,6 +210,8 @@ def test_racemic_sourced_or_achiral_products_are_not_flagged_for_stereo(mapped):
     (TRIFLATE_ELECTROPHILES, ["Cc1ccc(OS(=O)(=O)C(F)(F)F)cc1", "Clc1ncccn1"], "Cc1ccc(-c2ncccn2)cc1",
      "mechanism: "),
     (GLYCOLATE_ALKYLATION, ["BrCC1CCCC1", "COC(=O)CO"], "COC(=O)[C@H](O)CC1CCCC1", "stereochemistry: "),
+    (f"[F:20][c:1]1[cH:2][cH:3][c:4]([O:5][CH3:6])[cH:7][cH:8]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})[cH:2][cH:3]"
+     "[c:4]([O:5][CH3:6])[cH:7][cH:8]1", ["COc1ccc(F)cc1", "C1CCNCC1"], "COc1ccc(N2CCCCC2)cc1", "mechanism: "),
 ])
 def test_route_judgement_caps_the_new_flags_at_medium(mapped, precursors, product, prefix):
     judged = judge_route(one_step_graph(precursors, product, "C-C bond formation", mapped))
@@ -266,3 +270,49 @@ def test_step_judgement_names_a_strained_precursor():
     judged = judge_step(["CCOC(=O)C1CCCC1N"], "CCOC(=O)C1CC(=O)CC1N", reaction_type="oxidation",
                         validation={"ok": True, "feasibility_score": 0.9})
     assert judged["issues"] == []
+
+
+
+@pytest.mark.parametrize("mapped, group", [
+    # 4-fluoroanisole and piperidine: an amine does not displace fluoride from an electron-rich ring
+    (f"[F:20][c:1]1[cH:2][cH:3][c:4]([O:5][CH3:6])[cH:7][cH:8]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})[cH:2][cH:3]"
+     "[c:4]([O:5][CH3:6])[cH:7][cH:8]1", "fluoride"),
+    # 5-fluoroindole and methanol: the fused pyrrole ring makes the ring electron-rich
+    ("[F:20][c:1]1[cH:2][cH:3][c:4]2[nH:5][cH:6][cH:7][c:8]2[cH:9]1.[CH3:10][OH:11]>>[CH3:10][O:11][c:1]1[cH:2]"
+     "[cH:3][c:4]2[nH:5][cH:6][cH:7][c:8]2[cH:9]1", "fluoride"),
+    # 3-nitroanisole's methoxy displaced: a nitro meta to an ether does not activate it
+    (f"[CH3:20][O:21][c:1]1[cH:2][cH:3][cH:4][c:5]([N+:6](=[O:7])[O-:8])[cH:9]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})"
+     "[cH:2][cH:3][cH:4][c:5]([N+:6](=[O:7])[O-:8])[cH:9]1", "an alkoxy or aryloxy group"),
+])
+def test_substitution_on_an_unactivated_ring_is_flagged(mapped, group):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["unactivated_snar"]
+    assert flags[0]["atoms"][0] == 1 and group in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # 4-fluoronitrobenzene and morpholine
+    "[F:10][c:1]1[cH:2][cH:3][c:4]([N+:5](=[O:6])[O-:7])[cH:8][cH:9]1.[CH2:11]1[CH2:12][O:13][CH2:14][CH2:15][NH:16]1>>"
+    "[c:1]1([N:16]2[CH2:11][CH2:12][O:13][CH2:14][CH2:15]2)[cH:2][cH:3][c:4]([N+:5](=[O:6])[O-:7])[cH:8][cH:9]1",
+    # 2-fluoropyridine and piperidine
+    f"[F:10][c:1]1[cH:2][cH:3][cH:4][cH:5][n:6]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})[cH:2][cH:3][cH:4][cH:5][n:6]1",
+    # 2,4-dinitroanisole: an ether leaves an ortho/para-activated ring
+    "[CH3:20][O:21][c:1]1[cH:2][cH:3][c:4]([N+:5](=[O:6])[O-:7])[cH:8][c:9]1[N+:10](=[O:11])[O-:12].[NH2:13][CH2:14]"
+    "[c:15]1[cH:16][cH:17][cH:18][cH:19][cH:22]1>>[c:1]1([NH:13][CH2:14][c:15]2[cH:16][cH:17][cH:18][cH:19][cH:22]2)"
+    "[cH:2][cH:3][c:4]([N+:5](=[O:6])[O-:7])[cH:8][c:9]1[N+:10](=[O:11])[O-:12]",
+    # duloxetine: an alkoxide displaces fluoride from 1-fluoronaphthalene
+    "[F:20][c:1]1[cH:2][cH:3][cH:4][c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]12.[CH3:11][N:12]([CH3:13])[CH2:14][CH2:15]"
+    "[C@H:16]([OH:17])[c:18]1[cH:19][cH:21][cH:23][s:22]1>>[CH3:11][N:12]([CH3:13])[CH2:14][CH2:15][C@H:16]([O:17]"
+    "[c:1]1[cH:2][cH:3][cH:4][c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]12)[c:18]1[cH:19][cH:21][cH:23][s:22]1",
+    # imidazole and 4-chlorofluorobenzene (the chlorine helps; K2CO3 in DMSO)
+    "[F:20][c:1]1[cH:2][cH:3][c:4]([Cl:5])[cH:6][cH:7]1.[cH:8]1[cH:9][n:10][cH:11][nH:12]1>>[c:1]1([n:12]2[cH:8][cH:9]"
+    "[n:10][cH:11]2)[cH:2][cH:3][c:4]([Cl:5])[cH:6][cH:7]1",
+    # a ring closure onto an aryl fluoride (chromane): intramolecular, far easier
+    "[F:20][c:1]1[cH:2][cH:3][cH:4][cH:5][c:6]1[CH2:7][CH2:8][CH2:9][OH:10]>>[c:1]12[cH:2][cH:3][cH:4][cH:5][c:6]1"
+    "[CH2:7][CH2:8][CH2:9][O:10]2",
+    # Buchwald-Hartwig amination of 4-bromoanisole: a bromide may be coupled by a metal
+    f"[Br:20][c:1]1[cH:2][cH:3][c:4]([O:5][CH3:6])[cH:7][cH:8]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})[cH:2][cH:3]"
+    "[c:4]([O:5][CH3:6])[cH:7][cH:8]1",
+])
+def test_activated_metal_coupled_or_intramolecular_substitutions_are_not_flagged(mapped):
+    assert codes(mapped) == []
