@@ -286,31 +286,31 @@ def _vinylogous_acceptor(atom: Chem.Atom, skip: int) -> bool:
         other = bond.GetOtherAtom(atom)
         if other.GetIdx() == skip or bond.GetBondType() != Chem.BondType.DOUBLE or other.GetAtomicNum() != 6:
             continue
-        if any(_double_to_heteroatom(nb, other.GetIdx()) for nb in other.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
+        if any(_double_to_heteroatom(nb, other.GetIdx())
+               for nb in other.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
             return True
     return False
 
 
-def _heteroaryl_carbonyl(mol: Chem.Mol, atom: Chem.Atom) -> bool:
-    """Whether a ring through ``atom`` holds a ring carbonyl (a quinolone's or coumarin's C=O)."""
-    return any(atom.GetIdx() in ring and any(_double_to_heteroatom(mol.GetAtomWithIdx(i), -1) for i in ring)
+def _ring_holds(mol: Chem.Mol, atom: Chem.Atom, test: Any) -> bool:
+    """Whether some ring through ``atom`` holds an atom that passes ``test``."""
+    return any(atom.GetIdx() in ring and any(test(mol.GetAtomWithIdx(i)) for i in ring)
                for ring in mol.GetRingInfo().AtomRings())
 
 
-def _fused_azine(mol: Chem.Mol, atom: Chem.Atom) -> bool:
-    """Whether a ring through ``atom`` holds a pyridine-type nitrogen."""
-    return any(atom.GetIdx() in ring and any(_pyridine_type(mol.GetAtomWithIdx(i)) for i in ring)
-               for ring in mol.GetRingInfo().AtomRings())
+def _ring_carbonyl(atom: Chem.Atom) -> bool:
+    return _double_to_heteroatom(atom, -1)  # a pyridone's, quinolone's or coumarin's C=O (or a ring C=N)
+
+
+def _electron_poor_fused(mol: Chem.Mol, atom: Chem.Atom) -> bool:
+    """A fused ring through ``atom`` with a pyridine-type nitrogen or a ring carbonyl (quinoline, quinazoline,
+    quinolone)."""
+    return _ring_holds(mol, atom, lambda a: _pyridine_type(a) or _ring_carbonyl(a))
 
 
 def _heteroaryl(mol: Chem.Mol, atom: Chem.Atom) -> bool:
-    """Whether aromatic ``atom`` lies in a ring holding a nitrogen or a ring carbonyl (an electron-poor ring)."""
-    for ring in mol.GetRingInfo().AtomRings():
-        if atom.GetIdx() in ring and any(
-                mol.GetAtomWithIdx(i).GetAtomicNum() == 7 or _double_to_heteroatom(mol.GetAtomWithIdx(i), -1)
-                for i in ring):
-            return True
-    return False
+    """An attached aromatic ring with a nitrogen or a ring carbonyl (an azine, azole, pyridone)."""
+    return _ring_holds(mol, atom, lambda a: a.GetAtomicNum() == 7 or _ring_carbonyl(a))
 
 
 def _snar_ring(mol: Chem.Mol, carbon: Chem.Atom) -> tuple[bool, bool, int, bool]:
@@ -351,7 +351,7 @@ def _snar_ring(mol: Chem.Mol, carbon: Chem.Atom) -> tuple[bool, bool, int, bool]
                 elif nb.GetIsAromatic():
                     if not mol.GetBondBetweenAtoms(idx, nb.GetIdx()).IsInRing():
                         acceptor = _heteroaryl(mol, nb)  # an attached azine, azole, pyridone
-                    elif _pyridine_type(nb) or _fused_azine(mol, nb) or _heteroaryl_carbonyl(mol, nb):
+                    elif _pyridine_type(nb) or _electron_poor_fused(mol, nb):
                         acceptor = True  # quinoline, quinazoline, quinolone
                     elif nb.GetAtomicNum() in (7, 8, 16):
                         donor = True  # indole, benzofuran, benzothiophene: the fused five-membered ring donates
@@ -435,7 +435,8 @@ def strained_ring(smiles: str) -> str | None:
 
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
-    ``atoms`` are the map numbers of the new bond (nucleophilic carbon first). Empty when nothing is flagged, when
+    ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
+    the aromatic carbon first for a substitution) or a stereo flag's centres. Empty when nothing is flagged, when
     the reaction has no atom map, or when a side does not parse."""
     if not mapped_reaction or ">>" not in mapped_reaction:
         return []

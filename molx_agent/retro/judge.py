@@ -357,8 +357,9 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     Issues come from the leaves (tiers, reactive intermediates, analog shortcuts) and the steps (plausibility floor,
     forward validation, selectivity, mechanism).  ``confidence``: ``high`` when every leaf is verified and every step
     is plausible, validated and unflagged; ``low`` with an analog shortcut, an implausible or failing step, an
-    unresolved/estimated leaf, or a molecule no one can isolate (``strained_molecule``: cyclopentyne); ``medium`` otherwise (:data:`MEDIUM_ISSUES`: Bloom-filter-only leaves, weak steps,
-    selectivity and mechanism flags).  ``verdict``: accept (high), weak (medium, or low without a hard problem),
+    unresolved/estimated leaf, or a molecule no one can isolate (``strained_molecule``: cyclopentyne); ``medium``
+    otherwise (:data:`MEDIUM_ISSUES`: Bloom-filter-only leaves, weak steps, selectivity, mechanism and
+    stereochemistry flags).  ``verdict``: accept (high), weak (medium, or low without a hard problem),
     reject (unresolved leaves, failing steps).  Issues already recorded on the route
     (``metadata.route.issues``, e.g. by the search) are kept.
     """
