@@ -16,12 +16,12 @@ product's stereochemistry comes from. Five such steps are read from the atom map
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
   that carries a free aryl N-H: the halide alkylates the nitrogen first, and Lewis acids complex the amine.
 - ``electrophile_coupling``: a new C-C bond between two carbons that each lose a halide or a sulfonate, where
-  neither can be the organometallic partner: a heteroaryl or vinyl chloride, a sulfonate, an acyl halide, or a
-  carbon bearing two halogens (a carbenoid). Example: 2-(chloromethyl)-6-fluoroquinoline "from"
+  neither can be the organometallic partner: a heteroaryl chloride, a sulfonate, an acyl halide, or a carbon
+  bearing two halogens (a carbenoid). Example: 2-(chloromethyl)-6-fluoroquinoline "from"
   2-chloro-6-fluoroquinoline and bromochloromethane (a general template, scored 0.53). Only a reductive
   cross-electrophile coupling (Ni, Zn) or a one-pot borylation of one partner joins such a pair, and the step names
-  neither. A bromide or iodide, an sp3 chloride or a chloride on an all-carbon aromatic ring can be metallated in
-  situ (Grignard, halogen-lithium exchange, then an acyl chloride, chloroformate or alkyl halide as the
+  neither. A bromide or iodide, an alkyl or vinyl chloride or a chloride on an all-carbon aromatic ring can be
+  metallated in situ (Grignard, halogen-lithium exchange, then an acyl chloride, chloroformate or alkyl halide as the
   electrophile: a one-pot the records write as two halides): not flagged.
 - ``unactivated_snar``: a new bond from an aromatic carbon to N, O or S that replaces a fluoride or an ether
   (alkoxy, aryloxy) group, between two molecules, on a ring that nothing activates: no pyridine-type ring nitrogen,
@@ -203,10 +203,10 @@ def _leaving_atom(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
 
 def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
     """Whether a carbon that loses ``leaving`` could be made the nucleophile in situ: a bromide or iodide
-    (halogen-metal exchange, Grignard), an sp3 chloride or a chloride on an all-carbon aromatic ring (Grignard);
-    never a heteroaryl chloride, a vinyl chloride, a sulfonate, an acyl or imidoyl halide
-    (C=O, C=N on the carbon), or a carbon bearing two or more halogens (a carbenoid, which adds to carbonyls, not to
-    a C-X partner)."""
+    (halogen-metal exchange, Grignard), an alkyl or vinyl chloride (vinylmagnesium chloride) or a chloride on an
+    all-carbon aromatic ring (p-tolylmagnesium chloride); never a heteroaryl chloride, a sulfonate, an acyl or
+    imidoyl halide (C=O, C=N on the carbon), or a carbon bearing two or more halogens (a carbenoid, which adds to
+    carbonyls, not to a C-X partner)."""
     if leaving.GetAtomicNum() not in _HALOGENS:
         return False
     if sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in carbon.GetNeighbors()) >= 2:
@@ -220,7 +220,7 @@ def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
         mol = carbon.GetOwningMol()
         return any(carbon.GetIdx() in ring and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
                    for ring in mol.GetRingInfo().AtomRings())
-    return carbon.GetHybridization() == Chem.HybridizationType.SP3
+    return carbon.GetHybridization() in (Chem.HybridizationType.SP3, Chem.HybridizationType.SP2)
 
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:

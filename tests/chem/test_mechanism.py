@@ -166,6 +166,8 @@ def test_two_electrophiles_joined_are_flagged_with_both_carbons():
     # p-tolylmagnesium chloride (a chloride on an all-carbon ring) and benzoyl chloride
     "Cl[c:5]1[cH:4][cH:3][c:2]([CH3:1])[cH:15][cH:14]1.Cl[C:6](=[O:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
     "[CH3:1][c:2]1[cH:3][cH:4][c:5]([C:6](=[O:7])[c:8]2[cH:9][cH:10][cH:11][cH:12][cH:13]2)[cH:14][cH:15]1",
+    # vinylmagnesium chloride and acetyl chloride: methyl vinyl ketone
+    "[Cl:20][CH:1]=[CH2:2].[Cl:21][C:3](=[O:4])[CH3:5]>>[CH2:2]=[CH:1][C:3](=[O:4])[CH3:5]",
     # an alkyl Grignard from the chloride, methylated by methyl iodide
     "[Cl:20][CH2:1][CH2:2][CH2:3][CH3:4].[I:21][CH3:5]>>[CH3:5][CH2:1][CH2:2][CH2:3][CH3:4]",
     # Suzuki coupling: one partner is a boronic acid, not an electrophile
