@@ -67,10 +67,9 @@ MECHANISM_TEXT = {
     "electrophile_coupling": "the new C-C bond joins two electrophiles ({pair}) and neither can be made the "
                              "organometallic partner: only a reductive cross-electrophile coupling (Ni, Zn) or a "
                              "one-pot borylation of one partner would do it, and the step names neither",
-    "unactivated_snar": "the step replaces {group} on an aromatic carbon ({atom}) that nothing activates (no ring "
-                        "nitrogen, no nitro, nitrile, carbonyl, sulfonyl or CF3 group, no other halogens on the ring): "
-                        "nucleophilic aromatic substitution needs one, and aryl fluorides and ethers do not take part "
-                        "in Pd or Cu couplings",
+    "unactivated_snar": "the step replaces {group} on an aromatic carbon ({atom}) that nothing activates ({why}): "
+                        "nucleophilic aromatic substitution needs an electron-poor ring, and aryl fluorides and "
+                        "ethers do not take part in Pd or Cu couplings",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -433,6 +432,16 @@ def strained_ring(smiles: str) -> str | None:
     return None
 
 
+def _marked(mol: Chem.Mol, maps: list[int]) -> str:
+    """The molecule of ``mol`` holding ``maps[0]``, written with only the map numbers ``maps`` (so a reader sees
+    which atom a flag names)."""
+    copy = Chem.Mol(mol)
+    for atom in copy.GetAtoms():
+        if atom.GetAtomMapNum() not in maps:
+            atom.SetAtomMapNum(0)
+    return next((part for part in Chem.MolToSmiles(copy).split(".") if f":{maps[0]}]" in part), "")
+
+
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
@@ -454,7 +463,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 continue
             if not a.GetIsAromatic() and a.GetHybridization() == Chem.HybridizationType.SP3:
                 if not _activated(reactants, a, b_map):
-                    label = f"{a.GetSymbol()}{'H' * a.GetTotalNumHs()}, atom {a_map}"
+                    n_h = a.GetTotalNumHs()
+                    label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "
+                             f"{_marked(reactants, [a_map])}")
                     out.append({"code": "unactivated_carbanion", "atoms": [a_map, b_map],
                                 "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)})
             elif a.GetIsAromatic() and not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3:
@@ -483,14 +494,18 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if nucleophile.GetAtomicNum() == 7 and halogens:
                 continue
             group = "fluoride"
+            why = ("no ring nitrogen or electron-withdrawing group, and an ether, amine or fused pyrrole/furan ring "
+                   "makes it electron-rich") if donor else "no ring nitrogen, electron-withdrawing group or other halogen"
         else:
             group = "an alkoxy or aryloxy group"
+            why = "no ring nitrogen, and no nitro, nitrile, carbonyl, sulfonyl or CF3 group ortho or para to it"
         out.append({"code": "unactivated_snar", "atoms": [mc, mx],
-                    "reason": MECHANISM_TEXT["unactivated_snar"].format(group=group, atom=f"atom {mc}")})
+                    "reason": MECHANISM_TEXT["unactivated_snar"].format(
+                        group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \
-            ", ".join(map(str, centres))
+            ", ".join(map(str, centres)) + f" of {_marked(product, centres)}"
         out.append({"code": "unsourced_stereocentre", "atoms": centres,
                     "reason": MECHANISM_TEXT["unsourced_stereocentre"].format(centres=label)})
     return out
