@@ -90,20 +90,23 @@ def _mapped_atoms(mol: Chem.Mol) -> dict[int, Chem.Atom]:
     return {a.GetAtomMapNum(): a for a in mol.GetAtoms() if a.GetAtomMapNum()}
 
 
-def _new_cc_bonds(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[tuple[int, int]]:
-    """Map-number pairs of the product's C-C bonds whose two atoms were not bonded among the reactants (``rmap``:
-    the reactants' atoms by map number)."""
+def _new_bonds(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[tuple[Chem.Atom, Chem.Atom]]:
+    """The product's bonds, as (begin, end) product atoms, whose two mapped atoms were not bonded among the
+    reactants (``rmap``: the reactants' atoms by map number)."""
     out = []
     for bond in product.GetBonds():
         x, y = bond.GetBeginAtom(), bond.GetEndAtom()
-        if x.GetAtomicNum() != 6 or y.GetAtomicNum() != 6:
-            continue
         mx, my = x.GetAtomMapNum(), y.GetAtomMapNum()
         if not mx or not my or mx not in rmap or my not in rmap:
             continue
         if reactants.GetBondBetweenAtoms(rmap[mx].GetIdx(), rmap[my].GetIdx()) is None:
-            out.append((mx, my))
+            out.append((x, y))
     return out
+
+
+def _cc_pairs(new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int]]:
+    """Map-number pairs of the new C-C bonds among ``new`` (:func:`_new_bonds`)."""
+    return [(x.GetAtomMapNum(), y.GetAtomMapNum()) for x, y in new if x.GetAtomicNum() == 6 and y.GetAtomicNum() == 6]
 
 
 def _double_to_heteroatom(atom: Chem.Atom, skip: int) -> bool:
@@ -186,13 +189,21 @@ def _leaves_alkyl(b_react: Chem.Atom, b_prod: Chem.Atom) -> bool:
     return _leaving_atom(b_react, b_prod) is not None
 
 
+def _lost_neighbours(c_react: Chem.Atom, c_prod: Chem.Atom) -> list[Chem.Atom]:
+    """The reactant neighbours of atom ``c`` that are not its neighbours in the product (by map number; an unmapped
+    neighbour counts as lost)."""
+    kept = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors() if nb.GetAtomMapNum()}
+    return [nb for nb in c_react.GetNeighbors() if not (nb.GetAtomMapNum() and nb.GetAtomMapNum() in kept)]
+
+
+def _halogen_count(atom: Chem.Atom) -> int:
+    return sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in atom.GetNeighbors())
+
+
 def _leaving_atom(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
     """The halogen or sulfonate oxygen (mesylate, tosylate, triflate, sulfate) that carbon ``c`` loses in the step
     (``None``: it loses none)."""
-    kept = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors() if nb.GetAtomMapNum()}
-    for nb in c_react.GetNeighbors():
-        if nb.GetAtomMapNum() and nb.GetAtomMapNum() in kept:
-            continue
+    for nb in _lost_neighbours(c_react, c_prod):
         if nb.GetAtomicNum() in _HALOGENS:
             return nb
         if nb.GetAtomicNum() == 8 and any(o.GetAtomicNum() == 16 for o in nb.GetNeighbors()):
@@ -208,7 +219,7 @@ def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
     carbonyls, not to a C-X partner)."""
     if leaving.GetAtomicNum() not in _HALOGENS:
         return False
-    if sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in carbon.GetNeighbors()) >= 2:
+    if _halogen_count(carbon) >= 2:
         return False
     if _double_to_heteroatom(carbon, leaving.GetIdx()):
         return False
@@ -224,7 +235,7 @@ def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
     group = leaving.GetSymbol() if leaving.GetAtomicNum() != 8 else "OSO2R"
-    if sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in atom.GetNeighbors()) >= 2:
+    if _halogen_count(atom) >= 2:
         return f"dihalomethyl-type C-{group} at atom {atom.GetAtomMapNum()}"
     if atom.GetIsAromatic():
         kind = "aryl"
@@ -235,19 +246,16 @@ def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
     return f"{kind} C-{group} at atom {atom.GetAtomMapNum()}"
 
 
-def _new_aryl_heteroatom_bonds(reactants: Chem.Mol, product: Chem.Mol,
-                               rmap: dict[int, Chem.Atom]) -> list[tuple[int, int]]:
-    """Map-number pairs (aromatic carbon, N/O/S) of the product's bonds that the reactants do not have."""
+def _aryl_heteroatom_pairs(new: list[tuple[Chem.Atom, Chem.Atom]],
+                           rmap: dict[int, Chem.Atom]) -> list[tuple[int, int]]:
+    """Map-number pairs (aromatic carbon, N/O/S) of the new bonds ``new`` (:func:`_new_bonds`) whose carbon was
+    aromatic already (a ring built in the step, Skraup or Fischer, is not a substitution)."""
     out = []
-    for bond in product.GetBonds():
-        for c, x in ((bond.GetBeginAtom(), bond.GetEndAtom()), (bond.GetEndAtom(), bond.GetBeginAtom())):
-            if c.GetAtomicNum() != 6 or not c.GetIsAromatic() or x.GetAtomicNum() not in (7, 8, 16):
-                continue
-            mc, mx = c.GetAtomMapNum(), x.GetAtomMapNum()
-            if not mc or not mx or mc not in rmap or mx not in rmap or not rmap[mc].GetIsAromatic():
-                continue  # a ring built in the step (Skraup, Fischer) is not a substitution
-            if reactants.GetBondBetweenAtoms(rmap[mc].GetIdx(), rmap[mx].GetIdx()) is None:
-                out.append((mc, mx))
+    for x, y in new:
+        for c, n in ((x, y), (y, x)):
+            if (c.GetAtomicNum() == 6 and c.GetIsAromatic() and n.GetAtomicNum() in (7, 8, 16)
+                    and rmap[c.GetAtomMapNum()].GetIsAromatic()):
+                out.append((c.GetAtomMapNum(), n.GetAtomMapNum()))
     return out
 
 
@@ -255,10 +263,7 @@ def _snar_leaving_group(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | No
     """The fluorine or ether oxygen (alkoxy, aryloxy) that aromatic carbon ``c`` loses in the step: the leaving
     groups no Pd or Cu coupling takes, so only an activated ring lets them go (``None``: another group or none; a
     phenol's OH is not counted: the records map Mitsunobu ethers that way, and naphthols do take amines, Bucherer)."""
-    kept = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors() if nb.GetAtomMapNum()}
-    for nb in c_react.GetNeighbors():
-        if nb.GetAtomMapNum() and nb.GetAtomMapNum() in kept:
-            continue
+    for nb in _lost_neighbours(c_react, c_prod):
         if nb.GetAtomicNum() == 9:
             return nb
         if (nb.GetAtomicNum() == 8 and not nb.GetIsAromatic() and nb.GetFormalCharge() == 0 and nb.GetDegree() == 2
@@ -455,7 +460,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         return []
     rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
     out: list[dict[str, Any]] = []
-    for mx, my in _new_cc_bonds(reactants, product, rmap):
+    new = _new_bonds(reactants, product, rmap)
+    for mx, my in _cc_pairs(new):
         for a_map, b_map in ((mx, my), (my, mx)):
             a, b = rmap[a_map], rmap[b_map]
             loses_h = a.GetTotalNumHs() > pmap[a_map].GetTotalNumHs()
@@ -478,7 +484,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             pair = f"{_label(x, x_out)} and {_label(y, y_out)}"
             out.append({"code": "electrophile_coupling", "atoms": [mx, my],
                         "reason": MECHANISM_TEXT["electrophile_coupling"].format(pair=pair)})
-    for mc, mx in _new_aryl_heteroatom_bonds(reactants, product, rmap):
+    for mc, mx in _aryl_heteroatom_pairs(new, rmap):
         carbon, nucleophile = rmap[mc], rmap[mx]
         leaving = _snar_leaving_group(carbon, pmap[mc])
         if leaving is None or _same_fragment(reactants, carbon, nucleophile):
