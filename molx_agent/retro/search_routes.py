@@ -14,7 +14,7 @@ import heapq
 import math
 from typing import TYPE_CHECKING, Any
 
-from molx_agent.retro.judge import judge_route
+from molx_agent.retro.judge import judge_route, route_rank_tier
 from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
 
 if TYPE_CHECKING:
@@ -202,8 +202,8 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
 
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
-    """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last),
-    every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
+    """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last:
+    :func:`judge.route_rank_tier`), every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
     entries = search.confirm_best(k)
     weight = search.config.route_step_weight
     graphs = [
@@ -214,13 +214,11 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
     ]
     if search.config.rank_by == "score" and graphs:
         # the search penalises an analog bought one step from the target; the route judgement also finds one bought
-        # several functional-group interconversions away: among the routes returned, a route with an analog shortcut
-        # or an implausible step never ranks above one without (stable: otherwise the route score's order)
-        def flagged(graph: RetroGraph) -> int:
-            codes = {i["code"] for i in graph.metadata["route"]["issues"]}
-            return int(bool(codes & {"analog_shortcut", "implausible_step"}))
-
-        graphs.sort(key=flagged)
+        # several functional-group interconversions away, and steps whose mechanism fails: among the routes
+        # returned, a route with an analog shortcut, an implausible step or an unisolable molecule never ranks above
+        # one without, nor a route with a mechanism flag above a route with none (judge.route_rank_tier; stable:
+        # otherwise the route score's order)
+        graphs.sort(key=lambda g: route_rank_tier(i["code"] for i in g.metadata["route"]["issues"]))
         for i, graph in enumerate(graphs, start=1):
             graph.metadata["rank"] = i
     return graphs

@@ -288,3 +288,32 @@ def test_an_analog_bought_several_interconversions_away_is_still_an_analog_short
     assert first.n_steps == 1 and second.n_steps == 3  # the real disconnection ranks first despite its low score
     assert "analog_shortcut" in {i["code"] for i in second.metadata["route"]["issues"]}
     assert second.metadata["route"]["confidence"] == "low" and second.metadata["rank"] == 2
+
+
+def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
+    from molx_agent.retro.judge import route_rank_tier
+    from tests.chem.test_mechanism import VENLAFAXINE_STEP
+
+    # the venlafaxine-type addition (flagged, one step at 0.5) against the ester aldol, reduction and bromination
+    target = "COc1ccc(C(CBr)C2(O)CCCCC2)cc1"
+    alcohol = "COc1ccc(C(CO)C2(O)CCCCC2)cc1"
+    ester = "COC(=O)C(c1ccc(OC)cc1)C1(O)CCCCC1"
+    stock = FileStock(_file(tmp_path, "s.smi", ["O=C1CCCCC1", "COc1ccc(CCBr)cc1", "COC(=O)Cc1ccc(OC)cc1",
+                                                 "BrP(Br)Br"]))
+    model = DictSingleStepModel({
+        target: [(["O=C1CCCCC1", "COc1ccc(CCBr)cc1"], 0.5, "addition", "C-C bond formation", VENLAFAXINE_STEP),
+                 ([alcohol, "BrP(Br)Br"], 0.1, "bromination")],
+        alcohol: [([ester], 0.5, "ester reduction")],
+        ester: [(["O=C1CCCCC1", "COC(=O)Cc1ccc(OC)cc1"], 0.5, "aldol addition")],
+    })
+    by_cost = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, rank_by="cost"))
+    assert [g.reaction_nodes[0].reaction_type for g in by_cost.routes] == ["addition", "bromination"]
+    res = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False))
+    assert [g.reaction_nodes[0].reaction_type for g in res.routes] == ["bromination", "addition"]
+    assert [g.metadata["rank"] for g in res.routes] == [1, 2]
+    flagged = {i["code"] for i in res.routes[1].metadata["route"]["issues"]}
+    assert "unactivated_carbanion" in flagged
+    assert res.routes[0].metadata["route_score"] > res.routes[1].metadata["route_score"]  # cheaper, yet second
+    assert [route_rank_tier(c) for c in ([], ["low_score_step", "unsourced_stereocentre"], ["unactivated_snar"],
+                                         ["unactivated_carbanion", "analog_shortcut"], ["strained_molecule"])] \
+        == [0, 0, 1, 2, 2]
