@@ -170,7 +170,8 @@ def _init(stock_path: str, n_neighbours: int | None = None) -> None:
 def route_trees(routes: list[Any]) -> list[dict[str, Any]]:
     """The routes as AiZynthFinder-style trees (``retro.export.to_aizynth_tree``) cut to what a scorer reads:
     ``type``, ``smiles``, ``in_stock`` and ``children`` on every node, the reaction's ``score``, and the route's
-    ``rank`` (1 = best), ``score`` and ``n_steps`` in the root's ``metadata``.  RetroCast's ``aizynthfinder``
+    ``rank`` (1 = best), ``score`` and ``n_steps`` in the root's ``metadata``, with the route judgement's
+    ``confidence`` and sorted issue codes (``issues``) when the route was judged.  RetroCast's ``aizynthfinder``
     adapter ingests a target's list as it is."""
     from molx_agent.retro.export import to_aizynth_tree
 
@@ -192,6 +193,9 @@ def route_trees(routes: list[Any]) -> list[dict[str, Any]]:
         tree["metadata"] = {"rank": graph.metadata.get("rank", i), "score": graph.metadata.get("route_score",
                                                                                               route.get("score")),
                             "n_steps": graph.n_steps}
+        if route.get("confidence"):  # the route judgement, so that a record can be re-ranked or audited afterwards
+            tree["metadata"]["confidence"] = route["confidence"]
+            tree["metadata"]["issues"] = sorted({i["code"] for i in route.get("issues") or []})
         trees.append(tree)
     return trees
 

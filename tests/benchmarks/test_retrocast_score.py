@@ -74,6 +74,7 @@ def record(ms, tid, target, graphs):
     full, block = ms.reference_reactions(ref), ms.reference_reactions(ref, block=True)
     for i, g in enumerate(graphs, 1):
         g.metadata["rank"] = i
+        g.metadata["route"] = {"confidence": "high", "issues": []}  # judged, as the search's routes are
     return {"id": tid, "smiles": target["smiles"], "route_length": target["route_length"], "solved": bool(graphs),
             "match_rank": next((i for i, g in enumerate(graphs, 1) if ms.graph_reactions(g) == full), None),
             "match_rank_connectivity": next((i for i, g in enumerate(graphs, 1)
@@ -99,6 +100,11 @@ def test_route_writer_gives_aizynth_trees_with_rank_and_score(ms, targets):
     (tree,) = ms.route_trees([graph])
     assert tree["type"] == "mol" and tree["smiles"] == targets[C]["smiles"]
     assert tree["metadata"] == {"rank": 1, "score": 2.5, "n_steps": 3}
+    graph.metadata["route"] = {"confidence": "medium", "issues": [{"code": "probable_leaf"}, {"code": "low_score_step"},
+                                                                  {"code": "probable_leaf"}]}
+    (judged,) = ms.route_trees([graph])
+    assert judged["metadata"] == {"rank": 1, "score": 2.5, "n_steps": 3, "confidence": "medium",
+                                  "issues": ["low_score_step", "probable_leaf"]}
     rxn = tree["children"][0]
     assert rxn["type"] == "reaction" and {k["smiles"] for k in rxn["children"]} == {
         "CCOC(OCC)OCC", "CNc1cc(Br)ncc1N"}
