@@ -339,9 +339,16 @@ def _same_setting(key: str, recorded: Any, current: Any) -> bool:
 def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """``(meta, records)`` of a records file: JSONL (a ``{"meta": ...}`` line, then one record a line; a line cut
     short by a kill is skipped; for an id recorded twice the last record counts) or a ``--out`` JSON
-    (``{"summary", "records"}``)."""
-    text = path.read_text(encoding="utf-8")
-    if path.suffix != ".jsonl":
+    (``{"summary", "records"}``); either may be gzip-compressed (``.gz``, e.g. a run kept in
+    ``benchmarks/results/``)."""
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            text = fh.read()
+        suffix = Path(path.stem).suffix
+    else:
+        text = path.read_text(encoding="utf-8")
+        suffix = path.suffix
+    if suffix != ".jsonl":
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -611,6 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     done: set[str] = set()
     writer: RecordWriter | None = None
     if args.records:
+        if args.records.suffix == ".gz":
+            return fail(f"{args.records} is compressed: records are appended to a plain .jsonl file "
+                        f"(decompress it, e.g. gunzip -c {args.records} > RUN.jsonl, and pass that)")
         if args.records.exists() and args.records.stat().st_size and not args.resume:
             return fail(f"{args.records} exists: pass --resume to continue it, or give another file")
         if args.resume and args.records.exists():

@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError(f"{what} file not found: {path}")
         try:
             meta, records = read_records(args.records)
-        except (OSError, UnicodeDecodeError) as exc:
+        except (OSError, EOFError, UnicodeDecodeError) as exc:  # EOFError: a .gz cut short
             raise InputError(f"cannot read records {args.records}: {exc}") from exc
         excluded = {line.strip() for p in args.exclude_ids_file for line in p.read_text().splitlines() if line.strip()}
         n_read = len(records)

@@ -10,6 +10,7 @@ Tests that score need ``retrocast`` (the ``bench`` extra) and skip without it.
 
 from __future__ import annotations
 
+import gzip
 import importlib.util
 import json
 from pathlib import Path
@@ -349,6 +350,10 @@ def test_a_failing_target_is_an_error_record_and_is_run_again_on_resume(ms, targ
     assert calls == [A, "boom", B]  # A was done; B's error record is run again
     _, final = ms.read_records(rec)
     assert {r["id"]: "error" in r for r in final} == {A: False, B: False}
+    packed = tmp_path / "r.jsonl.gz"  # a finished run kept compressed reads the same, and is never appended to
+    packed.write_bytes(gzip.compress(rec.read_bytes()))
+    assert ms.read_records(packed) == ms.read_records(rec)
+    assert ms.main(["--benchmark", str(BENCH), "--stock", str(LEAVES), "--records", str(packed), "--resume"]) == 2
 
 
 def test_multistep_bad_input_exits_2(ms, tmp_path, capsys):
