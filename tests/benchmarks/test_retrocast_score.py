@@ -212,6 +212,11 @@ def test_retrocast_score_rejects_ids_not_in_the_benchmark(rcs, records, tmp_path
     rec_file.write_text(json.dumps({"summary": {}, "records": [{**records[0], "id": "n5-nope"}]}))
     assert rcs.main([str(rec_file), "--benchmark", str(BENCH), "--stock", str(LEAVES)]) == 2
     assert "not in the benchmark file, e.g. n5-nope" in capsys.readouterr().err
+    cut = tmp_path / "r.jsonl.gz"  # a compressed records file cut short
+    cut.write_bytes(gzip.compress((json.dumps(records[0]) + "\n").encode())[:-12])
+    assert rcs.main([str(cut), "--benchmark", str(BENCH), "--stock", str(LEAVES)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: cannot read records {cut}") and "\n" not in err
 
 
 # -- multistep.py: CLI defaults, records, resume ------------------------------------------------------------------
