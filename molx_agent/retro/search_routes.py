@@ -203,7 +203,8 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
     """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last:
-    :func:`judge.route_rank_tier`), every step forward-validated; each carries ``metadata.route`` = ``{confidence, verdict, issues, score}``."""
+    :func:`judge.route_rank_tier`), every step forward-validated; each carries ``metadata.route`` =
+    ``{confidence, verdict, issues, score}``."""
     entries = search.confirm_best(k)
     weight = search.config.route_step_weight
     graphs = [
