@@ -6,7 +6,7 @@ task, except avoiding newly criticised leaves or steps):
 - a transient failure -> ``retry`` (same inputs);
 - a route search judged weak or rejected (its ``validation`` dependant's verdicts), in this order:
   ``avoid`` (``exclude_leaves``: the near analog bought for an analog shortcut; ``exclude_steps``: implausible or
-  failing steps), ``verified_only`` (``allow_probable_leaves=False`` when a starting material is only a
+  failing steps, and steps a mechanism flag names), ``verified_only`` (``allow_probable_leaves=False`` when a starting material is only a
   Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
   ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
   fragments); only the targets that were not accepted are searched again;
@@ -25,13 +25,16 @@ import copy
 from typing import Any
 
 from molx_agent.agents.modules.state import AgentState
+from molx_agent.retro.judge import IMPLAUSIBLE_MECHANISM_ISSUES
 
 #: Upper bounds of the widened search (the defaults themselves come from ``SearchConfig``).
 MAX_TOP_K = 200
 TIME_FACTOR = 3.0
 RETRY_CLASSES = ("transient",)
 AVOID_LEAF_CODES = ("analog_shortcut",)
-AVOID_STEP_CODES = ("implausible_step", "failed_validation")
+#: Steps a re-plan searches without: below the plausibility floor, failing validation, or a mechanism a chemist would
+#: not run (an unactivated carbanion, a free aniline C-alkylated, two electrophiles joined, an unactivated SNAr).
+AVOID_STEP_CODES = ("implausible_step", "failed_validation", *sorted(IMPLAUSIBLE_MECHANISM_ISSUES))
 SAR_CORE_CODES = ("trivial_core", "no_core")
 SAR_SPLIT_CODES = ("small_series", "many_unassigned", "low_core_coverage")
 

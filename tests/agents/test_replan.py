@@ -53,6 +53,14 @@ def test_an_implausible_step_is_excluded():
     assert change["strategy"] == "avoid" and change["options"]["exclude_steps"] == ["A.B>>C"]
 
 
+def test_a_step_with_an_implausible_mechanism_is_excluded_but_a_stereo_note_is_not():
+    flagged = {"code": "unactivated_carbanion", "message": "mechanism: ...", "step": "A.B>>C", "atoms": [7, 10]}
+    change = _only_change(_search_state([flagged]))
+    assert change["strategy"] == "avoid" and change["options"]["exclude_steps"] == ["A.B>>C"]
+    stereo = {"code": "unsourced_stereocentre", "message": "stereochemistry: ...", "step": "A.B>>C"}
+    assert _only_change(_search_state([stereo]))["strategy"] == "wider_longer"
+
+
 def test_bloom_filter_leaves_lead_to_a_verified_stock_only_search():
     change = _only_change(_search_state([{"code": "probable_leaf", "message": "ZINC only", "smiles": "CCN"}]))
     assert change["strategy"] == "verified_only" and change["options"] == {"allow_probable_leaves": False}
