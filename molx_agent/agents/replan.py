@@ -6,8 +6,8 @@ task, except avoiding newly criticised leaves or steps):
 - a transient failure -> ``retry`` (same inputs);
 - a route search judged weak or rejected (its ``validation`` dependant's verdicts), in this order:
   ``avoid`` (``exclude_leaves``: the near analog bought for an analog shortcut; ``exclude_steps``: implausible or
-  failing steps, and steps a mechanism flag names), ``verified_only`` (``allow_probable_leaves=False`` when a starting material is only a
-  Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
+  failing steps, and steps a mechanism flag names), ``verified_only`` (``allow_probable_leaves=False`` when a
+  starting material is only a Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
   ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
   fragments); only the targets that were not accepted are searched again;
 - a SAR result judged weak -> another series split or core: ``min_series_size`` 3 (small or mixed series, many

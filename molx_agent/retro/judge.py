@@ -71,19 +71,19 @@ ISSUE_TEXT = {
                          "species, not a starting material or intermediate",
 }
 
-#: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
-#: selectivity and mechanism flags of a chemist's glance.
-MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
-                           "competing_reaction", "incompatible_group", "unactivated_carbanion", "aniline_c_alkylation",
-                           "electrophile_coupling", "unactivated_snar", "unsourced_stereocentre"})
 #: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; together they fire on 54 of the
 #: 50,085 recorded USPTO-50K reactions, each read: a mapping error of the record or a metal partner it omits):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
                                           "unactivated_snar"})
+#: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
+#: selectivity and mechanism flags of a chemist's glance.
+MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
+                           "competing_reaction", "incompatible_group", "unsourced_stereocentre",
+                           *IMPLAUSIBLE_MECHANISM_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
-#: the target, a step below the plausibility floor, a molecule no one can isolate).
+#: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
 DEMOTING_ISSUES = frozenset({"analog_shortcut", "implausible_step", "strained_molecule"})
 
 
@@ -448,7 +448,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
         # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
         # a fluoride or ether displaced from an unactivated ring, a single enantiomer from achiral precursors
-        # (flagged, not penalised)
+        # (medium confidence, not a cost; the first four order the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))
@@ -468,7 +468,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         add(issue("not_solved", ISSUE_TEXT["not_solved"]))
     codes = {i["code"] for i in issues}
     hard = {"unresolved_leaf", "failed_validation", "not_solved"}
-    low = {"analog_shortcut", "implausible_step", "estimated_leaf", "unvalidated_step", "strained_molecule"} | hard
+    low = DEMOTING_ISSUES | {"estimated_leaf", "unvalidated_step"} | hard
     if codes & low:
         confidence = "low"
     elif codes & MEDIUM_ISSUES:
