@@ -25,7 +25,7 @@ import copy
 from typing import Any
 
 from molx_agent.agents.modules.state import AgentState
-from molx_agent.retro.judge import IMPLAUSIBLE_MECHANISM_ISSUES
+from molx_agent.retro.judge import IMPLAUSIBLE_MECHANISM_ISSUES, SELF_REACTIVE_ISSUES
 
 #: Upper bounds of the widened search (the defaults themselves come from ``SearchConfig``).
 MAX_TOP_K = 200
@@ -33,8 +33,11 @@ TIME_FACTOR = 3.0
 RETRY_CLASSES = ("transient",)
 AVOID_LEAF_CODES = ("analog_shortcut",)
 #: Steps a re-plan searches without: below the plausibility floor, failing validation, or a mechanism a chemist would
-#: not run (an unactivated carbanion, a free aniline C-alkylated, two electrophiles joined, an unactivated SNAr).
-AVOID_STEP_CODES = ("implausible_step", "failed_validation", *sorted(IMPLAUSIBLE_MECHANISM_ISSUES))
+#: not run (an unactivated carbanion, a free aniline C-alkylated, two electrophiles joined, an unactivated SNAr, an
+#: alcohol's carbon acylated), or the step that makes an intermediate reacting with itself (a free amine beside an
+#: acyl chloride or isothiocyanate).
+AVOID_STEP_CODES = ("implausible_step", "failed_validation", *sorted(IMPLAUSIBLE_MECHANISM_ISSUES),
+                    *sorted(SELF_REACTIVE_ISSUES))
 SAR_CORE_CODES = ("trivial_core", "no_core")
 SAR_SPLIT_CODES = ("small_series", "many_unassigned", "low_core_coverage")
 

@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Five such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Six such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -31,6 +31,13 @@ product's stereochemistry comes from. Five such steps are read from the atom map
   an alkoxide or thiolate on a plain fluoroarene that no donor enriches (duloxetine from 1-fluoronaphthalene,
   atomoxetine from 2-fluorotoluene), an amine on a fluoroarene that another halogen helps (imidazole and
   4-chlorofluorobenzene), ring closures, and chlorides, bromides, iodides and sulfonates (Buchwald-Hartwig, Ullmann).
+- ``alcohol_c_acylation``: a new bond from an acyl, imidoyl, sulfonyl or sulfinyl halide's carbon or sulfur to a
+  carbon that loses its hydroxyl (an alcohol or phenol carbon). Forward, the hydroxyl attacks the acyl or sulfonyl
+  group and gives the ester (a sulfonate, carboxylate or imidate ester), not this product: an acyl or sulfonyl
+  halide does not break an alcohol's C-O bond. Example: 5-(phenylsulfonyl)pentan-2-one "from" 5-hydroxypentan-2-one
+  and benzenesulfonyl chloride (a general template, n5-01104 of the all-600 run); a sulfone comes from a sulfinate
+  salt and the alkyl halide or sulfonate, or from the thioether by oxidation. A halide partner (an alkyl halide with
+  a sulfonyl chloride that sodium sulfite reduces in situ) is not flagged, nor a carboxylic acid's OH.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -70,6 +77,8 @@ MECHANISM_TEXT = {
     "unactivated_snar": "the step replaces {group} on an aromatic carbon ({atom}) that nothing activates ({why}): "
                         "nucleophilic aromatic substitution needs an electron-poor ring, and aryl fluorides and "
                         "ethers do not take part in Pd or Cu couplings",
+    "alcohol_c_acylation": "the new bond joins {partner} to a carbon that loses its hydroxyl ({atom}): forward, the "
+                           "hydroxyl attacks the {group} and gives the {ester}, not this product{instead}",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -231,6 +240,45 @@ def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
         return any(carbon.GetIdx() in ring and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
                    for ring in mol.GetRingInfo().AtomRings())
     return carbon.GetHybridization() in (Chem.HybridizationType.SP3, Chem.HybridizationType.SP2)
+
+
+#: What makes the bond :data:`MECHANISM_TEXT` ``alcohol_c_acylation`` names, by the halide's group.
+_ACYLATION_INSTEAD = {
+    "sulfonyl": " (a sulfone comes from a sulfinate salt and an alkyl halide or sulfonate, or from the thioether by "
+                "oxidation)",
+    "acyl": " (a ketone comes from an organometallic and the acyl chloride or a Weinreb amide, or from a "
+            "Friedel-Crafts acylation of the arene's C-H)",
+}
+
+
+def _acyl_halide(e_react: Chem.Atom, e_prod: Chem.Atom) -> tuple[str, str] | None:
+    """(group, ester) when carbon or sulfur ``e`` is an acyl, imidoyl, sulfonyl or sulfinyl halide that loses its
+    halogen in the step (``None``: it is not, or keeps the halogen)."""
+    if e_react.GetAtomicNum() not in (6, 16):
+        return None
+    for nb in _lost_neighbours(e_react, e_prod):
+        if nb.GetAtomicNum() not in (9, 17, 35, 53) or not _double_to_heteroatom(e_react, nb.GetIdx()):
+            continue
+        if e_react.GetAtomicNum() == 16:
+            n_oxo = sum(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(e_react).GetAtomicNum() == 8
+                        for b in e_react.GetBonds())
+            return (("sulfonyl", "sulfonate ester") if n_oxo >= 2 else ("sulfinyl", "sulfinate ester"))
+        imidoyl = not any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(e_react).GetAtomicNum() in (8, 16)
+                          for b in e_react.GetBonds())
+        return ("imidoyl", "imidate") if imidoyl else ("acyl", "ester")
+    return None
+
+
+def _lost_hydroxyl(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
+    """The hydroxyl (OH or alkoxide O-) that an alcohol or phenol carbon ``c`` loses in the step (``None``: it loses
+    none, or ``c`` is a carboxylic acid's carbon)."""
+    for nb in _lost_neighbours(c_react, c_prod):
+        bond = c_react.GetOwningMol().GetBondBetweenAtoms(c_react.GetIdx(), nb.GetIdx())
+        if (nb.GetAtomicNum() == 8 and nb.GetDegree() == 1 and bond.GetBondType() == Chem.BondType.SINGLE
+                and (nb.GetTotalNumHs() >= 1 or nb.GetFormalCharge() == -1)
+                and not _double_to_heteroatom(c_react, nb.GetIdx())):
+            return nb
+    return None
 
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
@@ -437,6 +485,60 @@ def strained_ring(smiles: str) -> str | None:
     return None
 
 
+#: Nucleophilic N-H groups (free, uncharged) that acylate, sulfonylate or add to a heterocumulene at room temperature:
+#: an alkyl amine (every neighbour an sp3 carbon), an aniline (not an amide, sulfonamide, urea or ring N-H), and a
+#: hydrazine's or hydrazide's NH2.  (name, SMARTS)
+SELF_REACTIVE_NUCLEOPHILES: tuple[tuple[str, str], ...] = (
+    ("a free alkyl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);!$(N[#6]=,#,:[*])]"),
+    ("a free aryl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);$(Nc);!$(N[#6]=[*])]"),
+    ("a hydrazine or hydrazide NH2", "[NX3;H2;+0][NX3;+0]"),
+)
+#: Electrophiles those amines attack at room temperature: (name, what forms, SMARTS).  A sulfonyl fluoride is not one
+#: (it needs activation, SuFEx); an aldehyde is not (an imine forms reversibly, and is often the point).
+SELF_REACTIVE_ELECTROPHILES: tuple[tuple[str, str, str], ...] = (
+    ("an acyl halide", "an amide", "[CX3](=O)[Cl,Br,I,F]"),
+    ("a sulfonyl chloride", "a sulfonamide", "[SX4](=O)(=O)[Cl,Br,I]"),
+    ("an anhydride", "an amide", "[CX3](=O)O[CX3]=O"),
+    ("an isocyanate", "a urea", "N=C=O"),
+    ("an isothiocyanate", "a thiourea", "N=C=S"),
+)
+
+
+def _smarts(pattern: str) -> Chem.Mol:
+    mol = Chem.MolFromSmarts(pattern)
+    if mol is None:  # a typo in the tables above, not user input
+        raise ValueError(f"bad SMARTS {pattern!r}")
+    return mol
+
+
+_NUCLEOPHILES = tuple((name, _smarts(sma)) for name, sma in SELF_REACTIVE_NUCLEOPHILES)
+_ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
+
+
+def self_reactive(smiles: str) -> str | None:
+    """What makes the molecule of ``smiles`` react with itself as drawn: a free amine (or hydrazine) beside an acyl
+    halide, sulfonyl chloride, anhydride, isocyanate or isothiocyanate in the same molecule, which couple
+    (intermolecularly, or to a ring) as soon as the free base exists.  Such a molecule is handled only as its
+    ammonium salt or with the amine protected, so a route that makes it as drawn skips a step.  ``None``: nothing,
+    or unparsable; a SMILES without N is answered without parsing."""
+    if "N" not in smiles and "n" not in smiles:
+        return None
+    mol = _parse(smiles)
+    if mol is None:
+        return None
+    fragment = {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
+    for e_name, forms, e_pat in _ELECTROPHILES:
+        e_hits = mol.GetSubstructMatches(e_pat)
+        if not e_hits:
+            continue
+        for n_name, n_pat in _NUCLEOPHILES:
+            for (n_idx, *_rest) in mol.GetSubstructMatches(n_pat):
+                # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
+                if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
+                    return f"{n_name} and {e_name} in one molecule: they give {forms}"
+    return None
+
+
 def _marked(mol: Chem.Mol, maps: list[int]) -> str:
     """The molecule of ``mol`` holding ``maps[0]``, written with only the map numbers ``maps`` (so a reader sees
     which atom a flag names)."""
@@ -450,7 +552,7 @@ def _marked(mol: Chem.Mol, maps: list[int]) -> str:
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
-    the aromatic carbon first for a substitution) or a stereo flag's centres. Empty when nothing is flagged, when
+    the aromatic carbon first for a substitution, the hydroxyl's carbon first for an acylation) or a stereo flag's centres. Empty when nothing is flagged, when
     the reaction has no atom map, or when a side does not parse."""
     if not mapped_reaction or ">>" not in mapped_reaction:
         return []
@@ -484,6 +586,21 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             pair = f"{_label(x, x_out)} and {_label(y, y_out)}"
             out.append({"code": "electrophile_coupling", "atoms": [mx, my],
                         "reason": MECHANISM_TEXT["electrophile_coupling"].format(pair=pair)})
+    for x, y in new:
+        for c, e in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6:
+                continue
+            mc, me = c.GetAtomMapNum(), e.GetAtomMapNum()
+            acyl = _acyl_halide(rmap[me], e)
+            if acyl is None or _lost_hydroxyl(rmap[mc], c) is None:
+                continue
+            group, ester = acyl
+            kind = "phenol" if rmap[mc].GetIsAromatic() else "alcohol"
+            partner = f"a{'n' if group[0] in 'ai' else ''} {group} halide's {e.GetSymbol()} (atom {me})"
+            out.append({"code": "alcohol_c_acylation", "atoms": [mc, me],
+                        "reason": MECHANISM_TEXT["alcohol_c_acylation"].format(
+                            partner=partner, atom=f"{kind}, atom {mc} of {_marked(reactants, [mc])}",
+                            group=f"{group} group", ester=ester, instead=_ACYLATION_INSTEAD.get(group, ""))})
     for mc, mx in _aryl_heteroatom_pairs(new, rmap):
         carbon, nucleophile = rmap[mc], rmap[mx]
         leaving = _snar_leaving_group(carbon, pmap[mc])
@@ -517,4 +634,5 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["MECHANISM_TEXT", "MIN_RING", "step_mechanism", "strained_ring"]
+__all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_REACTIVE_ELECTROPHILES", "SELF_REACTIVE_NUCLEOPHILES", "self_reactive",
+           "step_mechanism", "strained_ring"]

@@ -66,7 +66,11 @@ ISSUE_TEXT = {
     "aniline_c_alkylation": "mechanism: {reason}",
     "electrophile_coupling": "mechanism: {reason}",
     "unactivated_snar": "mechanism: {reason}",
+    "alcohol_c_acylation": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
+    "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
+                              "only as its ammonium salt or with the amine protected until the electrophile has "
+                              "reacted, a step the route does not show",
     "strained_molecule": "the route needs a molecule that cannot be isolated as drawn ({what}): a transient "
                          "species, not a starting material or intermediate",
 }
@@ -76,12 +80,16 @@ ISSUE_TEXT = {
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
-                                          "unactivated_snar"})
+                                          "unactivated_snar", "alcohol_c_acylation"})
+#: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
+#: heterocumulene (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
+#: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
+SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
                            "competing_reaction", "incompatible_group", "unsourced_stereocentre",
-                           *IMPLAUSIBLE_MECHANISM_ISSUES})
+                           *IMPLAUSIBLE_MECHANISM_ISSUES, *SELF_REACTIVE_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
 #: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
 DEMOTING_ISSUES = frozenset({"analog_shortcut", "implausible_step", "strained_molecule"})
@@ -89,12 +97,13 @@ DEMOTING_ISSUES = frozenset({"analog_shortcut", "implausible_step", "strained_mo
 
 def route_rank_tier(issue_codes: Any) -> int:
     """The tier a route's issues put it in when a search's routes are ordered: 0 none of the demoting kinds,
-    1 a step whose mechanism a chemist would not run (:data:`IMPLAUSIBLE_MECHANISM_ISSUES`), 2 an analog shortcut,
-    an implausible step or an unisolable molecule (:data:`DEMOTING_ISSUES`).  Routes sort by tier, then by score."""
+    1 a step whose mechanism a chemist would not run (:data:`IMPLAUSIBLE_MECHANISM_ISSUES`) or an intermediate that
+    reacts with itself (:data:`SELF_REACTIVE_ISSUES`), 2 an analog shortcut, an implausible step or an unisolable
+    molecule (:data:`DEMOTING_ISSUES`).  Routes sort by tier, then by score."""
     codes = set(issue_codes)
     if codes & DEMOTING_ISSUES:
         return 2
-    return int(bool(codes & IMPLAUSIBLE_MECHANISM_ISSUES))
+    return int(bool(codes & (IMPLAUSIBLE_MECHANISM_ISSUES | SELF_REACTIVE_ISSUES)))
 
 
 def _step_selectivity(precursors: list[str], product: str, reaction_type: str | None) -> list[dict[str, Any]]:
@@ -113,6 +122,12 @@ def _strained_ring(smiles: str) -> str | None:
     from molx_agent.chem.mechanism import strained_ring
 
     return strained_ring(smiles)
+
+
+def _self_reactive(smiles: str) -> str | None:
+    from molx_agent.chem.mechanism import self_reactive
+
+    return self_reactive(smiles)
 
 
 def issue(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -421,6 +436,12 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     for rxn in graph.reaction_nodes:
         product = graph.molecule_nodes[rxn.product_node].smiles
         step = f"{'.'.join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)}>>{product}"
+        # an intermediate with a free amine beside an acyl halide or heterocumulene: it couples with itself as soon
+        # as it is made (the target is the user's; a bought leaf exists, as a salt if need be)
+        what = _self_reactive(product) if rxn.product_node != graph.target_id else None
+        if what:
+            add(issue("self_reactive_molecule", ISSUE_TEXT["self_reactive_molecule"].format(what=what),
+                      smiles=product, step=step))
         for rid in rxn.reactant_nodes:
             # a bought near analog carrying the target's skeleton, turned into the target by one step or by a
             # chain of functional-group interconversions (esterify, dehalogenate, hydrolyse): an analog shortcut
@@ -447,8 +468,9 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                       groups=conflict["groups"]))
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
         # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
-        # a fluoride or ether displaced from an unactivated ring, a single enantiomer from achiral precursors
-        # (medium confidence, not a cost; the first four order the route after clean ones: route_rank_tier)
+        # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, a
+        # single enantiomer from achiral precursors (medium confidence, not a cost; all but the stereo flag order
+        # the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))

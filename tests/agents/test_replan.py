@@ -61,6 +61,13 @@ def test_a_step_with_an_implausible_mechanism_is_excluded_but_a_stereo_note_is_n
     assert _only_change(_search_state([stereo]))["strategy"] == "wider_longer"
 
 
+@pytest.mark.parametrize("code", ["alcohol_c_acylation", "self_reactive_molecule"])
+def test_a_sulfone_from_an_alcohol_or_a_self_reactive_intermediate_is_searched_again_without_its_step(code):
+    flagged = {"code": code, "message": "...", "step": "A.B>>C", "smiles": "C"}
+    change = _only_change(_search_state([flagged]))
+    assert change["strategy"] == "avoid" and change["options"] == {"exclude_steps": ["A.B>>C"]}
+
+
 def test_bloom_filter_leaves_lead_to_a_verified_stock_only_search():
     change = _only_change(_search_state([{"code": "probable_leaf", "message": "ZINC only", "smiles": "CCN"}]))
     assert change["strategy"] == "verified_only" and change["options"] == {"allow_probable_leaves": False}

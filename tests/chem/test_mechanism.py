@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from molx_agent.chem.mechanism import step_mechanism, strained_ring
+from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ring
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
 
@@ -319,3 +319,109 @@ def test_substitution_on_an_unactivated_ring_is_flagged(mapped, group):
 ])
 def test_activated_metal_coupled_or_intramolecular_substitutions_are_not_flagged(mapped):
     assert codes(mapped) == []
+
+
+# n5-01104 of the all-600 run: 5-(phenylsulfonyl)pentan-2-one "from" 5-hydroxypentan-2-one and benzenesulfonyl
+# chloride (a general template): the alcohol would be sulfonylated on oxygen
+SULFONE_FROM_ALCOHOL = (
+    "[CH3:1][C:2](=[O:3])[CH2:4][CH2:5][CH2:6][OH:20].[O:8]=[S:7](=[O:9])([Cl:21])[c:10]1[cH:11][cH:12][cH:13][cH:14]"
+    "[cH:15]1>>[CH3:1][C:2](=[O:3])[CH2:4][CH2:5][CH2:6][S:7](=[O:8])(=[O:9])[c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1"
+)
+
+
+def test_acyl_or_sulfonyl_halide_bonded_to_an_alcohol_carbon_is_flagged():
+    flags = step_mechanism(SULFONE_FROM_ALCOHOL)
+    assert [f["code"] for f in flags] == ["alcohol_c_acylation"]
+    assert flags[0]["atoms"] == [6, 7]  # the hydroxyl's carbon first
+    reason = flags[0]["reason"]
+    assert "sulfonyl halide's S (atom 7)" in reason and "(alcohol, atom 6 of CC(=O)CC[CH2:6]O)" in reason
+    assert "sulfonate ester" in reason and "sulfinate salt" in reason
+    # acetophenone "from" phenol and acetyl chloride: the phenol would be acetylated on oxygen
+    flags = step_mechanism("[OH:20][c:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1.[Cl:21][C:7](=[O:8])[CH3:9]>>[c:1]1([C:7]"
+                           "(=[O:8])[CH3:9])[cH:2][cH:3][cH:4][cH:5][cH:6]1")
+    assert [f["code"] for f in flags] == ["alcohol_c_acylation"] and flags[0]["atoms"] == [1, 7]
+    assert "acyl halide's C (atom 7)" in flags[0]["reason"] and "(phenol, " in flags[0]["reason"]
+    assert "Weinreb" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the alcohol sulfonylated on oxygen: the mesylate, as it really goes
+    "[CH3:1][CH2:2][OH:3].[O:5]=[S:4](=[O:6])([Cl:21])[CH3:7]>>[CH3:1][CH2:2][O:3][S:4](=[O:5])(=[O:6])[CH3:7]",
+    # an alkyl bromide with a sulfonyl chloride (reduced to the sulfinate in situ by sodium sulfite)
+    "[CH3:1][CH2:2][Br:20].[O:5]=[S:4](=[O:6])([Cl:21])[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>[CH3:1][CH2:2][S:4]"
+    "(=[O:5])(=[O:6])[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1",
+    # Friedel-Crafts sulfonylation of benzene: the arene loses a hydrogen, not a hydroxyl
+    "[cH:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1.[O:8]=[S:7](=[O:9])([Cl:21])[CH3:10]>>[c:1]1([S:7](=[O:8])(=[O:9])[CH3:10])"
+    "[cH:2][cH:3][cH:4][cH:5][cH:6]1",
+    # a sulfinate salt alkylated by an alkyl bromide: the usual sulfone synthesis
+    "[CH3:1][CH2:2][Br:20].[O:5]=[S:4]([O-:21])[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>[CH3:1][CH2:2][S:4]"
+    "(=[O:5])(=[O:21])[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1",
+])
+def test_acylations_without_an_alcohol_carbon_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_a_sulfone_from_an_alcohol_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["CC(=O)CCCO", "O=S(=O)(Cl)c1ccccc1"], "CC(=O)CCCS(=O)(=O)c1ccccc1",
+                                        "sulfone formation", SULFONE_FROM_ALCOHOL))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert [i["code"] for i in judged["issues"]] == ["alcohol_c_acylation"]
+    assert judged["issues"][0]["message"].startswith("mechanism: ")
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+@pytest.mark.parametrize("smiles, what", [
+    # n5-02230's intermediate: a benzylamine and an aryl isothiocyanate
+    ("NCc1ccc(Cl)c(N=C=S)c1", "a free alkyl amine and an isothiocyanate in one molecule: they give a thiourea"),
+    ("NCCC(=O)Cl", "a free alkyl amine and an acyl halide in one molecule: they give an amide"),
+    ("Nc1ccc(S(=O)(=O)Cl)cc1", "a free aryl amine and a sulfonyl chloride in one molecule: they give a sulfonamide"),
+    ("CNCCc1ccc(N=C=O)cc1", "a free alkyl amine and an isocyanate in one molecule: they give a urea"),
+    ("NNC(=O)c1ccc(C(=O)Cl)cc1", "a hydrazine or hydrazide NH2 and an acyl halide in one molecule: they give an amide"),
+    ("NCCC(=O)OC(=O)CC", "a free alkyl amine and an anhydride in one molecule: they give an amide"),
+])
+def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
+    assert self_reactive(smiles) == what
+
+
+@pytest.mark.parametrize("smiles", [
+    "CC(C)(C)OC(=O)NCCC(=O)Cl",  # the amine protected (Boc)
+    "[NH3+]CCC(=O)Cl",  # the ammonium salt
+    "CN(C)CCC(=O)Cl",  # a tertiary amine: no N-H to acylate
+    "NC(=O)c1ccc(C(=O)Cl)cc1",  # a primary amide
+    "NS(=O)(=O)c1ccc(C(=O)Cl)cc1",  # a sulfonamide
+    "O=C(Cl)c1ccc2[nH]ccc2c1",  # an indole N-H
+    "OCCC(=O)Cl",  # an alcohol (slow without base)
+    "NCCS(=O)(=O)F",  # a sulfonyl fluoride (needs activation)
+    "NCc1ccc(C=O)cc1",  # an aldehyde (a reversible imine)
+    "O=C=NCCCCCCN=C=O",  # two isocyanates, no amine
+    "CCN.O=C=Nc1ccccc1",  # two molecules of a mixture, not one
+    "not a smiles N",
+])
+def test_protected_salted_or_unreactive_pairs_are_not_self_reactive(smiles):
+    assert self_reactive(smiles) is None
+
+
+def test_route_through_a_self_reactive_intermediate_ranks_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    target, amine = "O=C(NCc1ccc(Cl)c(N=C=S)c1)c1ccc2ccccc2c1", "NCc1ccc(Cl)c(N=C=S)c1"
+    boc = "CC(C)(C)OC(=O)NCc1ccc(Cl)c(N=C=S)c1"
+    graph = one_step_graph([amine, "O=C(Cl)c1ccc2ccccc2c1"], target, "acylation")
+    assert [i["code"] for i in judge_route(graph)["issues"]] == []  # the amine bought: it exists (as a salt)
+    mid = next(n for n in graph.molecule_nodes.values() if n.smiles == amine)
+    mid.role, mid.availability = "intermediate", None
+    rxn = graph.add_reaction(mid.node_id, [boc], reaction_type="Boc deprotection", score=0.5,
+                             forward_validation={"ok": True, "feasibility_score": 0.9})
+    leaf = graph.molecule_nodes[rxn.reactant_nodes[0]]
+    leaf.role, leaf.availability = "leaf", {"available": True, "source": "building-blocks", "tier": "verified"}
+    judged = judge_route(graph)
+    assert judged["confidence"] == "medium"
+    assert [(i["code"], i["smiles"], i["step"]) for i in judged["issues"]] == [
+        ("self_reactive_molecule", amine, f"{boc}>>{amine}")]
+    assert "isothiocyanate" in judged["issues"][0]["message"]
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+    # the target itself is the user's: a self-reactive target is not an issue of the route
+    graph = one_step_graph([boc], amine, "Boc deprotection")
+    assert all(i["code"] != "self_reactive_molecule" for i in judge_route(graph)["issues"])
