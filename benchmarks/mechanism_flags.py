@@ -9,10 +9,23 @@ Two questions:
   without atom maps, so each step is re-mapped by the packaged single-step model that could have proposed it (the
   full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``).
 
+- ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
+  or heterocumulene; ``strained_ring``) on every intermediate of every returned route of ``--records`` (JSONL or
+  ``.jsonl.gz``), and of the best routes. The ``literature`` mode also counts the USPTO-50K products that
+  ``self_reactive`` names (``self_reactive_product``): a literature product is isolable, so each is a false alarm
+  or a salt the record writes as the free base.
+
+- ``references``: the same flags on the literature routes of a RetroCast benchmark (``--benchmark``, e.g.
+  ``ref-lin-600.json.gz``): every reference step with its recorded atom map, and every reference intermediate.
+  A reference route is a published one, so each hit is a false alarm, a salt written as the free base or a record's
+  omission.
+
 Usage::
 
     uv run python benchmarks/mechanism_flags.py literature [--examples 5] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py routes --records R.jsonl [--drugs D.json] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py molecules --records R.jsonl[.gz] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py references [--benchmark B.json.gz] [--examples 5] [--out OUT.json]
 """
 
 from __future__ import annotations
@@ -30,7 +43,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from molx_agent.chem.mechanism import step_mechanism  # noqa: E402
+from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ring  # noqa: E402
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "uspto50k"
@@ -55,7 +68,10 @@ def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
     shown: dict[str, list[str]] = {}
     for split, rxn in literature_reactions(data):
         n[split] += 1
-        for code in sorted({f["code"] for f in step_mechanism(rxn)}):
+        codes = {f["code"] for f in step_mechanism(rxn)}
+        if self_reactive(rxn.partition(">>")[2]):  # the map numbers do not change what the SMARTS match
+            codes.add("self_reactive_product")
+        for code in sorted(codes):
             fired[f"{split}:{code}"] += 1
             shown.setdefault(code, [])
             if len(shown[code]) < examples:
@@ -143,6 +159,98 @@ def routes_of_drugs(path: Path) -> list[tuple[str, Any, list[tuple[str, list[str
     return out
 
 
+def _intermediates(tree: dict[str, Any], root: bool = True) -> Iterator[str]:
+    """The SMILES of every made molecule of an AiZynthFinder-style tree below its target."""
+    if not root and any(child.get("type") == "reaction" for child in tree.get("children", [])):
+        yield tree["smiles"]
+    for child in tree.get("children", []):
+        for mol in child.get("children", []):
+            yield from _intermediates(mol, root=False)
+
+
+def molecules(path: Path) -> dict[str, Any]:
+    """``self_reactive`` and ``strained_ring`` on the intermediates of every returned route of a records file."""
+    from benchmarks.multistep import read_records  # namespace package: the repository is on the path
+
+    _meta, records = read_records(path)
+    checks = {"self_reactive": self_reactive, "strained": strained_ring}
+    n_routes = 0
+    routes_hit: Counter[str] = Counter()
+    best_hit: dict[str, list[dict[str, str]]] = {name: [] for name in checks}
+    seen: dict[tuple[str, str], str | None] = {}
+    for rec in records:
+        for rank, tree in enumerate(rec.get("routes") or []):
+            n_routes += 1
+            found: dict[str, tuple[str, str]] = {}
+            for smiles in _intermediates(tree):
+                for name, check in checks.items():
+                    if name in found:
+                        continue
+                    if (name, smiles) not in seen:
+                        seen[name, smiles] = check(smiles)
+                    if seen[name, smiles]:
+                        found[name] = (smiles, str(seen[name, smiles]))
+            for name, (smiles, what) in found.items():
+                routes_hit[name] += 1
+                if rank == 0:
+                    best_hit[name].append({"target": str(rec["id"]), "smiles": smiles, "what": what,
+                                           "confidence_before": rec.get("best_confidence")})
+    return {"targets": len(records), "solved": sum(bool(r.get("solved")) for r in records), "routes": n_routes,
+            "routes_with": dict(routes_hit), "best_routes_with": {k: len(v) for k, v in best_hit.items()},
+            "best_route_hits": best_hit}
+
+
+BENCHMARK = REPO.parent / "shared" / "data" / "multistep" / "benchmarks" / "ref-lin-600.json.gz"
+
+
+def _reference_nodes(node: dict[str, Any], root: bool = True) -> Iterator[tuple[str, str | None, bool]]:
+    """(SMILES, the mapped step that makes it or None, whether it is an intermediate) of a RetroCast route tree."""
+    step = node.get("synthesis_step")
+    mapped = None
+    if step:
+        rsmi = str(step.get("mapped_smiles") or "")
+        if rsmi.count(">") == 2:
+            reactants, _, product = rsmi.split(">")
+            mapped = f"{reactants}>>{product}"
+    yield node["smiles"], mapped, bool(step) and not root
+    for child in (step or {}).get("reactants") or []:
+        yield from _reference_nodes(child, root=False)
+
+
+def references(path: Path, examples: int) -> dict[str, Any]:
+    """Mechanism flags on every mapped step and molecule checks on every intermediate of a benchmark's reference
+    routes."""
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        targets = json.load(fh)["targets"]
+    n_routes = n_steps = unmapped = 0
+    routes_hit: Counter[str] = Counter()
+    shown: dict[str, list[dict[str, str]]] = {}
+    for tid, target in targets.items():
+        tree = (target.get("ground_truth") or {}).get("target")
+        if not tree:
+            continue
+        n_routes += 1
+        codes: dict[str, str] = {}
+        for smiles, mapped, intermediate in _reference_nodes(tree):
+            if mapped is not None or intermediate:
+                n_steps += mapped is not None
+                unmapped += mapped is None
+            for flag in step_mechanism(mapped) if mapped else []:
+                codes.setdefault(flag["code"], mapped)
+            if intermediate:
+                for name, check in (("self_reactive", self_reactive), ("strained", strained_ring)):
+                    what = check(smiles)
+                    if what:
+                        codes.setdefault(name, f"{smiles}: {what}")
+        for code, where in codes.items():
+            routes_hit[code] += 1
+            shown.setdefault(code, [])
+            if len(shown[code]) < examples:
+                shown[code].append({"target": str(tid), "where": where})
+    return {"routes": n_routes, "steps": n_steps, "steps_without_map": unmapped,
+            "routes_flagged": dict(routes_hit), "examples": shown}
+
+
 def _brief(res: dict[str, Any]) -> dict[str, Any]:
     """A routes result for the terminal: the counts, and (target, flag, confidence before) per hit."""
     out = {k: v for k, v in res.items() if k != "hits"}
@@ -160,7 +268,37 @@ def main(argv: list[str] | None = None) -> int:
     rts.add_argument("--records", type=Path, action="append", default=[])
     rts.add_argument("--drugs", type=Path, action="append", default=[])
     rts.add_argument("--out", type=Path)
+    mols = sub.add_parser("molecules", help="self-reactive and strained intermediates of benchmark routes")
+    mols.add_argument("--records", type=Path, action="append", default=[])
+    mols.add_argument("--out", type=Path)
+    refs = sub.add_parser("references", help="fire rate on a benchmark's literature routes")
+    refs.add_argument("--benchmark", type=Path, default=BENCHMARK)
+    refs.add_argument("--examples", type=int, default=5)
+    refs.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.mode == "references":
+        if not args.benchmark.is_file():
+            print(f"benchmark file not found: {args.benchmark}", file=sys.stderr)
+            return 2
+        try:
+            result = references(args.benchmark, args.examples)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"cannot read benchmark {args.benchmark}: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(result, indent=1))
+        if args.out:
+            atomic_write_json(args.out, result)
+        return 0
+    if args.mode == "molecules":
+        missing = [str(p) for p in args.records if not p.is_file()]
+        if missing or not args.records:
+            print(f"give --records files that exist (missing: {', '.join(missing) or 'none given'})", file=sys.stderr)
+            return 2
+        result = {str(path): molecules(path) for path in args.records}
+        print(json.dumps(result, indent=1))
+        if args.out:
+            atomic_write_json(args.out, result)
+        return 0
     if args.mode == "literature":
         if not (DATA / "train_mapped.csv.gz").is_file():
             print(f"USPTO-50K files not found under {DATA}", file=sys.stderr)

@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Six such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Seven such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -10,7 +10,12 @@ product's stereochemistry comes from. Six such steps are read from the atom map 
   no neighbouring carbonyl, imine, nitrile, nitro, sulfonyl or other heteroatom, no alkene or alkyne (allylic,
   propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Example:
   4-methoxyphenethyl bromide "deprotonated" at its benzylic CH2 to add to cyclohexanone (a venlafaxine route of a
-  general template); the literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates. A carbon
+  general template); the literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates. When the
+  partner is a carbonyl, imine, halide or acceptor carbon (a carbanion's partner), an alcohol or ether oxygen, a plain
+  amine nitrogen or a single halogen next to the carbon does not activate it (an alcohol's CH2 "adding" to an
+  aldehyde, methyl iodide "deprotonated"); sulfur, phosphorus, silicon, boron, a nitro or imine nitrogen, an acylated
+  nitrogen or a carbamate oxygen (Beak, Hoppe) or two halogens (dichloromethyllithium) do, and an alpha-oxy or
+  alpha-amino carbon joined to an arene or to a C-H partner is spared (Minisci, cross-dehydrogenative coupling). A carbon
   that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is never
   flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one.
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
@@ -38,6 +43,11 @@ product's stereochemistry comes from. Six such steps are read from the atom map 
   and benzenesulfonyl chloride (a general template, n5-01104 of the all-600 run); a sulfone comes from a sulfinate
   salt and the alkyl halide or sulfonate, or from the thioether by oxidation. A halide partner (an alkyl halide with
   a sulfonyl chloride that sodium sulfite reduces in situ) is not flagged, nor a carboxylic acid's OH.
+- ``stripped_amine``: a nitrogen that loses two or more carbons in the step, at least one a plain alkyl carbon (not
+  benzylic, allylic or acyl): the step takes its nitrogen from a tertiary or secondary amine by stripping its alkyl
+  groups. Example: 2-(2-iodophenyl)propanamide "from" the acid and triethylamine (a general template, n5-01718 of
+  the all-600 run); an amine that is the base or solvent is no nitrogen source. Hydrogenolysis of a dibenzylamine,
+  removal of a diallyl or a phthalimide, and the loss of one group (a demethylation) are not flagged.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -79,6 +89,9 @@ MECHANISM_TEXT = {
                         "ethers do not take part in Pd or Cu couplings",
     "alcohol_c_acylation": "the new bond joins {partner} to a carbon that loses its hydroxyl ({atom}): forward, the "
                            "hydroxyl attacks the {group} and gives the {ester}, not this product{instead}",
+    "stripped_amine": "the step takes its nitrogen ({atom}) from an amine and strips {n} alkyl groups off it: a "
+                      "tertiary or secondary amine used this way is the reaction's base or solvent, not a nitrogen "
+                      "source (ammonia, or an amine that already has the N-H bonds the product needs, would be)",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -152,14 +165,43 @@ def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom) -> bool:
     return False
 
 
-def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) -> bool:
-    """Whether an sp3 carbon's hydrogens are acidic enough for it to act as a carbon nucleophile."""
+def _activating_heteroatom(nb: Chem.Atom, carbon: Chem.Atom) -> bool:
+    """Whether heteroatom ``nb`` makes the hydrogens of its neighbour ``carbon`` removable for a polar C-C bond: S,
+    P, Se, Si, B or Sn (dithiane, sulfone, phosphonate, silyl, boryl), a cationic or doubly bonded N (nitroalkane,
+    isonitrile, ylide, 2-azaallyl imine), an acylated N or a carbamate O (the dipole-stabilised carbanions of Beak
+    and Hoppe), or halogen on a carbon with two or more (dichloromethyllithium, trichloromethyl anion).  A plain
+    alcohol, ether or amine oxygen or nitrogen, or one halogen, does not: methanol, THF, triethylamine and methyl
+    iodide are not deprotonated at carbon."""
+    z = nb.GetAtomicNum()
+    if z in (5, 14, 15, 16, 34, 50):
+        return True
+    if z in (9, 17, 35, 53):
+        return _halogen_count(carbon) >= 2
+    if z == 7:
+        if nb.GetFormalCharge() > 0 or any(b.GetBondType() != Chem.BondType.SINGLE for b in nb.GetBonds()):
+            return True
+        return any(_double_to_heteroatom(acyl, nb.GetIdx()) for acyl in nb.GetNeighbors()
+                   if acyl.GetIdx() != carbon.GetIdx())
+    if z == 8:
+        return any(acyl.GetAtomicNum() == 6 and _double_to_heteroatom(acyl, nb.GetIdx())
+                   and any(n.GetAtomicNum() == 7 for n in acyl.GetNeighbors())
+                   for acyl in nb.GetNeighbors() if acyl.GetIdx() != carbon.GetIdx())
+    return True  # another heteroatom (a metal, an N-oxide...): not judged
+
+
+def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = False) -> bool:
+    """Whether an sp3 carbon's hydrogens are acidic enough for it to act as a carbon nucleophile.  Any alpha
+    heteroatom counts unless ``polar`` (the partner is a carbonyl, imine, halide or acceptor carbon that keeps its
+    hydrogens: a carbanion's partner), when only :func:`_activating_heteroatom` ones do; an alpha O or N radical or
+    iminium joins an arene or a C-H partner too (Minisci, cross-dehydrogenative coupling)."""
     n_aryl = 0
     for nb in atom.GetNeighbors():
         if partner_map and nb.GetAtomMapNum() == partner_map:
             continue
         if nb.GetAtomicNum() != 6:
-            return True  # an alpha heteroatom: dithiane, sulfone, phosphonate, nitroalkane, silyl, boryl, halide
+            if not polar or _activating_heteroatom(nb, atom):
+                return True  # an alpha heteroatom: dithiane, sulfone, phosphonate, nitroalkane, silyl, boryl
+            continue
         if nb.GetIsAromatic():
             n_aryl += 1
             if _ring_activates(mol, nb):
@@ -279,6 +321,28 @@ def _lost_hydroxyl(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
                 and not _double_to_heteroatom(c_react, nb.GetIdx())):
             return nb
     return None
+
+
+def _plain_alkyl(carbon: Chem.Atom, nitrogen: Chem.Atom) -> bool:
+    """Whether ``carbon`` (a neighbour of ``nitrogen``) is a plain sp3 alkyl carbon: not benzylic, allylic,
+    propargylic or next to a carbonyl, whose C-N bonds hydrogenolysis, Pd or an acid cleave (benzyl, allyl, PMB)."""
+    if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() or carbon.GetHybridization() != Chem.HybridizationType.SP3:
+        return False
+    for nb in carbon.GetNeighbors():
+        if nb.GetIdx() == nitrogen.GetIdx():
+            continue
+        if nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE for b in nb.GetBonds()):
+            return False
+    return True
+
+
+def _stripped_alkyls(n_react: Chem.Atom, n_prod: Chem.Atom) -> int:
+    """How many plain alkyl carbons a nitrogen loses in the step when it loses two or more carbons, at least one
+    of them plain (0 otherwise): triethylamine "giving" a primary amide's NH2."""
+    lost = [nb for nb in _lost_neighbours(n_react, n_prod) if nb.GetAtomicNum() == 6]
+    if len(lost) < 2:
+        return 0
+    return sum(_plain_alkyl(c, n_react) for c in lost)
 
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
@@ -486,11 +550,13 @@ def strained_ring(smiles: str) -> str | None:
 
 
 #: Nucleophilic N-H groups (free, uncharged) that acylate, sulfonylate or add to a heterocumulene at room temperature:
-#: an alkyl amine (every neighbour an sp3 carbon), an aniline (not an amide, sulfonamide, urea or ring N-H), and a
-#: hydrazine's or hydrazide's NH2.  (name, SMARTS)
+#: an alkyl amine (every neighbour an sp3 carbon), an aniline on a benzene ring (NH2 or N-alkyl; not a diarylamine,
+#: an aminopyridine-type heteroaryl amine or an amide, sulfonamide or urea N-H, and not on a ring with a nitro group,
+#: whose amines are too weak: 4-amino-3-nitrobenzoyl chloride is a published intermediate), and a hydrazine's or
+#: hydrazide's NH2.  (name, SMARTS)
 SELF_REACTIVE_NUCLEOPHILES: tuple[tuple[str, str], ...] = (
     ("a free alkyl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);!$(N[#6]=,#,:[*])]"),
-    ("a free aryl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);$(Nc);!$(N[#6]=[*])]"),
+    ("a free aryl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);$(Nc1ccccc1);!$(N(a)a);!$(N[#6]=[*])]"),
     ("a hydrazine or hydrazide NH2", "[NX3;H2;+0][NX3;+0]"),
 )
 #: Electrophiles those amines attack at room temperature: (name, what forms, SMARTS).  A sulfonyl fluoride is not one
@@ -515,6 +581,20 @@ _NUCLEOPHILES = tuple((name, _smarts(sma)) for name, sma in SELF_REACTIVE_NUCLEO
 _ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
 
 
+def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
+    """Whether the aromatic ring that nitrogen ``n_idx`` sits on carries a nitro group."""
+    atom = mol.GetAtomWithIdx(n_idx)
+    for aryl in atom.GetNeighbors():
+        if not aryl.GetIsAromatic():
+            continue
+        for ring in mol.GetRingInfo().AtomRings():
+            if aryl.GetIdx() in ring and any(nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1
+                                             for idx in ring for nb in mol.GetAtomWithIdx(idx).GetNeighbors()
+                                             if nb.GetIdx() not in ring):
+                return True
+    return False
+
+
 def self_reactive(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` react with itself as drawn: a free amine (or hydrazine) beside an acyl
     halide, sulfonyl chloride, anhydride, isocyanate or isothiocyanate in the same molecule, which couple
@@ -534,6 +614,8 @@ def self_reactive(smiles: str) -> str | None:
         for n_name, n_pat in _NUCLEOPHILES:
             for (n_idx, *_rest) in mol.GetSubstructMatches(n_pat):
                 # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
+                if n_name == "a free aryl amine" and _on_nitroarene(mol, n_idx):
+                    continue
                 if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
                     return f"{n_name} and {e_name} in one molecule: they give {forms}"
     return None
@@ -570,7 +652,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if not loses_h or a.GetFormalCharge() != 0:
                 continue
             if not a.GetIsAromatic() and a.GetHybridization() == Chem.HybridizationType.SP3:
-                if not _activated(reactants, a, b_map):
+                partner_loses_h = b.GetTotalNumHs() > pmap[b_map].GetTotalNumHs()
+                if not _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h):
                     n_h = a.GetTotalNumHs()
                     label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "
                              f"{_marked(reactants, [a_map])}")
@@ -601,6 +684,15 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["alcohol_c_acylation"].format(
                             partner=partner, atom=f"{kind}, atom {mc} of {_marked(reactants, [mc])}",
                             group=f"{group} group", ester=ester, instead=_ACYLATION_INSTEAD.get(group, ""))})
+    for mn, n_prod in pmap.items():
+        n_react = rmap.get(mn)
+        if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():
+            continue
+        n_alkyl = _stripped_alkyls(n_react, n_prod)
+        if n_alkyl:
+            out.append({"code": "stripped_amine", "atoms": [mn],
+                        "reason": MECHANISM_TEXT["stripped_amine"].format(
+                            atom=f"atom {mn} of {_marked(reactants, [mn])}", n=n_alkyl)})
     for mc, mx in _aryl_heteroatom_pairs(new, rmap):
         carbon, nucleophile = rmap[mc], rmap[mx]
         leaving = _snar_leaving_group(carbon, pmap[mc])

@@ -67,6 +67,7 @@ ISSUE_TEXT = {
     "electrophile_coupling": "mechanism: {reason}",
     "unactivated_snar": "mechanism: {reason}",
     "alcohol_c_acylation": "mechanism: {reason}",
+    "stripped_amine": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
                               "only as its ammonium salt or with the amine protected until the electrophile has "
@@ -75,12 +76,14 @@ ISSUE_TEXT = {
                          "species, not a starting material or intermediate",
 }
 
-#: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; together they fire on 54 of the
-#: 50,085 recorded USPTO-50K reactions, each read: a mapping error of the record or a metal partner it omits):
+#: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; the first four together fire on
+#: 54 of the 50,085 recorded USPTO-50K reactions, each read: a mapping error of the record or a metal partner it
+#: omits; ``alcohol_c_acylation`` on 3 of 15,461 published PaRoutes steps, each a record writing a sulfonate ester
+#: as a sulfone):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
-                                          "unactivated_snar", "alcohol_c_acylation"})
+                                          "unactivated_snar", "alcohol_c_acylation", "stripped_amine"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
 #: heterocumulene (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
 #: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).

@@ -25,14 +25,16 @@ def _write_csv(path, header, rows):
 def test_literature_counts_every_split_and_flag(benchmark_script, tmp_path):
     mf = benchmark_script("mechanism_flags")
     left, _, right = VENLAFAXINE.partition(">>")
+    amino_acid_chloride = "[NH2:1][CH2:2][CH2:3][C:4](=[O:5])[OH:6]>>[NH2:1][CH2:2][CH2:3][C:4](=[O:5])[Cl:6]"
     _write_csv(tmp_path / "train_mapped.csv.gz", ["liu2017_split", "reactants", "product", "mapped_rxn", "confidence"],
-               [["train", "", "", f"{left}>>{right}", "1"], ["train", "", "", ACETYLATION, "1"]])
+               [["train", "", "", f"{left}>>{right}", "1"], ["train", "", "", ACETYLATION, "1"],
+                ["train", "", "", amino_acid_chloride, "1"]])
     for split in ("val", "test"):
         _write_csv(tmp_path / f"gln_split_{split}.csv.gz", ["id", "class", "reactants>reagents>production"],
                    [["x", "2", ACETYLATION]])
     out = mf.literature(examples=1, data=tmp_path)
-    assert out["reactions"] == {"train": 2, "val": 1, "test": 1}
-    assert out["flagged"] == {"train:unactivated_carbanion": 1}
+    assert out["reactions"] == {"train": 3, "val": 1, "test": 1}
+    assert out["flagged"] == {"train:unactivated_carbanion": 1, "train:self_reactive_product": 1}
     assert out["examples"]["unactivated_carbanion"] == [VENLAFAXINE]
 
 
@@ -62,3 +64,47 @@ def test_missing_inputs_exit_2(benchmark_script, tmp_path, capsys):
     mf = benchmark_script("mechanism_flags")
     assert mf.main(["routes", "--records", str(tmp_path / "nope.jsonl")]) == 2
     assert "nope.jsonl" in capsys.readouterr().err
+
+
+def test_molecules_names_self_reactive_intermediates_of_every_route(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    amine, boc = "NCc1ccc(Cl)c(N=C=S)c1", "CC(C)(C)OC(=O)NCc1ccc(Cl)c(N=C=S)c1"
+
+    def route(mid):
+        return {"type": "mol", "smiles": "T", "children": [{"type": "reaction", "smiles": f"T>>{mid}.B", "children": [
+            {"type": "mol", "smiles": mid, "children": [{"type": "reaction", "smiles": f"{mid}>>{boc}", "children": [
+                {"type": "mol", "smiles": boc, "children": []}]}]},
+            {"type": "mol", "smiles": "B", "children": []}]}]}
+
+    records = tmp_path / "r.jsonl"
+    records.write_text("\n".join(json.dumps(r) for r in [
+        {"meta": {}},
+        {"id": "t1", "solved": True, "best_confidence": "high", "routes": [route(amine), route("CCO")]},
+        {"id": "t2", "solved": True, "best_confidence": "high", "routes": [route("CCO"), route(amine)]},
+    ]) + "\n")
+    out = mf.molecules(records)
+    assert out["routes"] == 4 and out["routes_with"] == {"self_reactive": 2}
+    assert out["best_routes_with"] == {"self_reactive": 1, "strained": 0}
+    assert [(h["target"], h["smiles"]) for h in out["best_route_hits"]["self_reactive"]] == [("t1", amine)]
+
+
+def test_references_flag_reference_steps_and_intermediates(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    left, _, right = VENLAFAXINE.partition(">>")
+    leaf = {"smiles": "CC(=O)Cl", "synthesis_step": None}
+    mid = {"smiles": "NCCC(=O)Cl", "synthesis_step": {"mapped_smiles": ACETYLATION,
+                                                      "reactants": [leaf]}}
+    targets = {
+        "a": {"ground_truth": {"target": {"smiles": "T1", "synthesis_step": {
+            "mapped_smiles": f"{left}>O>{right}", "reactants": [mid]}}}},
+        "b": {"ground_truth": {"target": {"smiles": "T2", "synthesis_step": {
+            "mapped_smiles": ACETYLATION.replace(">>", ">CCN(CC)CC>"), "reactants": [leaf]}}}},
+    }
+    path = tmp_path / "bench.json.gz"
+    with gzip.open(path, "wt") as fh:
+        json.dump({"targets": targets}, fh)
+    out = mf.references(path, examples=2)
+    assert out["routes"] == 2 and out["steps"] == 3 and out["steps_without_map"] == 0
+    assert out["routes_flagged"] == {"unactivated_carbanion": 1, "self_reactive": 1}
+    assert out["examples"]["self_reactive"][0]["target"] == "a"
+    assert mf.main(["references", "--benchmark", str(tmp_path / "nope.json.gz")]) == 2

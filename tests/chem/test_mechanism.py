@@ -397,6 +397,11 @@ def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     "NCc1ccc(C=O)cc1",  # an aldehyde (a reversible imine)
     "O=C=NCCCCCCN=C=O",  # two isocyanates, no amine
     "CCN.O=C=Nc1ccccc1",  # two molecules of a mixture, not one
+    # weak aryl amines beside an acyl or sulfonyl chloride in published routes (PaRoutes n5 references): an
+    # ortho-nitro aniline, a diarylamine, a 2-aminopyridine
+    "Nc1ccc(C(=O)Cl)cc1[N+](=O)[O-]",
+    "O=C(Cl)c1cccc(Nc2nccc(Nc3c(Cl)ccc4c3OCO4)n2)c1",
+    "Nc1ncc(Br)cc1S(=O)(=O)Cl",
     "not a smiles N",
 ])
 def test_protected_salted_or_unreactive_pairs_are_not_self_reactive(smiles):
@@ -425,3 +430,68 @@ def test_route_through_a_self_reactive_intermediate_ranks_after_clean_routes():
     # the target itself is the user's: a self-reactive target is not an issue of the route
     graph = one_step_graph([boc], amine, "Boc deprotection")
     assert all(i["code"] != "self_reactive_molecule" for i in judge_route(graph)["issues"])
+
+
+@pytest.mark.parametrize("mapped, atom", [
+    # n5-00098's kind: an alcohol's CH2 "deprotonated" to add to an aldehyde (ethanol and benzaldehyde)
+    ("[CH3:1][CH2:2][OH:3].[O:4]=[CH:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1>>[CH3:1][CH:2]([OH:3])[CH:5]([OH:4])"
+     "[c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1", 2),
+    # methyl iodide "deprotonated" to add to acetone (one halogen does not make a carbanion)
+    ("[CH3:1][I:2].[CH3:3][C:4](=[O:5])[CH3:6]>>[CH2:1]([I:2])[C:4]([CH3:3])([OH:5])[CH3:6]", 1),
+    # triethylamine's CH2 alkylated by benzyl bromide
+    ("[CH3:1][CH2:2][N:3]([CH2:4][CH3:5])[CH2:6][CH3:7].[Br:20][CH2:8][c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1>>"
+     "[CH3:1][CH:2]([N:3]([CH2:4][CH3:5])[CH2:6][CH3:7])[CH2:8][c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1", 2),
+])
+def test_an_alcohol_amine_or_monohalide_carbon_is_no_carbanion_for_a_polar_partner(mapped, atom):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and flags[0]["atoms"][0] == atom
+
+
+@pytest.mark.parametrize("mapped", [
+    # Minisci hydroxymethylation of quinoline with methanol: an alpha-oxy radical joins an arene
+    "[CH3:1][OH:2].[cH:3]1[cH:4][cH:5][c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[n:12]1>>[OH:2][CH2:1][c:3]1[cH:4][cH:5]"
+    "[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[n:12]1",
+    # Beak: N-Boc-pyrrolidine lithiated next to its carbamate nitrogen, then methylated
+    "[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[N:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1.[CH3:13][I:14]>>[CH3:1]"
+    "[C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[N:8]1[CH:9]([CH3:13])[CH2:10][CH2:11][CH2:12]1",
+    # dichloromethyllithium (from dichloromethane and LDA) adds to cyclohexanone
+    "[CH2:1]([Cl:2])[Cl:3].[O:4]=[C:5]1[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1>>[CH:1]([Cl:2])([Cl:3])[C:5]1([OH:4])"
+    "[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1",
+    # cross-dehydrogenative coupling of an N-aryl tetrahydroisoquinoline with nitromethane (an iminium, not a carbanion)
+    "[CH3:1][N+:2](=[O:3])[O-:4].[CH2:5]1[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[CH2:12][CH2:13][N:14]1[c:15]1[cH:16]"
+    "[cH:17][cH:18][cH:19][cH:20]1>>[O:3]=[N+:2]([O-:4])[CH2:1][CH:5]1[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[CH2:12]"
+    "[CH2:13][N:14]1[c:15]1[cH:16][cH:17][cH:18][cH:19][cH:20]1",
+])
+def test_alpha_heteroatom_carbons_with_a_real_activation_or_a_radical_partner_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+# n5-01718 of the all-600 run: 2-(2-iodophenyl)propanamide "from" the acid and triethylamine (a general template)
+AMIDE_FROM_TRIETHYLAMINE = (
+    "[CH3:1][CH:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][cH:9][cH:10][c:11]1[I:12].[CH3:20][CH2:21][N:22]([CH2:23]"
+    "[CH3:24])[CH2:25][CH3:26]>>[CH3:1][CH:2]([C:3](=[O:4])[NH2:22])[c:6]1[cH:7][cH:8][cH:9][cH:10][c:11]1[I:12]"
+)
+
+
+def test_a_nitrogen_taken_from_triethylamine_is_flagged():
+    flags = step_mechanism(AMIDE_FROM_TRIETHYLAMINE)
+    assert [f["code"] for f in flags] == ["stripped_amine"] and flags[0]["atoms"] == [22]
+    assert "strips 3 alkyl groups" in flags[0]["reason"] and "CC[N:22](CC)CC" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # N,N-dibenzyl amine hydrogenolysed to the primary amine
+    "[CH3:1][CH2:2][N:3]([CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1)[CH2:11][c:12]1[cH:13][cH:14][cH:15][cH:16]"
+    "[cH:17]1>>[CH3:1][CH2:2][NH2:3]",
+    # a phthalimide removed by hydrazine
+    "[CH3:1][CH2:2][N:3]1[C:4](=[O:5])[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[C:12]1=[O:13].[NH2:20][NH2:21]>>"
+    "[CH3:1][CH2:2][NH2:3]",
+    # one methyl removed (N-demethylation)
+    "[CH3:1][N:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1>>[CH3:1][NH:2][CH2:4][c:5]1[cH:6][cH:7][cH:8]"
+    "[cH:9][cH:10]1",
+    # diethylamine acylated: its nitrogen keeps both ethyls
+    "[CH3:1][C:2](=[O:3])[Cl:4].[CH3:5][CH2:6][NH:7][CH2:8][CH3:9]>>[CH3:1][C:2](=[O:3])[N:7]([CH2:6][CH3:5])[CH2:8]"
+    "[CH3:9]",
+])
+def test_deprotections_and_amines_keeping_their_groups_are_not_flagged(mapped):
+    assert codes(mapped) == []
