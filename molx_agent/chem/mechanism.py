@@ -324,14 +324,16 @@ def _lost_hydroxyl(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
 
 
 def _plain_alkyl(carbon: Chem.Atom, nitrogen: Chem.Atom) -> bool:
-    """Whether ``carbon`` (a neighbour of ``nitrogen``) is a plain sp3 alkyl carbon: not benzylic, allylic,
-    propargylic or next to a carbonyl, whose C-N bonds hydrogenolysis, Pd or an acid cleave (benzyl, allyl, PMB)."""
+    """Whether ``carbon`` (a neighbour of ``nitrogen``) is a plain sp3 alkyl carbon: bonded otherwise to sp3 carbons
+    only, so not benzylic, allylic, propargylic or next to a carbonyl (hydrogenolysis, Pd or an acid cleave benzyl,
+    allyl and PMB groups), nor an N,O-acetal or aminal carbon (an oxazolidine or an acetonide hydrolyses)."""
     if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() or carbon.GetHybridization() != Chem.HybridizationType.SP3:
         return False
     for nb in carbon.GetNeighbors():
         if nb.GetIdx() == nitrogen.GetIdx():
             continue
-        if nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE for b in nb.GetBonds()):
+        if nb.GetAtomicNum() != 6 or nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE
+                                                                for b in nb.GetBonds()):
             return False
     return True
 

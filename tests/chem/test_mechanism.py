@@ -486,6 +486,9 @@ def test_a_nitrogen_taken_from_triethylamine_is_flagged():
     # a phthalimide removed by hydrazine
     "[CH3:1][CH2:2][N:3]1[C:4](=[O:5])[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[C:12]1=[O:13].[NH2:20][NH2:21]>>"
     "[CH3:1][CH2:2][NH2:3]",
+    # a Boc-protected oxazolidine (an N,O-acetonide) opened: the Boc and the acetonide carbon leave the nitrogen
+    "[CH3:20][C:21]([CH3:22])([CH3:23])[O:24][C:25](=[O:26])[N:1]1[C:27]([CH3:28])([CH3:29])[O:4][CH2:3][C@H:2]1[CH3:5]"
+    ">>[NH2:1][C@@H:2]([CH2:3][OH:4])[CH3:5]",
     # one methyl removed (N-demethylation)
     "[CH3:1][N:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1>>[CH3:1][NH:2][CH2:4][c:5]1[cH:6][cH:7][cH:8]"
     "[cH:9][cH:10]1",
