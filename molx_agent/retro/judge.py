@@ -76,10 +76,10 @@ ISSUE_TEXT = {
                          "species, not a starting material or intermediate",
 }
 
-#: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; the first four together fire on
-#: 54 of the 50,085 recorded USPTO-50K reactions, each read: a mapping error of the record or a metal partner it
-#: omits; ``alcohol_c_acylation`` on 3 of 15,461 published PaRoutes steps, each a record writing a sulfonate ester
-#: as a sulfone):
+#: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; on the 50,085 recorded USPTO-50K
+#: reactions they fire on 104 (103 in train), each example read a mapping error of the record (a solvent's or base's
+#: atoms mapped into the product) or a metal partner it omits; ``alcohol_c_acylation`` on none, and on 3 of 15,461
+#: published PaRoutes steps, each a record writing a sulfonate ester as a sulfone: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
