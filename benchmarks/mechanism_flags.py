@@ -203,8 +203,9 @@ def molecules(path: Path) -> dict[str, Any]:
 BENCHMARK = REPO.parent / "shared" / "data" / "multistep" / "benchmarks" / "ref-lin-600.json.gz"
 
 
-def _reference_nodes(node: dict[str, Any], root: bool = True) -> Iterator[tuple[str, str | None, bool]]:
-    """(SMILES, the mapped step that makes it or None, whether it is an intermediate) of a RetroCast route tree."""
+def _reference_nodes(node: dict[str, Any], root: bool = True) -> Iterator[tuple[str, bool, str | None, bool]]:
+    """(SMILES, whether a step makes it, that step mapped or None, whether it is an intermediate) of every molecule
+    of a RetroCast route tree."""
     step = node.get("synthesis_step")
     mapped = None
     if step:
@@ -212,7 +213,7 @@ def _reference_nodes(node: dict[str, Any], root: bool = True) -> Iterator[tuple[
         if rsmi.count(">") == 2:
             reactants, _, product = rsmi.split(">")
             mapped = f"{reactants}>>{product}"
-    yield node["smiles"], mapped, bool(step) and not root
+    yield node["smiles"], bool(step), mapped, bool(step) and not root
     for child in (step or {}).get("reactants") or []:
         yield from _reference_nodes(child, root=False)
 
@@ -231,8 +232,8 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             continue
         n_routes += 1
         codes: dict[str, str] = {}
-        for smiles, mapped, intermediate in _reference_nodes(tree):
-            if mapped is not None or intermediate:
+        for smiles, made, mapped, intermediate in _reference_nodes(tree):
+            if made:
                 n_steps += mapped is not None
                 unmapped += mapped is None
             for flag in step_mechanism(mapped) if mapped else []:

@@ -7,7 +7,8 @@ task, except avoiding newly criticised leaves or steps):
 - a route search judged weak or rejected (its ``validation`` dependant's verdicts), in this order:
   ``avoid`` (``exclude_leaves``: the near analog bought for an analog shortcut; ``exclude_steps``: implausible or
   failing steps, and steps a mechanism flag names), ``verified_only`` (``allow_probable_leaves=False`` when a
-  starting material is only a Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2, ``max_expansions`` x2), then
+  starting material is only a Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2,
+  ``max_expansions`` x2), then
   ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
   fragments); only the targets that were not accepted are searched again;
 - a SAR result judged weak -> another series split or core: ``min_series_size`` 3 (small or mixed series, many
@@ -34,8 +35,8 @@ RETRY_CLASSES = ("transient",)
 AVOID_LEAF_CODES = ("analog_shortcut",)
 #: Steps a re-plan searches without: below the plausibility floor, failing validation, or a mechanism a chemist would
 #: not run (an unactivated carbanion, a free aniline C-alkylated, two electrophiles joined, an unactivated SNAr, an
-#: alcohol's carbon acylated, a tertiary amine stripped for its nitrogen), or the step that makes an intermediate reacting with itself (a free amine beside an
-#: acyl chloride or isothiocyanate).
+#: alcohol's carbon acylated, a tertiary amine stripped for its nitrogen), or the step that makes an intermediate
+#: reacting with itself (a free amine beside an acyl chloride or isothiocyanate).
 AVOID_STEP_CODES = ("implausible_step", "failed_validation", *sorted(IMPLAUSIBLE_MECHANISM_ISSUES),
                     *sorted(SELF_REACTIVE_ISSUES))
 SAR_CORE_CODES = ("trivial_core", "no_core")

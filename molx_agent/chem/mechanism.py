@@ -15,8 +15,8 @@ product's stereochemistry comes from. Seven such steps are read from the atom ma
   amine nitrogen or a single halogen next to the carbon does not activate it (an alcohol's CH2 "adding" to an
   aldehyde, methyl iodide "deprotonated"); sulfur, phosphorus, silicon, boron, a nitro or imine nitrogen, an acylated
   nitrogen or a carbamate oxygen (Beak, Hoppe) or two halogens (dichloromethyllithium) do, and an alpha-oxy or
-  alpha-amino carbon joined to an arene or to a C-H partner is spared (Minisci, cross-dehydrogenative coupling). A carbon
-  that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is never
+  alpha-amino carbon joined to an arene or to a C-H partner is spared (Minisci, cross-dehydrogenative coupling). A
+  carbon that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is never
   flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one.
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
   that carries a free aryl N-H: the halide alkylates the nitrogen first, and Lewis acids complex the amine.
@@ -72,6 +72,8 @@ from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
 #: oxygen in :func:`_leaves_alkyl`).
 _HALOGENS = {17, 35, 53}
+#: Every halogen, fluorine included (an acyl fluoride, a CF2 carbenoid carbon).
+_ALL_HALOGENS = frozenset({9, 17, 35, 53})
 
 _CW_CCW = (Chem.ChiralType.CHI_TETRAHEDRAL_CW, Chem.ChiralType.CHI_TETRAHEDRAL_CCW)
 
@@ -175,7 +177,7 @@ def _activating_heteroatom(nb: Chem.Atom, carbon: Chem.Atom) -> bool:
     z = nb.GetAtomicNum()
     if z in (5, 14, 15, 16, 34, 50):
         return True
-    if z in (9, 17, 35, 53):
+    if z in _ALL_HALOGENS:
         return _halogen_count(carbon) >= 2
     if z == 7:
         if nb.GetFormalCharge() > 0 or any(b.GetBondType() != Chem.BondType.SINGLE for b in nb.GetBonds()):
@@ -248,7 +250,7 @@ def _lost_neighbours(c_react: Chem.Atom, c_prod: Chem.Atom) -> list[Chem.Atom]:
 
 
 def _halogen_count(atom: Chem.Atom) -> int:
-    return sum(nb.GetAtomicNum() in (9, 17, 35, 53) for nb in atom.GetNeighbors())
+    return sum(nb.GetAtomicNum() in _ALL_HALOGENS for nb in atom.GetNeighbors())
 
 
 def _leaving_atom(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
@@ -299,7 +301,7 @@ def _acyl_halide(e_react: Chem.Atom, e_prod: Chem.Atom) -> tuple[str, str] | Non
     if e_react.GetAtomicNum() not in (6, 16):
         return None
     for nb in _lost_neighbours(e_react, e_prod):
-        if nb.GetAtomicNum() not in (9, 17, 35, 53) or not _double_to_heteroatom(e_react, nb.GetIdx()):
+        if nb.GetAtomicNum() not in _ALL_HALOGENS or not _double_to_heteroatom(e_react, nb.GetIdx()):
             continue
         if e_react.GetAtomicNum() == 16:
             n_oxo = sum(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(e_react).GetAtomicNum() == 8
@@ -555,11 +557,11 @@ def strained_ring(smiles: str) -> str | None:
 #: an alkyl amine (every neighbour an sp3 carbon), an aniline on a benzene ring (NH2 or N-alkyl; not a diarylamine,
 #: an aminopyridine-type heteroaryl amine or an amide, sulfonamide or urea N-H, and not on a ring with a nitro group,
 #: whose amines are too weak: 4-amino-3-nitrobenzoyl chloride is a published intermediate), and a hydrazine's or
-#: hydrazide's NH2.  (name, SMARTS)
-SELF_REACTIVE_NUCLEOPHILES: tuple[tuple[str, str], ...] = (
-    ("a free alkyl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);!$(N[#6]=,#,:[*])]"),
-    ("a free aryl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);$(Nc1ccccc1);!$(N(a)a);!$(N[#6]=[*])]"),
-    ("a hydrazine or hydrazide NH2", "[NX3;H2;+0][NX3;+0]"),
+#: hydrazide's NH2.  (name, SMARTS, whether a nitro group on its aromatic ring spares it)
+SELF_REACTIVE_NUCLEOPHILES: tuple[tuple[str, str, bool], ...] = (
+    ("a free alkyl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);!$(N[#6]=,#,:[*])]", False),
+    ("a free aryl amine", "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);$(Nc1ccccc1);!$(N(a)a);!$(N[#6]=[*])]", True),
+    ("a hydrazine or hydrazide NH2", "[NX3;H2;+0][NX3;+0]", False),
 )
 #: Electrophiles those amines attack at room temperature: (name, what forms, SMARTS).  A sulfonyl fluoride is not one
 #: (it needs activation, SuFEx); an aldehyde is not (an imine forms reversibly, and is often the point).
@@ -579,7 +581,7 @@ def _smarts(pattern: str) -> Chem.Mol:
     return mol
 
 
-_NUCLEOPHILES = tuple((name, _smarts(sma)) for name, sma in SELF_REACTIVE_NUCLEOPHILES)
+_NUCLEOPHILES = tuple((name, _smarts(sma), nitro_spares) for name, sma, nitro_spares in SELF_REACTIVE_NUCLEOPHILES)
 _ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
 
 
@@ -608,18 +610,19 @@ def self_reactive(smiles: str) -> str | None:
     mol = _parse(smiles)
     if mol is None:
         return None
+    electrophiles = [(name, forms, hits) for name, forms, pat in _ELECTROPHILES
+                     if (hits := mol.GetSubstructMatches(pat))]
+    if not electrophiles:
+        return None
+    nucleophiles = [(name, match[0]) for name, pat, nitro_spares in _NUCLEOPHILES
+                    for match in mol.GetSubstructMatches(pat)
+                    if not (nitro_spares and _on_nitroarene(mol, match[0]))]
     fragment = {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
-    for e_name, forms, e_pat in _ELECTROPHILES:
-        e_hits = mol.GetSubstructMatches(e_pat)
-        if not e_hits:
-            continue
-        for n_name, n_pat in _NUCLEOPHILES:
-            for (n_idx, *_rest) in mol.GetSubstructMatches(n_pat):
-                # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
-                if n_name == "a free aryl amine" and _on_nitroarene(mol, n_idx):
-                    continue
-                if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
-                    return f"{n_name} and {e_name} in one molecule: they give {forms}"
+    for e_name, forms, e_hits in electrophiles:
+        for n_name, n_idx in nucleophiles:
+            # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
+            if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
+                return f"{n_name} and {e_name} in one molecule: they give {forms}"
     return None
 
 
@@ -636,8 +639,9 @@ def _marked(mol: Chem.Mol, maps: list[int]) -> str:
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
-    the aromatic carbon first for a substitution, the hydroxyl's carbon first for an acylation) or a stereo flag's centres. Empty when nothing is flagged, when
-    the reaction has no atom map, or when a side does not parse."""
+    the aromatic carbon first for a substitution, the hydroxyl's carbon first for an acylation, the nitrogen for a
+    stripped amine) or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or
+    when a side does not parse."""
     if not mapped_reaction or ">>" not in mapped_reaction:
         return []
     left, _, right = mapped_reaction.partition(">>")
