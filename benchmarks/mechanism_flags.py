@@ -23,7 +23,7 @@ Two questions:
 Usage::
 
     uv run python benchmarks/mechanism_flags.py literature [--examples 5] [--out OUT.json]
-    uv run python benchmarks/mechanism_flags.py routes --records R.jsonl [--drugs D.json] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py routes --records R.jsonl[.gz] [--drugs D.json] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py molecules --records R.jsonl[.gz] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py references [--benchmark B.json.gz] [--examples 5] [--out OUT.json]
 """
@@ -137,9 +137,11 @@ def _judge_routes(routes: list[tuple[str, Any, list[tuple[str, list[str]]]]], ma
 
 
 def routes_of_records(path: Path) -> list[tuple[str, Any, list[tuple[str, list[str]]]]]:
+    """(target, best-route confidence, steps) of every solved target of a records file (JSONL or ``.jsonl.gz``)."""
+    from benchmarks.multistep import read_records  # namespace package: the repository is on the path
+
     out = []
-    for line in path.read_text().splitlines():
-        rec = json.loads(line)
+    for rec in read_records(path)[1]:
         if "id" not in rec or not rec.get("solved") or not rec.get("routes"):
             continue
         out.append((rec["id"], rec.get("best_confidence"), list(_tree_steps(rec["routes"][0]))))

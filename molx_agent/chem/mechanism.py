@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Seven such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Eight such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -48,6 +48,15 @@ product's stereochemistry comes from. Seven such steps are read from the atom ma
   groups. Example: 2-(2-iodophenyl)propanamide "from" the acid and triethylamine (a general template, n5-01718 of
   the all-600 run); an amine that is the base or solvent is no nitrogen source. Hydrogenolysis of a dibenzylamine,
   removal of a diallyl or a phthalimide, and the loss of one group (a demethylation) are not flagged.
+- ``halide_selectivity``: the step replaces a chloride (or a bromide) on a carbon while the same molecule keeps a
+  bromide or iodide (an iodide) of the same kind: both on aryl or vinyl carbons, or both on plain sp3 carbons. The
+  more reactive halide reacts first: Pd(0) and Cu insert into C-I before C-Br before C-Cl, halogen-metal exchange
+  follows the same order, and so does S_N2 displacement. Example: a Suzuki coupling at the chloride of
+  1-bromo-4-chlorobenzene that keeps the bromide (the coupling takes the bromide), or an amine alkylated by the
+  chloride end of 1-bromo-3-chloropropane. Spared: a reacting carbon that activation makes the faster site
+  (an azine's 2- or 4-position, a pyridone, quinolone or coumarin ring, or a ring with an ortho/para acceptor, where
+  S_N_Ar and the Pd insertion both favour it, 6-bromo-4-chloroquinazoline; a benzylic, allylic, propargylic or alpha-carbonyl sp3 carbon), a ring closure, a
+  kept halide on a tertiary sp3 carbon, and sulfonates (their order against halides depends on the catalyst).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -94,6 +103,8 @@ MECHANISM_TEXT = {
     "stripped_amine": "the step takes its nitrogen ({atom}) from an amine and strips {n} alkyl groups off it: a "
                       "tertiary or secondary amine used this way is the reaction's base or solvent, not a nitrogen "
                       "source (ammonia, or an amine that already has the N-H bonds the product needs, would be)",
+    "halide_selectivity": "the step replaces the {reacting} while the same molecule keeps the {kept}, which reacts "
+                          "first ({why}): the step gives the other product unless the order of the steps changes",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -347,6 +358,78 @@ def _stripped_alkyls(n_react: Chem.Atom, n_prod: Chem.Atom) -> int:
     if len(lost) < 2:
         return 0
     return sum(_plain_alkyl(c, n_react) for c in lost)
+
+
+#: Reactivity order of the leaving halides towards Pd(0), Cu, halogen-metal exchange and S_N2: iodide first.
+_HALIDE_RANK = {17: 1, 35: 2, 53: 3}
+_HALIDE_WHY = {
+    "sp2": "Pd(0) and Cu insert into C-I before C-Br before C-Cl, and halogen-metal exchange follows the same order",
+    "sp3": "S_N2 displaces iodide before bromide before chloride",
+}
+
+
+def _halide_kind(carbon: Chem.Atom, halogen: Chem.Atom) -> str | None:
+    """``"sp2"`` (an aryl or vinyl halide), ``"sp3"`` (an alkyl halide) or ``None`` (an acyl or imidoyl halide, a
+    carbon with two or more halogens, an alkynyl halide): the kinds :func:`_halide_selectivity` compares."""
+    if carbon.GetAtomicNum() != 6 or _halogen_count(carbon) >= 2 or _double_to_heteroatom(carbon, halogen.GetIdx()):
+        return None
+    if carbon.GetIsAromatic() or carbon.GetHybridization() == Chem.HybridizationType.SP2:
+        return "sp2"
+    if carbon.GetHybridization() == Chem.HybridizationType.SP3:
+        return "sp3"
+    return None
+
+
+def _carbon_degree(carbon: Chem.Atom) -> int:
+    return sum(nb.GetAtomicNum() == 6 for nb in carbon.GetNeighbors())
+
+
+def _fast_site(mol: Chem.Mol, carbon: Chem.Atom, halogen: Chem.Atom, kind: str) -> bool:
+    """Whether activation makes ``carbon`` the faster site whatever its halide: an aryl carbon ortho/para to a ring
+    nitrogen or an acceptor, or on a ring with a ring carbonyl (a 2-pyridone's or coumarin's 4-position, a
+    3-chloroisoquinolinone: S_N_Ar, and the faster Pd insertion of 4-chloroquinazolines), a vinyl carbon of a
+    vinylogous acceptor (a 3-chloroenone), or a benzylic, allylic, propargylic, alpha-carbonyl or alpha-heteroatom
+    sp3 carbon (S_N2 and S_N1 both faster)."""
+    if kind == "sp2":
+        if carbon.GetIsAromatic():  # an azine or an acceptor-substituted ring, or a pyridone, quinolone, coumarin
+            return _snar_ring(mol, carbon)[0] or _ring_holds(mol, carbon, _ring_carbonyl)
+        return _vinylogous_acceptor(carbon, halogen.GetIdx())
+    for nb in carbon.GetNeighbors():
+        if nb.GetIdx() == halogen.GetIdx():
+            continue
+        if nb.GetAtomicNum() != 6 or nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE
+                                                                for b in nb.GetBonds()):
+            return True
+    return False
+
+
+def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom], c_react: Chem.Atom,
+                        c_prod: Chem.Atom, partner: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom, Chem.Atom, str] | None:
+    """(reacting halogen, kept carbon, kept halogen, kind) when carbon ``c`` replaces a chloride or bromide in a new
+    bond to ``partner`` (another molecule) while its molecule keeps a more reactive halide of the same kind on a
+    carbon no more substituted; ``None`` otherwise (see ``halide_selectivity`` in the module docstring)."""
+    leaving = next((nb for nb in _lost_neighbours(c_react, c_prod) if nb.GetAtomicNum() in (17, 35)), None)
+    if leaving is None or _same_fragment(reactants, c_react, partner):
+        return None
+    kind = _halide_kind(c_react, leaving)
+    if kind is None or _fast_site(reactants, c_react, leaving, kind):
+        return None
+    fragment = next(f for f in Chem.GetMolFrags(reactants) if c_react.GetIdx() in f)
+    for idx in fragment:
+        kept = reactants.GetAtomWithIdx(idx)
+        if _HALIDE_RANK.get(kept.GetAtomicNum(), 0) <= _HALIDE_RANK[leaving.GetAtomicNum()] or kept.GetDegree() != 1:
+            continue
+        carbon = kept.GetNeighbors()[0]
+        if carbon.GetIdx() == c_react.GetIdx() or _halide_kind(carbon, kept) != kind:
+            continue
+        if kind == "sp3" and _carbon_degree(carbon) > min(_carbon_degree(c_react), 2):
+            continue  # a kept halide on a more substituted (or tertiary) carbon is no faster S_N2 site
+        k_prod, c_kept = pmap.get(kept.GetAtomMapNum()), pmap.get(carbon.GetAtomMapNum())
+        if (not kept.GetAtomMapNum() or k_prod is None or c_kept is None
+                or product.GetBondBetweenAtoms(k_prod.GetIdx(), c_kept.GetIdx()) is None):
+            continue  # the halide does not survive the step
+        return leaving, carbon, kept, kind
+    return None
 
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
@@ -690,6 +773,19 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["alcohol_c_acylation"].format(
                             partner=partner, atom=f"{kind}, atom {mc} of {_marked(reactants, [mc])}",
                             group=f"{group} group", ester=ester, instead=_ACYLATION_INSTEAD.get(group, ""))})
+    for x, y in new:
+        for c, e in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6:
+                continue
+            hit = _halide_selectivity(reactants, product, pmap, rmap[c.GetAtomMapNum()], c, rmap[e.GetAtomMapNum()])
+            if hit is None:
+                continue
+            leaving, kept_c, kept, kind = hit
+            mc = c.GetAtomMapNum()
+            out.append({"code": "halide_selectivity", "atoms": [mc, kept_c.GetAtomMapNum()],
+                        "reason": MECHANISM_TEXT["halide_selectivity"].format(
+                            reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, kept_c.GetAtomMapNum()])}",
+                            kept=_label(kept_c, kept), why=_HALIDE_WHY[kind])})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
         if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():

@@ -68,6 +68,7 @@ ISSUE_TEXT = {
     "unactivated_snar": "mechanism: {reason}",
     "alcohol_c_acylation": "mechanism: {reason}",
     "stripped_amine": "mechanism: {reason}",
+    "halide_selectivity": "selectivity: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
                               "only as its ammonium salt or with the amine protected until the electrophile has "
@@ -83,7 +84,8 @@ ISSUE_TEXT = {
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
-                                          "unactivated_snar", "alcohol_c_acylation", "stripped_amine"})
+                                          "unactivated_snar", "alcohol_c_acylation", "stripped_amine",
+                                          "halide_selectivity"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
 #: heterocumulene (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
 #: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
@@ -471,8 +473,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
                       groups=conflict["groups"]))
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
         # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
-        # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, a
-        # single enantiomer from achiral precursors (medium confidence, not a cost; all but the stereo flag order
+        # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, an
+        # amine's alkyls stripped, the slower of two halides reacting, a single enantiomer from achiral precursors (medium confidence, not a cost; all but the stereo flag order
         # the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,

@@ -498,3 +498,69 @@ def test_a_nitrogen_taken_from_triethylamine_is_flagged():
 ])
 def test_deprotections_and_amines_keeping_their_groups_are_not_flagged(mapped):
     assert codes(mapped) == []
+
+
+# Suzuki coupling at the chloride of 1-bromo-4-chlorobenzene, keeping the bromide (the bromide couples first)
+SUZUKI_AT_CHLORIDE = (
+    "[Cl:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1.[OH:20][B:21]([OH:22])[c:9]1[cH:10][cH:11][cH:12][cH:13]"
+    "[cH:14]1>>[c:9]1([c:2]2[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]2)[cH:10][cH:11][cH:12][cH:13][cH:14]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, kinds", [
+    (SUZUKI_AT_CHLORIDE, [2, 5], ("aryl C-Cl at atom 2", "aryl C-Br at atom 5", "Pd(0)")),
+    # Buchwald amination at an aryl bromide of a molecule that keeps an aryl iodide
+    ("[Br:1][c:2]1[cH:3][cH:4][c:5]([I:6])[cH:7][cH:8]1.[NH:9]1[CH2:10][CH2:11][O:12][CH2:13][CH2:14]1>>[c:2]1([N:9]2"
+     "[CH2:10][CH2:11][O:12][CH2:13][CH2:14]2)[cH:3][cH:4][c:5]([I:6])[cH:7][cH:8]1",
+     [2, 5], ("aryl C-Br at atom 2", "aryl C-I at atom 5", "Pd(0)")),
+    # piperidine alkylated by the chloride end of 1-bromo-3-chloropropane
+    ("Cl[CH2:1][CH2:2][CH2:3][Br:4].[NH:5]1[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1>>[CH2:1]([CH2:2][CH2:3][Br:4])[N:5]1"
+     "[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1", [1, 3], ("alkyl C-Cl at atom 1", "alkyl C-Br at atom 3", "S_N2")),
+])
+def test_the_less_reactive_of_two_halides_reacting_is_flagged(mapped, atoms, kinds):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["halide_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(part in flags[0]["reason"] for part in kinds)
+
+
+@pytest.mark.parametrize("mapped", [
+    # the bromide couples, the chloride stays
+    "[Br:1][c:2]1[cH:3][cH:4][c:5]([Cl:6])[cH:7][cH:8]1.[OH:20][B:21]([OH:22])[c:9]1[cH:10][cH:11][cH:12][cH:13]"
+    "[cH:14]1>>[c:9]1([c:2]2[cH:3][cH:4][c:5]([Cl:6])[cH:7][cH:8]2)[cH:10][cH:11][cH:12][cH:13][cH:14]1",
+    # 6-bromo-4-chloroquinazoline: the activated 4-chloride goes first (S_N_Ar, and the faster Pd insertion)
+    "Cl[c:1]1[n:2][cH:3][n:4][c:5]2[cH:6][cH:7][c:8]([Br:9])[cH:10][c:11]12.[NH2:12][CH3:13]>>[c:1]1([NH:12][CH3:13])"
+    "[n:2][cH:3][n:4][c:5]2[cH:6][cH:7][c:8]([Br:9])[cH:10][c:11]12",
+    # the bromide end of 1-bromo-3-chloropropane
+    "Br[CH2:1][CH2:2][CH2:3][Cl:4].[NH:5]1[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1>>[CH2:1]([CH2:2][CH2:3][Cl:4])[N:5]1"
+    "[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1",
+    # a benzylic chloride beside an alkyl bromide: the benzylic position is the faster S_N2 site
+    "Cl[CH2:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])[cH:9][cH:10]1.[NH:11]1[CH2:12][CH2:13][O:14][CH2:15][CH2:16]"
+    "1>>[CH2:1]([c:2]1[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])[cH:9][cH:10]1)[N:11]1[CH2:12][CH2:13][O:14][CH2:15]"
+    "[CH2:16]1",
+    # an aryl chloride coupled while an alkyl bromide stays (different mechanisms: not compared)
+    "[Cl:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])[cH:9][cH:10]1.[OH:20][B:21]([OH:22])[c:11]1[cH:12][cH:13]"
+    "[cH:14][cH:15][cH:16]1>>[c:11]1([c:2]2[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])[cH:9][cH:10]2)[cH:12][cH:13][cH:14]"
+    "[cH:15][cH:16]1",
+    # an intramolecular amination at the chloride (a ring closure) with a bromide elsewhere
+    "[Cl:1][c:2]1[cH:3][c:4]([Br:5])[cH:6][cH:7][c:8]1[CH2:9][CH2:10][CH2:11][NH2:12]>>[c:2]12[cH:3][c:4]([Br:5])[cH:6]"
+    "[cH:7][c:8]1[CH2:9][CH2:10][CH2:11][NH:12]2",
+])
+def test_the_faster_halide_or_unlike_halides_reacting_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_a_coupling_at_the_slower_halide_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["Clc1ccc(Br)cc1", "OB(O)c1ccccc1"], "Brc1ccc(-c2ccccc2)cc1",
+                                        "Suzuki coupling", SUZUKI_AT_CHLORIDE))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert [i["code"] for i in judged["issues"]] == ["halide_selectivity"]
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+def test_a_chloride_on_a_pyridone_type_ring_beside_a_bromide_is_not_flagged():
+    # a USPTO-50K record: 3-chloro-6-bromoisoquinolin-1(2H)-one takes an amine at its 3-chloride (S_N_Ar)
+    assert codes("[NH:5]1[CH2:6][CH2:7][N:8]([CH3:9])[CH2:19][CH2:20]1.Cl[c:4]1[nH:3][c:2](=[O:1])[c:28]2[c:22]([cH:21]1)"
+                 "[cH:23][cH:24][c:25]([Br:26])[cH:27]2>>[O:1]=[c:2]1[nH:3][c:4]([N:5]2[CH2:6][CH2:7][N:8]([CH3:9])[CH2:19]"
+                 "[CH2:20]2)[cH:21][c:22]2[cH:23][cH:24][c:25]([Br:26])[cH:27][c:28]12") == []
