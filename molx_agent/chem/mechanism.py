@@ -342,8 +342,14 @@ def _plain_alkyl(carbon: Chem.Atom, nitrogen: Chem.Atom) -> bool:
     allyl and PMB groups), nor an N,O-acetal or aminal carbon (an oxazolidine or an acetonide hydrolyses)."""
     if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() or carbon.GetHybridization() != Chem.HybridizationType.SP3:
         return False
+    return _sp3_carbon_neighbours(carbon, nitrogen.GetIdx())
+
+
+def _sp3_carbon_neighbours(carbon: Chem.Atom, skip: int) -> bool:
+    """Whether every neighbour of ``carbon`` but atom ``skip`` is a non-aromatic carbon with single bonds only (no
+    heteroatom, arene, alkene, alkyne or carbonyl next to ``carbon``)."""
     for nb in carbon.GetNeighbors():
-        if nb.GetIdx() == nitrogen.GetIdx():
+        if nb.GetIdx() == skip:
             continue
         if nb.GetAtomicNum() != 6 or nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE
                                                                 for b in nb.GetBonds()):
@@ -394,13 +400,7 @@ def _fast_site(mol: Chem.Mol, carbon: Chem.Atom, halogen: Chem.Atom, kind: str) 
         if carbon.GetIsAromatic():  # an azine or an acceptor-substituted ring, or a pyridone, quinolone, coumarin
             return _snar_ring(mol, carbon)[0] or _ring_holds(mol, carbon, _ring_carbonyl)
         return _vinylogous_acceptor(carbon, halogen.GetIdx())
-    for nb in carbon.GetNeighbors():
-        if nb.GetIdx() == halogen.GetIdx():
-            continue
-        if nb.GetAtomicNum() != 6 or nb.GetIsAromatic() or any(b.GetBondType() != Chem.BondType.SINGLE
-                                                                for b in nb.GetBonds()):
-            return True
-    return False
+    return not _sp3_carbon_neighbours(carbon, halogen.GetIdx())
 
 
 def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom], c_react: Chem.Atom,

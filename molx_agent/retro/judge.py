@@ -79,7 +79,8 @@ ISSUE_TEXT = {
 
 #: Mechanism flags naming a step a chemist would not run as written (chem.mechanism; on the 50,085 recorded USPTO-50K
 #: reactions they fire on 104 (103 in train), each example read a mapping error of the record (a solvent's or base's
-#: atoms mapped into the product) or a metal partner it omits; ``alcohol_c_acylation`` on none, and on 3 of 15,461
+#: atoms mapped into the product) or a metal partner it omits; ``alcohol_c_acylation`` and ``halide_selectivity`` on
+#: none (the latter on none of 31,125 published ref-lin-600 and PaRoutes steps either); the former on 3 of 15,461
 #: published PaRoutes steps, each a record writing a sulfonate ester as a sulfone: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.

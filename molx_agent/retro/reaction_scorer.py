@@ -28,7 +28,7 @@ from rdkit.Chem import rdFingerprintGenerator
 
 from molx_agent.errors import DataError
 from molx_agent.io_utils import read_npz_with_meta
-from molx_agent.retro.templates_db import DATA_DIR
+from molx_agent.retro.templates_db import DATA_DIR, FINGERPRINT, fingerprint_words_of_mol
 
 SCORER_FILE = "retro_reaction_scorer.npz"
 #: The count fingerprint of the difference features (products and precursors alike).
@@ -49,6 +49,23 @@ def count_fingerprint(mol: Chem.Mol) -> SparseCounts:
     dense = _generator().GetCountFingerprintAsNumPy(mol)
     idx = np.flatnonzero(dense)
     return idx.astype(np.int64), dense[idx].astype(np.float32)
+
+
+#: Whether the library fingerprint (``templates_db.FINGERPRINT``) is this count fingerprint's on-bits.
+_SHARED_PASS = (FINGERPRINT["type"], FINGERPRINT["radius"], FINGERPRINT["fp_size"], FINGERPRINT["chirality"]) == (
+    "morgan", REACTION_FINGERPRINT["radius"], REACTION_FINGERPRINT["fp_size"], False)
+
+
+def count_fingerprint_and_words(mol: Chem.Mol) -> tuple[np.ndarray, SparseCounts]:
+    """(the library fingerprint of ``mol`` packed as ``templates_db.fingerprint_words_of_mol`` packs it, its
+    :func:`count_fingerprint`) from one Morgan pass when the two fingerprints share radius and size (a library bit
+    is on exactly where the count of its bin is non-zero), else from two."""
+    if not _SHARED_PASS:
+        return fingerprint_words_of_mol(mol), count_fingerprint(mol)
+    dense = _generator().GetCountFingerprintAsNumPy(mol)
+    idx = np.flatnonzero(dense)
+    words = np.packbits(dense > 0, bitorder="little").view(np.uint64)
+    return words, (idx.astype(np.int64), dense[idx].astype(np.float32))
 
 
 def difference_features(product: SparseCounts, precursors: list[SparseCounts]) -> SparseCounts:
@@ -141,5 +158,5 @@ def load_reaction_scorer() -> ReactionScorer | None:
     return read_reaction_scorer(path)
 
 
-__all__ = ["SCORER_FILE", "REACTION_FINGERPRINT", "ReactionScorer", "count_fingerprint", "difference_features",
-           "read_reaction_scorer", "load_reaction_scorer", "scorer_check_data"]
+__all__ = ["SCORER_FILE", "REACTION_FINGERPRINT", "ReactionScorer", "count_fingerprint", "count_fingerprint_and_words",
+           "difference_features", "read_reaction_scorer", "load_reaction_scorer", "scorer_check_data"]

@@ -81,6 +81,7 @@ from molx_agent.retro.reaction_scorer import (
     ReactionScorer,
     SparseCounts,
     count_fingerprint,
+    count_fingerprint_and_words,
     difference_features,
     load_reaction_scorer,
 )
@@ -439,9 +440,11 @@ class TemplateKNNModel:
             mol = Chem.MolFromSmiles(smiles)
             if mol is None:
                 return None
-            bits = fingerprint_words_of_mol(mol)
+            if self.reaction_scorer is not None:
+                bits, counts = count_fingerprint_and_words(mol)  # one Morgan pass for both
+            else:
+                bits, counts = fingerprint_words_of_mol(mol), None
             bits.flags.writeable = False  # shared by every candidate that contains this molecule
-            counts = count_fingerprint(mol) if self.reaction_scorer is not None else None
             info = (bits, mol.GetNumHeavyAtoms(), mol.GetRingInfo().NumRings(), counts)
             with self._lock:
                 if len(self._precursor_cache) >= self.precursor_cache_size:

@@ -17,13 +17,14 @@ from molx_agent.retro.reaction_scorer import (
     SCORER_FILE,
     ReactionScorer,
     count_fingerprint,
+    count_fingerprint_and_words,
     difference_features,
     load_reaction_scorer,
     read_reaction_scorer,
     scorer_check_data,
 )
 from molx_agent.retro.single_step import POLICY_ENV, TemplateKNNModel
-from molx_agent.retro.templates_db import DATA_DIR, load_template_library
+from molx_agent.retro.templates_db import DATA_DIR, fingerprint_words_of_mol, load_template_library
 
 COL = FEATURES.index("reaction_score")
 
@@ -66,6 +67,18 @@ def test_difference_fingerprint_counts_formed_minus_consumed_environments():
     # a larger leaving group consumes more environments: the difference sees which one a candidate brings
     chloride = difference_features(amide, [fp("CC(=O)Cl"), fp("CN")])
     assert not np.array_equal(np.sort(chloride[0]), np.sort(diff[0])) or not np.array_equal(chloride[1], diff[1])
+
+
+@pytest.mark.parametrize("smiles", [
+    "C", "CC(=O)NC", "O=C(O)c1ccccc1Cl", "C[C@H](N)C(=O)O", "[Na+].[O-]C(=O)C", "OB(O)c1ccc2[nH]ccc2c1",
+    "CC(C)(C)OC(=O)N1CCC[C@H]1C(=O)N[C@@H](Cc1ccccc1)C(=O)OC", "c1ccc2c(c1)ccc1ccccc12", "[2H]C([2H])([2H])I",
+])
+def test_one_morgan_pass_gives_the_library_bits_and_the_counts(smiles):
+    mol = Chem.MolFromSmiles(smiles)
+    words, counts = count_fingerprint_and_words(mol)
+    assert np.array_equal(words, fingerprint_words_of_mol(mol))
+    assert np.array_equal(counts[0], count_fingerprint(mol)[0]) and np.array_equal(counts[1], count_fingerprint(mol)[1])
+    assert words.dtype == np.uint64 and counts[0].dtype == np.int64 and counts[1].dtype == np.float32
 
 
 def test_sparse_inference_equals_the_dense_network_even_for_an_empty_difference():
