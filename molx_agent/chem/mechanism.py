@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Eight such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Nine such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -59,6 +59,13 @@ product's stereochemistry comes from. Eight such steps are read from the atom ma
   alpha-carbonyl or alpha-heteroatom sp3 carbon), a ring closure, halides of unlike kinds, a kept halide on a more
   substituted sp3 carbon, and sulfonates (their order against halides depends on the catalyst). None of the
   50,085 USPTO-50K reactions and 31,125 published route steps measured is flagged.
+- ``oxidation_without_oxidant``: a sulfur, selenium, nitrogen or phosphorus atom gains a bond to an oxygen and loses
+  no neighbour (a sulfide made a sulfoxide or sulfone, an amine or azine an N-oxide, a phosphine its oxide) while that
+  oxygen comes from water, hydroxide, carbonate, an alcohol or an acid: a molecule of C, H and O alone without an
+  O-O bond, which oxidises nothing. Example: omeprazole's sulfoxide written from the sulfide and hydroxide (a template
+  learned from records that map the work-up's hydroxide as the oxygen source; the same model also proposes the
+  sulfide with H2O2 or mCPBA). A peroxide (H2O2, mCPBA, oxone), periodate, hypochlorite, nitrite or metal oxide is an
+  oxidant and is not flagged, nor is an intramolecular oxygen.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -68,7 +75,8 @@ product's stereochemistry comes from. Eight such steps are read from the atom ma
 
 On the recorded USPTO-50K reactions (atom maps of the data set) the two C-H rules fire on mis-mapped records only,
 the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), the substitution rule on 1 (a mis-mapped
-record), and the stereocentre rule on the asymmetric reductions and resolutions whose
+record), the oxidation rule on 38 (records mapping the work-up's bicarbonate or carbonate as the oxygen), the
+halide rule on none, and the stereocentre rule on the asymmetric reductions and resolutions whose
 chiral catalyst or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags".
 """
 
@@ -107,6 +115,9 @@ MECHANISM_TEXT = {
                       "source (ammonia, or an amine that already has the N-H bonds the product needs, would be)",
     "halide_selectivity": "the step replaces the {reacting} while the same molecule keeps the {kept}, which reacts "
                           "first ({why}): the step gives the other product unless the order of the steps changes",
+    "oxidation_without_oxidant": "the step oxidises {atom} with the oxygen of {source}, which oxidises nothing: the "
+                                 "oxygen comes from an oxidant (H2O2, mCPBA, oxone, periodate) that the step does "
+                                 "not name",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -433,6 +444,27 @@ def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, 
             continue  # the halide does not survive the step
         return leaving, carbon, kept, kind
     return None
+
+
+#: Atoms that an oxygen oxidises when it bonds to them without their losing a neighbour (S, Se, N, P).
+_OXIDISABLE = frozenset({7, 15, 16, 34})
+#: Elements of an oxygen source that cannot be an oxidant when it has no O-O bond (water, hydroxide, carbonate,
+#: alcohols and acids with their counter-ions).
+_NON_OXIDANT_ELEMENTS = frozenset({1, 3, 6, 8, 11, 19, 55})
+
+
+def _non_oxidant_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
+    """The SMILES of the molecule that ``oxygen`` belongs to when it cannot oxidise anything: C, H, O (and alkali
+    counter-ions) only, no O-O bond; ``None`` otherwise (a peroxide, periodate, hypochlorite, nitrite, a metal
+    oxide...)."""
+    frags = Chem.GetMolFrags(mol)
+    k = next(i for i, f in enumerate(frags) if oxygen.GetIdx() in f)
+    atoms = [mol.GetAtomWithIdx(i) for i in frags[k]]
+    if any(a.GetAtomicNum() not in _NON_OXIDANT_ELEMENTS for a in atoms):
+        return None
+    if any(nb.GetAtomicNum() == 8 for a in atoms if a.GetAtomicNum() == 8 for nb in a.GetNeighbors()):
+        return None  # a peroxide or peracid
+    return map_free_smiles(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False)[k])
 
 
 def _label(atom: Chem.Atom, leaving: Chem.Atom) -> str:
@@ -789,6 +821,21 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["halide_selectivity"].format(
                             reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, mk])}",
                             kept=_label(kept_c, kept), why=_HALIDE_WHY[kind])})
+    for x, y in new:
+        for o, a in ((x, y), (y, x)):
+            if o.GetAtomicNum() != 8 or a.GetAtomicNum() not in _OXIDISABLE:
+                continue
+            o_react, a_react = rmap[o.GetAtomMapNum()], rmap[a.GetAtomMapNum()]
+            if _lost_neighbours(a_react, a) or _same_fragment(reactants, o_react, a_react):
+                continue  # a substitution at the atom (hydrolysis), or an intramolecular oxygen
+            source = _non_oxidant_source(reactants, o_react)
+            if source is None:
+                continue
+            ma = a.GetAtomMapNum()
+            out.append({"code": "oxidation_without_oxidant", "atoms": [ma, o.GetAtomMapNum()],
+                        "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
+                            atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
+                            source=source)})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
         if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():

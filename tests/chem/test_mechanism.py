@@ -564,3 +564,54 @@ def test_a_chloride_on_a_pyridone_type_ring_beside_a_bromide_is_not_flagged():
     assert codes("[NH:5]1[CH2:6][CH2:7][N:8]([CH3:9])[CH2:19][CH2:20]1.Cl[c:4]1[nH:3][c:2](=[O:1])[c:28]2[c:22]([cH:21]1)"
                  "[cH:23][cH:24][c:25]([Br:26])[cH:27]2>>[O:1]=[c:2]1[nH:3][c:4]([N:5]2[CH2:6][CH2:7][N:8]([CH3:9])[CH2:19]"
                  "[CH2:20]2)[cH:21][c:22]2[cH:23][cH:24][c:25]([Br:26])[cH:27][c:28]12") == []
+
+
+# omeprazole's sulfoxide from the sulfide and hydroxide (a template learned from records that map the work-up's
+# hydroxide or bicarbonate as the oxygen source)
+SULFOXIDE_FROM_HYDROXIDE = (
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]2[nH:7][c:8]([S:9][CH2:11][c:12]3[n:13][cH:14][c:15]([CH3:16])[c:17]([O:18]"
+    "[CH3:19])[c:20]3[CH3:21])[n:22][c:23]2[cH:24]1.[OH-:10]>>[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]2[nH:7][c:8]([S:9]"
+    "(=[O:10])[CH2:11][c:12]3[n:13][cH:14][c:15]([CH3:16])[c:17]([O:18][CH3:19])[c:20]3[CH3:21])[n:22][c:23]2[cH:24]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, source", [
+    (SULFOXIDE_FROM_HYDROXIDE, [9, 10], "[OH-]"),
+    # a pyridine N-oxide "from" water
+    ("[n:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1.[OH2:7]>>[O-:7][n+:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1", [1, 7], "O"),
+    # a sulfone's second oxygen from bicarbonate
+    ("[CH3:1][S:2](=[O:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[O-]C(O)=[O:10]>>[CH3:1][S:2](=[O:3])(=[O:10])[c:4]1"
+     "[cH:5][cH:6][cH:7][cH:8][cH:9]1", [2, 10], "O=C([O-])O"),
+])
+def test_an_oxidation_by_a_non_oxidant_oxygen_is_flagged(mapped, atoms, source):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["oxidation_without_oxidant"] and flags[0]["atoms"] == atoms
+    assert f"the oxygen of {source}, which oxidises nothing" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the same sulfoxide from H2O2 and from mCPBA (peroxides)
+    "[CH3:1][S:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.[OH:9][OH:10]>>[CH3:1][S:2](=[O:9])[c:3]1[cH:4][cH:5][cH:6]"
+    "[cH:7][cH:8]1",
+    "[CH3:1][S:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.[OH:9][O:10][C:11](=[O:12])[c:13]1[cH:14][cH:15][cH:16][c:17]"
+    "([Cl:18])[cH:19]1>>[CH3:1][S:2](=[O:9])[c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1",
+    # a sulfonyl chloride hydrolysed to the sulfonic acid (the sulfur loses its chloride: a substitution)
+    "[CH3:1][S:2](=[O:3])(=[O:4])[Cl:5].[OH2:6]>>[CH3:1][S:2](=[O:3])(=[O:4])[OH:6]",
+    # an amide from an acid: the new bond is C-N, no oxygen is added
+    "[CH3:1][C:2](=[O:3])[OH:4].[NH3:5]>>[CH3:1][C:2](=[O:3])[NH2:5]",
+    # an oxime from hydroxylamine: the N-O bond is the reagent's own
+    "[CH3:1][C:2](=[O:3])[CH3:4].[NH2:5][OH:6]>>[CH3:1][C:2](=[N:5][OH:6])[CH3:4]",
+])
+def test_oxidations_by_oxidants_and_hydrolyses_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_a_sulfoxide_from_hydroxide_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1", "[OH-]"],
+                                        "COc1ccc2[nH]c(S(=O)Cc3ncc(C)c(OC)c3C)nc2c1", "sulfide oxidation",
+                                        SULFOXIDE_FROM_HYDROXIDE))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert [i["code"] for i in judged["issues"]] == ["oxidation_without_oxidant"]
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
