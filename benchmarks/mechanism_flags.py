@@ -1,6 +1,6 @@
 """How often the route judgement's mechanism flags fire (``molx_agent.chem.mechanism.step_mechanism``).
 
-Two questions:
+Four questions:
 
 - ``literature``: on the recorded USPTO-50K reactions (train, val and test; the data set's own atom maps), a flag
   is a false alarm unless the record is mis-mapped. Prints per split and flag the count and the first examples.
@@ -47,6 +47,8 @@ from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ri
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "uspto50k"
+#: The molecule checks that need no atom map, by the name the outputs count them under.
+MOLECULE_CHECKS = {"self_reactive": self_reactive, "strained": strained_ring}
 
 
 def literature_reactions(data: Path = DATA) -> Iterator[tuple[str, str]]:
@@ -175,7 +177,7 @@ def molecules(path: Path) -> dict[str, Any]:
     from benchmarks.multistep import read_records  # namespace package: the repository is on the path
 
     _meta, records = read_records(path)
-    checks = {"self_reactive": self_reactive, "strained": strained_ring}
+    checks = MOLECULE_CHECKS
     n_routes = 0
     routes_hit: Counter[str] = Counter()
     best_hit: dict[str, list[dict[str, str]]] = {name: [] for name in checks}
@@ -241,7 +243,7 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             for flag in step_mechanism(mapped) if mapped else []:
                 codes.setdefault(flag["code"], mapped)
             if intermediate:
-                for name, check in (("self_reactive", self_reactive), ("strained", strained_ring)):
+                for name, check in MOLECULE_CHECKS.items():
                     what = check(smiles)
                     if what:
                         codes.setdefault(name, f"{smiles}: {what}")

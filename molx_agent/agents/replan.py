@@ -35,8 +35,9 @@ RETRY_CLASSES = ("transient",)
 AVOID_LEAF_CODES = ("analog_shortcut",)
 #: Steps a re-plan searches without: below the plausibility floor, failing validation, or a mechanism a chemist would
 #: not run (an unactivated carbanion, a free aniline C-alkylated, two electrophiles joined, an unactivated SNAr, an
-#: alcohol's carbon acylated, a tertiary amine stripped for its nitrogen), or the step that makes an intermediate
-#: reacting with itself (a free amine beside an acyl chloride or isothiocyanate).
+#: alcohol's carbon acylated, a tertiary amine stripped for its nitrogen, the slower of two halides reacting, an
+#: oxidation by water or hydroxide), or the step that makes an intermediate reacting with itself (a free amine beside
+#: an acyl chloride or isothiocyanate).
 AVOID_STEP_CODES = ("implausible_step", "failed_validation", *sorted(IMPLAUSIBLE_MECHANISM_ISSUES),
                     *sorted(SELF_REACTIVE_ISSUES))
 SAR_CORE_CODES = ("trivial_core", "no_core")
