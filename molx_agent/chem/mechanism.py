@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Nine such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Ten such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -66,6 +66,17 @@ product's stereochemistry comes from. Nine such steps are read from the atom map
   learned from records that map the work-up's hydroxide as the oxygen source; the same model also proposes the
   sulfide with H2O2 or mCPBA). A peroxide (H2O2, mCPBA, oxone), periodate, hypochlorite, nitrite or metal oxide is an
   oxidant and is not flagged, nor is an intramolecular oxygen.
+- ``electrophile_selectivity``: an N-H, O-H or S-H nucleophile (or its anion) forms a bond to a weaker electrophile
+  (an alkyl or aryl halide or sulfonate, an epoxide, a carbonyl, an ester, a Michael acceptor) while the product keeps
+  a far stronger one that it would attack first: an acyl halide, sulfonyl chloride, anhydride or isocyanate (and,
+  for N and S nucleophiles, an isothiocyanate), carried through the step unchanged. Example: imatinib's side chain
+  "from" N-methylpiperazine and 4-(chloromethyl)benzoyl chloride, N-alkylated at the benzylic chloride with the
+  acid chloride kept (the piperazine's NH acylates first; the literature makes the amide first, or alkylates the
+  ester or acid and activates it afterwards). Not flagged: a step that reacts at one strong electrophile while
+  keeping another (an acyl chloride beside a sulfonyl chloride), or at a carboxylic acid (activated in situ, often as
+  the acid chloride, which reacts before a sulfonyl chloride: 3-(chlorosulfonyl)benzoic acid esterified), a kept
+  cyclic anhydride (diaryl maleic anhydrides survive the N-alkylation of their indoles), and a step that makes the
+  strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -76,7 +87,7 @@ product's stereochemistry comes from. Nine such steps are read from the atom map
 On the recorded USPTO-50K reactions (atom maps of the data set) the two C-H rules fire on mis-mapped records only,
 the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), the substitution rule on 1 (a mis-mapped
 record), the oxidation rule on 38 (records mapping the work-up's bicarbonate or carbonate as the oxygen), the
-halide rule on none, and the stereocentre rule on the asymmetric reductions and resolutions whose
+halide and electrophile rules on none, and the stereocentre rule on the asymmetric reductions and resolutions whose
 chiral catalyst or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags".
 """
 
@@ -118,6 +129,9 @@ MECHANISM_TEXT = {
     "oxidation_without_oxidant": "the step oxidises {atom} with the oxygen of {source}, which oxidises nothing: the "
                                  "oxygen comes from an oxidant (H2O2, mCPBA, oxone, periodate) that the step does "
                                  "not name",
+    "electrophile_selectivity": "the {nucleophile} reacts at {reacting} while the product keeps {kept}, which it "
+                                "attacks far faster ({forms}): forward, the step gives that product first; make "
+                                "the {kept_short} later, or react it first",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -744,6 +758,65 @@ def self_reactive(smiles: str) -> str | None:
     return None
 
 
+#: What an N-H, O-H or S-H nucleophile makes of each strong electrophile (``SELF_REACTIVE_ELECTROPHILES`` names);
+#: an alcohol or phenol takes an isothiocyanate only when heated, so O has no entry for it.
+_STRONG_FORMS: dict[int, dict[str, str]] = {
+    7: {"an acyl halide": "an amide", "a sulfonyl chloride": "a sulfonamide", "an anhydride": "an amide",
+        "an isocyanate": "a urea", "an isothiocyanate": "a thiourea"},
+    8: {"an acyl halide": "an ester", "a sulfonyl chloride": "a sulfonate ester", "an anhydride": "an ester",
+        "an isocyanate": "a carbamate"},
+    16: {"an acyl halide": "a thioester", "a sulfonyl chloride": "a thiosulfonate", "an anhydride": "a thioester",
+         "an isocyanate": "a thiocarbamate", "an isothiocyanate": "a dithiocarbamate"},
+}
+
+
+def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
+                          rmap: dict[int, Chem.Atom]) -> tuple[set[int], list[tuple[str, int]]]:
+    """The reactant atom indices of every acyl halide, sulfonyl chloride, anhydride, isocyanate or isothiocyanate
+    group (:data:`SELF_REACTIVE_ELECTROPHILES`), and (name, product map number of its first atom) of each such
+    group the product keeps: the same mapped atoms form it on both sides, so the step carries it through unchanged
+    (a group the step makes is not kept)."""
+    strong: set[int] = set()
+    kept: list[tuple[str, int]] = []
+    for name, _forms, pat in _ELECTROPHILES:
+        r_hits = set(reactants.GetSubstructMatches(pat))
+        for hit in r_hits:
+            strong.update(hit)
+        if not r_hits:
+            continue
+        for hit in product.GetSubstructMatches(pat):
+            if name == "an anhydride" and product.GetAtomWithIdx(hit[2]).IsInRing():
+                continue  # a cyclic anhydride: diaryl maleic anhydrides survive their indoles' N-alkylation
+            maps = [product.GetAtomWithIdx(i).GetAtomMapNum() for i in hit]
+            if all(maps) and all(m in rmap for m in maps) and tuple(rmap[m].GetIdx() for m in maps) in r_hits:
+                kept.append((name, maps[0]))
+    return strong, kept
+
+
+def _carboxylic_acid(carbon: Chem.Atom) -> bool:
+    """Whether ``carbon`` is a carboxylic acid's (or carboxylate's) carbon: C(=O) with an OH or O- and a carbon or
+    hydrogen as its third neighbour."""
+    if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic():
+        return False
+    oxo = hydroxy = False
+    for bond in carbon.GetBonds():
+        nb = bond.GetOtherAtom(carbon)
+        if nb.GetAtomicNum() != 8:
+            continue
+        if bond.GetBondType() == Chem.BondType.DOUBLE:
+            oxo = True
+        elif nb.GetDegree() == 1 and (nb.GetTotalNumHs() == 1 or nb.GetFormalCharge() == -1):
+            hydroxy = True
+    return oxo and hydroxy
+
+
+def _loses_proton(n_react: Chem.Atom, n_prod: Chem.Atom) -> bool:
+    """Whether heteroatom ``n`` acts as an X-H nucleophile (or its anion) in the step: it loses a hydrogen or a
+    negative charge (a tertiary amine or pyridine that only gains a bond is not one)."""
+    return (n_react.GetTotalNumHs() > n_prod.GetTotalNumHs()
+            or n_prod.GetFormalCharge() > n_react.GetFormalCharge() and n_react.GetFormalCharge() < 0)
+
+
 def _marked(mol: Chem.Mol, maps: list[int]) -> str:
     """The molecule of ``mol`` holding ``maps[0]``, written with only the map numbers ``maps`` (so a reader sees
     which atom a flag names)."""
@@ -836,6 +909,32 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
                             atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
                             source=source)})
+    kept_strong: list[tuple[str, int]] = []
+    if any(x.GetAtomicNum() in _STRONG_FORMS or y.GetAtomicNum() in _STRONG_FORMS for x, y in new):
+        strong, kept_strong = _strong_electrophiles(reactants, product, rmap)
+    for x, y in new if kept_strong else ():
+        for n, e in ((x, y), (y, x)):
+            forms = _STRONG_FORMS.get(n.GetAtomicNum())
+            mn, me = n.GetAtomMapNum(), e.GetAtomMapNum()
+            if forms is None or e.GetAtomicNum() != 6 or rmap[me].GetIdx() in strong:
+                continue  # not an X-H nucleophile, not a carbon partner, or the partner is a strong one itself
+            if _carboxylic_acid(rmap[me]):
+                continue  # an acid is activated in situ, often as its acid chloride, which reacts first
+            if not _loses_proton(rmap[mn], n) or _same_fragment(reactants, rmap[mn], rmap[me]):
+                continue  # not a nucleophile here, or a ring closure (intramolecular, so far faster)
+            hit = next(((name, mk) for name, mk in kept_strong if name in forms), None)
+            if hit is None:
+                continue
+            name, mk = hit
+            what = "N-H" if n.GetAtomicNum() == 7 else f"{n.GetSymbol()}-H"
+            if rmap[mn].GetFormalCharge() < 0:
+                what = f"{n.GetSymbol()}- anion"
+            out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
+                        "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
+                            nucleophile=f"{what} at atom {mn} of {_marked(reactants, [mn])}",
+                            reacting=f"the carbon at atom {me} of {_marked(reactants, [me])}",
+                            kept=f"{name} (atom {mk} of {_marked(product, [mk])})", kept_short=name.split(" ", 1)[1],
+                            forms=f"{forms[name]} forms")})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
         if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():

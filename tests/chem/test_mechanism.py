@@ -615,3 +615,83 @@ def test_route_judgement_ranks_a_sulfoxide_from_hydroxide_after_clean_routes():
     assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
     assert [i["code"] for i in judged["issues"]] == ["oxidation_without_oxidant"]
     assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+# imatinib's side chain "from" N-methylpiperazine and 4-(chloromethyl)benzoyl chloride: the piperazine's NH is
+# alkylated at the benzylic chloride while the acid chloride, which it acylates far faster, is kept
+PIPERAZINE_BESIDE_ACID_CHLORIDE = (
+    "[CH3:1][N:2]1[CH2:3][CH2:4][NH:5][CH2:6][CH2:7]1.Cl[CH2:8][c:9]1[cH:10][cH:11][c:12]([C:13](=[O:14])[Cl:15])"
+    "[cH:16][cH:17]1>>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH2:8][c:9]2[cH:10][cH:11][c:12]([C:13](=[O:14])[Cl:15])"
+    "[cH:16][cH:17]2)[CH2:6][CH2:7]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    (PIPERAZINE_BESIDE_ACID_CHLORIDE, [5, 8, 13], ("N-H at atom 5", "an acyl halide (atom 13", "an amide forms")),
+    # a phenol benzylated while its sulfonyl chloride is kept (the phenoxide gives the sulfonate ester first)
+    ("[OH:1][c:2]1[cH:3][cH:4][c:5]([S:6](=[O:7])(=[O:8])[Cl:9])[cH:10][cH:11]1.Br[CH2:12][c:13]1[cH:14][cH:15][cH:16]"
+     "[cH:17][cH:18]1>>[O:1]([c:2]1[cH:3][cH:4][c:5]([S:6](=[O:7])(=[O:8])[Cl:9])[cH:10][cH:11]1)[CH2:12][c:13]1"
+     "[cH:14][cH:15][cH:16][cH:17][cH:18]1", [1, 12, 6], ("O-H at atom 1", "a sulfonyl chloride", "a sulfonate ester")),
+    # a reductive amination beside an aryl isocyanate (the amine gives the urea first)
+    ("O=[CH:1][c:2]1[cH:3][cH:4][c:5]([N:6]=[C:7]=[O:8])[cH:9][cH:10]1.[NH2:11][CH3:12]>>[CH2:1]([c:2]1[cH:3][cH:4]"
+     "[c:5]([N:6]=[C:7]=[O:8])[cH:9][cH:10]1)[NH:11][CH3:12]", [11, 1, 6], ("an isocyanate", "a urea forms")),
+])
+def test_a_nucleophile_reacting_beside_a_kept_stronger_electrophile_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["electrophile_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words)
+
+
+@pytest.mark.parametrize("mapped", [
+    # the literature order: the aniline takes the acid chloride, the benzylic chloride stays for the piperazine
+    "[NH2:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.Cl[C:8](=[O:9])[c:10]1[cH:11][cH:12][c:13]([CH2:14][Cl:15])[cH:16]"
+    "[cH:17]1>>[O:9]=[C:8]([NH:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[c:10]1[cH:11][cH:12][c:13]([CH2:14][Cl:15])"
+    "[cH:16][cH:17]1",
+    # an amine acylated at the acid chloride of 3-(chlorosulfonyl)benzoyl chloride (one strong electrophile of two)
+    "[CH3:1][NH2:2].Cl[C:3](=[O:4])[c:5]1[cH:6][cH:7][cH:8][c:9]([S:10](=[O:11])(=[O:12])[Cl:13])[cH:14]1>>[CH3:1][NH:2]"
+    "[C:3](=[O:4])[c:5]1[cH:6][cH:7][cH:8][c:9]([S:10](=[O:11])(=[O:12])[Cl:13])[cH:14]1",
+    # the acid chloride made from the acid (the step makes the strong group)
+    "[OH:1][C:2](=[O:3])[c:4]1[cH:5][cH:6][c:7]([CH2:8][N:9]2[CH2:10][CH2:11][N:12]([CH3:13])[CH2:14][CH2:15]2)[cH:16]"
+    "[cH:17]1.O=S(Cl)[Cl:18]>>[Cl:18][C:2](=[O:3])[c:4]1[cH:5][cH:6][c:7]([CH2:8][N:9]2[CH2:10][CH2:11][N:12]([CH3:13])"
+    "[CH2:14][CH2:15]2)[cH:16][cH:17]1",
+    # N-alkylation beside an ester (not a strong electrophile)
+    "[CH3:1][N:2]1[CH2:3][CH2:4][NH:5][CH2:6][CH2:7]1.Cl[CH2:8][c:9]1[cH:10][cH:11][c:12]([C:13](=[O:14])[O:15][CH3:18])"
+    "[cH:16][cH:17]1>>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH2:8][c:9]2[cH:10][cH:11][c:12]([C:13](=[O:14])[O:15][CH3:18])"
+    "[cH:16][cH:17]2)[CH2:6][CH2:7]1",
+    # a thiolate S-methylated beside an anhydride that is another molecule, which the product does not keep
+    ("[S-:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.I[CH3:8].[CH3:9][C:10](=[O:11])[O:12][C:13](=[O:14])[CH3:15]>>"
+     "[CH3:8][S:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1"),
+    # a ring closure (intramolecular, far faster): a tetrahydrofuran closed beside the same molecule's acid chloride
+    "[Cl:20][C:8](=[O:9])[c:10]1[cH:11][cH:12][c:13]([CH:1]([OH:5])[CH2:2][CH2:3][CH2:4]Br)[cH:16][cH:17]1>>[Cl:20]"
+    "[C:8](=[O:9])[c:10]1[cH:11][cH:12][c:13]([CH:1]2[O:5][CH2:4][CH2:3][CH2:2]2)[cH:16][cH:17]1",
+    # a phenol methylated beside an isothiocyanate (alcohols and phenols take it only when heated)
+    "[OH:1][c:2]1[cH:3][cH:4][c:5]([N:6]=[C:7]=[S:8])[cH:9][cH:10]1.I[CH3:11]>>[CH3:11][O:1][c:2]1[cH:3][cH:4][c:5]"
+    "([N:6]=[C:7]=[S:8])[cH:9][cH:10]1",
+])
+def test_a_nucleophile_at_the_strongest_electrophile_or_beside_a_weak_one_is_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_an_alkylation_beside_a_kept_acid_chloride_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["CN1CCNCC1", "O=C(Cl)c1ccc(CCl)cc1"], "CN1CCN(Cc2ccc(C(=O)Cl)cc2)CC1",
+                                        "N-alkylation", PIPERAZINE_BESIDE_ACID_CHLORIDE))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert "electrophile_selectivity" in [i["code"] for i in judged["issues"]]
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+@pytest.mark.parametrize("mapped", [
+    # published (PaRoutes n5-09692): methyl ester of 3-(chlorosulfonyl)benzoic acid (the acid is activated first)
+    "O[C:3](=[O:4])[c:5]1[cH:6][c:7]([S:8](=[O:9])(=[O:10])[Cl:11])[c:12]([Br:13])[cH:14][cH:15]1.[CH3:1][OH:2]>>[CH3:1]"
+    "[O:2][C:3](=[O:4])[c:5]1[cH:6][c:7]([S:8](=[O:9])(=[O:10])[Cl:11])[c:12]([Br:13])[cH:14][cH:15]1",
+    # a USPTO-50K record: an indole N-alkylated beside a diaryl maleic anhydride
+    "Br[CH2:10][c:11]1[cH:12][cH:13][cH:14][cH:15][c:16]1[CH2:17][Br:18].[CH3:1][n:2]1[cH:3][c:4]([C:5]2=[C:6]([c:7]3"
+    "[cH:8][nH:9][c:19]4[cH:20][cH:21][cH:22][cH:23][c:24]34)[C:25](=[O:26])[O:27][C:28]2=[O:29])[c:30]2[cH:31][cH:32]"
+    "[cH:33][cH:34][c:35]12>>[CH3:1][n:2]1[cH:3][c:4]([C:5]2=[C:6]([c:7]3[cH:8][n:9]([CH2:10][c:11]4[cH:12][cH:13]"
+    "[cH:14][cH:15][c:16]4[CH2:17][Br:18])[c:19]4[cH:20][cH:21][cH:22][cH:23][c:24]34)[C:25](=[O:26])[O:27][C:28]2="
+    "[O:29])[c:30]2[cH:31][cH:32][cH:33][cH:34][c:35]12",
+])
+def test_an_acid_activated_in_situ_or_a_kept_cyclic_anhydride_is_not_flagged(mapped):
+    assert codes(mapped) == []
