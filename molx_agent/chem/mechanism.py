@@ -794,8 +794,8 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
 
 
 def _carboxylic_acid(carbon: Chem.Atom) -> bool:
-    """Whether ``carbon`` is a carboxylic acid's (or carboxylate's) carbon: C(=O) with an OH or O- and a carbon or
-    hydrogen as its third neighbour."""
+    """Whether ``carbon`` is a carboxylic acid's (or carboxylate's) carbon: a non-aromatic C=O carbon with a
+    terminal OH or O-."""
     if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic():
         return False
     oxo = hydroxy = False
@@ -831,8 +831,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
     the aromatic carbon first for a substitution, the hydroxyl's carbon first for an acylation, the nitrogen for a
-    stripped amine) or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or
-    when a side does not parse."""
+    stripped amine; the nucleophile, its partner and the kept group's first atom for ``electrophile_selectivity``)
+    or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or when a side
+    does not parse."""
     if not mapped_reaction or ">>" not in mapped_reaction:
         return []
     left, _, right = mapped_reaction.partition(">>")
