@@ -14,58 +14,35 @@ there, not in the strategy. Prints the count per reference length and, with ``--
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.multistep import BENCH, _inchikey, load_targets  # noqa: E402
+from benchmarks.mechanism_flags import _tree_steps  # noqa: E402
+from benchmarks.multistep import BENCH, load_targets, read_records  # noqa: E402
 from benchmarks.reference_steps import reference_steps  # noqa: E402
+from benchmarks.route_diagnosis import _Keys  # noqa: E402
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt") as fh:
-        return [rec for line in fh if line.strip() and "id" in (rec := json.loads(line))]
-
-
-def route_steps(node: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
-    """(product, reactants) of every step of an exported reaction tree."""
-    for child in node.get("children") or []:
-        if child.get("type") == "reaction":
-            product, _, reactants = child["smiles"].partition(">>")
-            yield product, reactants.split(".")
-            for mol in child.get("children") or []:
-                yield from route_steps(mol)
-
-
 def near_misses(records: list[dict[str, Any]], targets: dict[str, dict[str, Any]], n_routes: int) -> dict[str, Any]:
-    keys: dict[str, str] = {}
-
-    def key(smiles: str) -> str:
-        if smiles not in keys:
-            keys[smiles] = _inchikey(smiles)
-        return keys[smiles]
-
+    key = _Keys()
     unmatched = 0
     by_length: Counter[int] = Counter()
     found: list[dict[str, Any]] = []
     for rec in records:
         rank = rec.get("match_rank")
-        if not rec.get("solved") or (rank is not None and rank <= n_routes):
+        if "id" not in rec or not rec.get("solved") or (rank is not None and rank <= n_routes):
             continue
         unmatched += 1
         ref = reference_steps(targets[rec["id"]]["ground_truth"]["target"])
         ref_by_product = {key(p): sorted(map(key, rs)) for _d, p, rs in ref}
         for i, tree in enumerate((rec.get("routes") or [])[:n_routes], 1):
-            steps = list(route_steps(tree))
+            steps = list(_tree_steps(tree))
             if len(steps) != len(ref) or {key(p) for p, _ in steps} != set(ref_by_product):
                 continue
             differing = [{"product": p, "ours": ".".join(rs),
@@ -91,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         if not path.is_file():
             print(f"Error: no such file: {path}", file=sys.stderr)
             return 2
-    res = near_misses(read_records(args.records), load_targets(args.benchmark), args.n_routes)
+    res = near_misses(read_records(args.records)[1], load_targets(args.benchmark), args.n_routes)
     print(f"solved without the reference in the top {args.n_routes}: {res['solved_unmatched']}; "
           f"a top-{args.n_routes} route through exactly the reference's intermediates: {res['same_intermediates']} "
           f"(by reference length: {res['by_reference_length']})")

@@ -40,7 +40,7 @@ def test_a_route_through_the_reference_intermediates_with_another_leaf_is_a_near
     # the same two intermediates; dichloroketene from dichloroacetyl chloride instead of trichloroacetyl chloride
     near = _tree([(TARGET, [DICHLORO]), (DICHLORO, ["C=CC(C)(C)C", "O=C(Cl)C(Cl)Cl"])])
     path = _records(tmp_path, [other_strategy, near])
-    res = nm.near_misses(nm.read_records(path), nm.load_targets(DATA / "ref3.json.gz"), 10)
+    res = nm.near_misses(nm.read_records(path)[1], nm.load_targets(DATA / "ref3.json.gz"), 10)
     assert res["solved_unmatched"] == 1 and res["same_intermediates"] == 1
     assert res["by_reference_length"] == {2: 1}
     [hit] = res["targets"]
@@ -48,16 +48,16 @@ def test_a_route_through_the_reference_intermediates_with_another_leaf_is_a_near
     assert hit["differing_steps"] == [{"product": DICHLORO, "ours": "C=CC(C)(C)C.O=C(Cl)C(Cl)Cl",
                                        "reference": "C=CC(C)(C)C.O=C(Cl)C(Cl)(Cl)Cl"}]
     # only within the top n: the near miss is the second route
-    assert nm.near_misses(nm.read_records(path), nm.load_targets(DATA / "ref3.json.gz"), 1)["same_intermediates"] == 0
+    assert nm.near_misses(nm.read_records(path)[1], nm.load_targets(DATA / "ref3.json.gz"), 1)["same_intermediates"] == 0
 
 
 def test_matched_and_unsolved_targets_are_not_counted(benchmark_script, tmp_path):
     nm = benchmark_script("route_near_misses")
     near = _tree([(TARGET, [DICHLORO]), (DICHLORO, ["C=CC(C)(C)C", "O=C(Cl)C(Cl)Cl"])])
     targets = nm.load_targets(DATA / "ref3.json.gz")
-    matched = nm.read_records(_records(tmp_path, [near], match_rank=3))
+    matched = nm.read_records(_records(tmp_path, [near], match_rank=3))[1]
     assert nm.near_misses(matched, targets, 10)["solved_unmatched"] == 0
-    unsolved = nm.read_records(_records(tmp_path, [], solved=False))
+    unsolved = nm.read_records(_records(tmp_path, [], solved=False))[1]
     assert nm.near_misses(unsolved, targets, 10)["solved_unmatched"] == 0
 
 
