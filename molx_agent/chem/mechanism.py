@@ -758,11 +758,11 @@ def self_reactive(smiles: str) -> str | None:
     return None
 
 
-#: What an N-H, O-H or S-H nucleophile makes of each strong electrophile (``SELF_REACTIVE_ELECTROPHILES`` names);
-#: an alcohol or phenol takes an isothiocyanate only when heated, so O has no entry for it.
+#: What an N-H, O-H or S-H nucleophile makes of each strong electrophile (``SELF_REACTIVE_ELECTROPHILES`` names; an
+#: amine makes what that table says); an alcohol or phenol takes an isothiocyanate only when heated, so O has no entry
+#: for it.
 _STRONG_FORMS: dict[int, dict[str, str]] = {
-    7: {"an acyl halide": "an amide", "a sulfonyl chloride": "a sulfonamide", "an anhydride": "an amide",
-        "an isocyanate": "a urea", "an isothiocyanate": "a thiourea"},
+    7: {name: forms for name, forms, _sma in SELF_REACTIVE_ELECTROPHILES},
     8: {"an acyl halide": "an ester", "a sulfonyl chloride": "a sulfonate ester", "an anhydride": "an ester",
         "an isocyanate": "a carbamate"},
     16: {"an acyl halide": "a thioester", "a sulfonyl chloride": "a thiosulfonate", "an anhydride": "a thioester",
