@@ -20,6 +20,9 @@ Four questions:
   A reference route is a published one, so each hit is a false alarm, a salt written as the free base or a record's
   omission.
 
+``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` judges
+(``aromatic_substitutions``: electrophilic substitutions at a benzene C-H, by kind), the denominator of its rate.
+
 Usage::
 
     uv run python benchmarks/mechanism_flags.py literature [--examples 5] [--out OUT.json]
@@ -43,7 +46,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ring  # noqa: E402
+from molx_agent.chem.mechanism import (  # noqa: E402
+    aromatic_substitutions,
+    self_reactive,
+    step_mechanism,
+    strained_ring,
+)
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "uspto50k"
@@ -67,9 +75,11 @@ def literature_reactions(data: Path = DATA) -> Iterator[tuple[str, str]]:
 def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
     n: Counter[str] = Counter()
     fired: Counter[str] = Counter()
+    judged: Counter[str] = Counter()
     shown: dict[str, list[str]] = {}
     for split, rxn in literature_reactions(data):
         n[split] += 1
+        judged.update(f"{split}:{s['kind']}" for s in aromatic_substitutions(rxn))
         codes = {f["code"] for f in step_mechanism(rxn)}
         if self_reactive(rxn.partition(">>")[2]):  # the map numbers do not change what the SMARTS match
             codes.add("self_reactive_product")
@@ -78,7 +88,7 @@ def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
             shown.setdefault(code, [])
             if len(shown[code]) < examples:
                 shown[code].append(rxn)
-    return {"reactions": dict(n), "flagged": dict(fired), "examples": shown}
+    return {"reactions": dict(n), "flagged": dict(fired), "aromatic_substitutions": dict(judged), "examples": shown}
 
 
 class StepMapper:
@@ -229,6 +239,7 @@ def references(path: Path, examples: int) -> dict[str, Any]:
         targets = json.load(fh)["targets"]
     n_routes = n_steps = unmapped = 0
     routes_hit: Counter[str] = Counter()
+    judged: Counter[str] = Counter()
     shown: dict[str, list[dict[str, str]]] = {}
     for tid, target in targets.items():
         tree = (target.get("ground_truth") or {}).get("target")
@@ -240,6 +251,7 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             if made:
                 n_steps += mapped is not None
                 unmapped += mapped is None
+                judged.update(s["kind"] for s in aromatic_substitutions(mapped or ""))
             for flag in step_mechanism(mapped) if mapped else []:
                 codes.setdefault(flag["code"], mapped)
             if intermediate:
@@ -253,7 +265,7 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             if len(shown[code]) < examples:
                 shown[code].append({"target": str(tid), "where": where})
     return {"routes": n_routes, "steps": n_steps, "steps_without_map": unmapped,
-            "routes_flagged": dict(routes_hit), "examples": shown}
+            "routes_flagged": dict(routes_hit), "aromatic_substitutions": dict(judged), "examples": shown}
 
 
 def _brief(res: dict[str, Any]) -> dict[str, Any]:

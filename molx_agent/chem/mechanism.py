@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Ten such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Eleven such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -77,6 +77,20 @@ product's stereochemistry comes from. Ten such steps are read from the atom map 
   the acid chloride, which reacts before a sulfonyl chloride: 3-(chlorosulfonyl)benzoic acid esterified), a kept
   cyclic anhydride (diaryl maleic anhydrides survive the N-alkylation of their indoles), and a step that makes the
   strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
+- ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or
+  a Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic
+  or allylic carbon or an alkene) at a C-H of a benzene ring, between two molecules, at a position the ring's
+  substituents do not direct to: meta to every ortho/para director (toluene brominated meta) while one of them has a
+  free ortho or para position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a
+  heteroatom donor (hydroxy, alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated
+  next to its methyl); or, on a ring with meta directors alone, ortho or para to one of them. Not judged: fused
+  aromatic rings (naphthalene, indole), heteroaromatic rings, rings with a group whose direction is not clear-cut
+  (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or sulfonation (the anilinium directs meta),
+  Friedel-Crafts on a ring with a meta director (another mechanism: vicarious substitution), the electrophiles of a
+  directed ortho-metalation (DMF, CO2, chloroformates, aldehydes, methyl and plain primary alkyl halides), an
+  annulation with one bond where the groups direct, and ring closures. A donor that carries a group and is flanked
+  by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded
+  ortho positions do not count as its free ones.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -132,6 +146,10 @@ MECHANISM_TEXT = {
     "electrophile_selectivity": "the {nucleophile} reacts at {reacting} while the product keeps {kept}, which it "
                                 "attacks far faster ({forms}): forward, the step gives that product first; make "
                                 "the {kept_short} later, or react it first",
+    "aromatic_regiochemistry": "the {kind} substitutes the ring at {atom}, {why}: forward, the electrophile goes "
+                               "to another position and the step gives another isomer (only a directed "
+                               "metalation or a blocking group, which the step does not name, would set this "
+                               "site)",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -827,6 +845,224 @@ def _marked(mol: Chem.Mol, maps: list[int]) -> str:
     return next((part for part in Chem.MolToSmiles(copy).split(".") if f":{maps[0]}]" in part), "")
 
 
+#: Directing strength of a benzene ring's substituent for electrophilic aromatic substitution: heteroatom donors
+#: (ortho/para, strong: hydroxy, alkoxy, amino, acylamino, thioether), weak donors (alkyl, aryl, acyloxy; ortho/para),
+#: halogens and fluoroalkoxy groups (ortho/para, deactivating), and meta directors.
+_DONOR, _WEAK_DONOR, _HALO_DIRECTOR, _META_DIRECTOR = 3, 1, 0, -1
+_SEAR_HALOGENATION = {17: "chlorination", 35: "bromination", 53: "iodination"}
+
+
+def _director(ring_atom: Chem.Atom, sub: Chem.Atom, acidic: bool) -> tuple[int, str] | None:
+    """(directing class, name) of substituent ``sub`` on the benzene carbon ``ring_atom``, or ``None`` for a group
+    whose direction is not judged (vinyl, alkyne, heteroaryl, imide, sulfonate, B/Si/Sn/P, imine...; under nitration
+    or sulfonation, ``acidic``, an amine, which the acid protonates to a meta-directing ammonium)."""
+    z = sub.GetAtomicNum()
+    others = [n for n in sub.GetNeighbors() if n.GetIdx() != ring_atom.GetIdx()]
+    if z in (9, 17, 35, 53):
+        return _HALO_DIRECTOR, "halogen"
+    if sub.GetIsAromatic() and z != 6:
+        return None
+    if z == 8:
+        if sub.GetFormalCharge() < 0 or not others:
+            return _DONOR, "hydroxy group"
+        o = others[0]
+        if o.GetAtomicNum() != 6:
+            return None  # a sulfonate or silyl ether
+        if _halogen_count(o) >= 2:
+            return _HALO_DIRECTOR, "fluoroalkoxy group"  # OCHF2, OCF3: deactivating, ortho/para
+        if _double_to_heteroatom(o, sub.GetIdx()):
+            return _WEAK_DONOR, "acyloxy group"  # an ester or carbonate O: weaker than an alkyl group
+        return _DONOR, "alkoxy group"
+    if z == 7:
+        if sub.GetFormalCharge() > 0:
+            return _META_DIRECTOR, ("nitro group" if sum(n.GetAtomicNum() == 8 for n in others) >= 2
+                                    else "ammonium group")
+        if any(b.GetBondType() != Chem.BondType.SINGLE for b in sub.GetBonds()):
+            return None
+        acyls = sum(n.GetAtomicNum() in (6, 15, 16) and _double_to_heteroatom(n, sub.GetIdx()) for n in others)
+        if acyls >= 2:
+            return None  # an imide N (phthalimide): its lone pair is spent on two carbonyls
+        if acyls:
+            return _DONOR, "acylamino group"  # amide, carbamate, urea or sulfonamide N-H
+        return None if acidic else (_DONOR, "amino group")
+    if z == 16:
+        if _double_to_heteroatom(sub, -1):
+            return _META_DIRECTOR, "sulfonyl group"
+        return (_DONOR, "thioether") if len(others) == 1 and others[0].GetAtomicNum() == 6 else None
+    if z != 6 or sub.GetFormalCharge():
+        return None
+    if sub.GetIsAromatic():
+        ring = next((r for r in sub.GetOwningMol().GetRingInfo().AtomRings() if sub.GetIdx() in r), ())
+        carbocyclic = all(sub.GetOwningMol().GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
+        return (_WEAK_DONOR, "aryl group") if carbocyclic else None
+    if sum(n.GetAtomicNum() in (9, 17) for n in others) >= 2:
+        return _META_DIRECTOR, "trihalomethyl group"
+    for bond in sub.GetBonds():
+        other = bond.GetOtherAtom(sub)
+        if other.GetIdx() == ring_atom.GetIdx() or bond.GetBondType() == Chem.BondType.SINGLE:
+            continue
+        if other.GetAtomicNum() in (7, 8, 16):
+            if bond.GetBondType() == Chem.BondType.TRIPLE:
+                return _META_DIRECTOR, "nitrile"
+            return _META_DIRECTOR, {7: "imino group", 8: "carbonyl group", 16: "thiocarbonyl group"}[other.GetAtomicNum()]
+        return None  # vinyl, alkyne
+    return _WEAK_DONOR, "alkyl group"
+
+
+def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
+    """The electrophilic aromatic substitution a new bond from an arene C-H to ``e`` writes: a halogenation,
+    nitration, sulfonation, Friedel-Crafts acylation (an acyl halide, anhydride or acid with a carbon group) or
+    alkylation (a secondary or higher carbon losing a halide, hydroxyl or sulfonate, or an alkene carbon); ``None``
+    for the electrophiles of a directed metalation (DMF, CO2, chloroformates, aldehydes and ketones, methyl and
+    plain primary alkyl halides), for a carbon that a neighbouring acceptor makes a nucleophile (vicarious substitution), and others."""
+    z = e_prod.GetAtomicNum()
+    if z in _SEAR_HALOGENATION:
+        return _SEAR_HALOGENATION[z]
+    if z == 7 and sum(n.GetAtomicNum() == 8 for n in e_prod.GetNeighbors()) >= 2:
+        return "nitration"
+    if z == 16 and _double_to_heteroatom(e_prod, -1):
+        return "sulfonation"
+    if z != 6 or e_react.GetIsAromatic():
+        return None
+    carbons = [n for n in e_react.GetNeighbors() if n.GetAtomicNum() == 6]
+    if _double_to_heteroatom(e_prod, -1):
+        leaves = any(b.GetOtherAtom(e_react).GetAtomicNum() in (17, 35) or (
+            b.GetOtherAtom(e_react).GetAtomicNum() == 8 and b.GetBondType() == Chem.BondType.SINGLE)
+            for b in e_react.GetBonds())
+        hetero = [n for n in e_react.GetNeighbors() if n.GetAtomicNum() != 6]
+        alkoxy = any(n.GetAtomicNum() == 8 and n.GetDegree() == 2 and not any(
+            _double_to_heteroatom(m, n.GetIdx()) for m in n.GetNeighbors() if m.GetIdx() != e_react.GetIdx())
+            for n in hetero)  # a chloroformate or ester: not a Friedel-Crafts acylating agent
+        return "Friedel-Crafts acylation" if carbons and leaves and not alkoxy and len(hetero) == 2 else None
+    if e_prod.GetHybridization() != Chem.HybridizationType.SP3 or _double_to_heteroatom(e_react, -1):
+        return None  # not sp3 in the product, or an aldehyde or ketone carbon
+    if not carbons or any(_double_to_heteroatom(n, e_react.GetIdx()) or
+                          (n.GetAtomicNum() == 7 and n.GetFormalCharge() > 0) for n in e_react.GetNeighbors()):
+        return None  # a methyl group, or a carbanion next to an acceptor (vicarious substitution)
+    alkene = any(b.GetBondType() == Chem.BondType.DOUBLE for b in e_react.GetBonds())
+    if not alkene and len(carbons) == 1 and not carbons[0].GetIsAromatic() and not any(
+            b.GetBondType() != Chem.BondType.SINGLE for b in carbons[0].GetBonds()):
+        return None  # a plain primary alkyl (ethyl iodide): the electrophile of a metalated arene, not of an SEAr
+    lost = any(n.GetAtomicNum() in (8, 17, 35, 53) for n in _lost_neighbours(e_react, e_prod))
+    return "Friedel-Crafts alkylation" if alkene or lost else None
+
+
+def _benzene_ring(mol: Chem.Mol, atom: Chem.Atom) -> list[int] | None:
+    """The atom indices of the benzene ring through ``atom``, in ring order from it; ``None`` when the atom is not
+    on a six-carbon aromatic ring or the ring is fused to another aromatic ring (naphthalene, indole, quinoline:
+    their own rules are not judged)."""
+    rings = mol.GetRingInfo().AtomRings()
+    ring = next((r for r in rings if atom.GetIdx() in r and len(r) == 6 and all(
+        mol.GetAtomWithIdx(i).GetIsAromatic() and mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in r)), None)
+    if ring is None:
+        return None
+    members = set(ring)
+    for other in rings:
+        if set(other) != members and len(members & set(other)) >= 2 and any(
+                mol.GetAtomWithIdx(i).GetIsAromatic() for i in other if i not in members):
+            return None
+    order = [atom.GetIdx()]
+    while len(order) < 6:
+        cur = mol.GetAtomWithIdx(order[-1])
+        order.append(next(n.GetIdx() for n in cur.GetNeighbors() if n.GetIdx() in members and n.GetIdx() not in order))
+    return order
+
+
+def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
+                ) -> dict[tuple[int, ...], tuple[list[int], set[int], str, list[tuple[int, int]]]]:
+    """The electrophilic substitutions of the new bonds ``new`` on benzene rings of the reactants, by ring: (ring
+    order, the substituted positions, the kind, the (ring carbon, electrophile) map-number pairs). Both bonds of an
+    annulation land on one ring and are judged together; an intramolecular bond (a cyclisation, whose tether sets
+    the site) is not counted."""
+    found: dict[tuple[int, ...], tuple[list[int], set[int], str, list[tuple[int, int]]]] = {}
+    for x, y in new:
+        for c, e in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6 or not c.GetIsAromatic():
+                continue
+            c_react, e_react = rmap[c.GetAtomMapNum()], rmap[e.GetAtomMapNum()]
+            if not c_react.GetIsAromatic() or c_react.GetTotalNumHs() <= c.GetTotalNumHs() or \
+                    _lost_neighbours(c_react, c):
+                continue  # not an aromatic C-H substitution
+            kind = _sear_kind(e_react, e)
+            if kind is None or _same_fragment(reactants, c_react, e_react):
+                continue
+            order = _benzene_ring(reactants, c_react)
+            if order is None:
+                continue
+            entry = found.setdefault(tuple(sorted(order)), (order, set(), kind, []))
+            entry[1].add(entry[0].index(c_react.GetIdx()))
+            entry[3].append((c.GetAtomMapNum(), e.GetAtomMapNum()))
+    return found
+
+
+def aromatic_substitutions(mapped_reaction: str) -> list[dict[str, Any]]:
+    """The intermolecular electrophilic substitutions at a benzene C-H that one atom-mapped step writes, the ones
+    ``aromatic_regiochemistry`` judges: ``[{kind, atoms}]`` per ring, ``atoms`` the (ring carbon, electrophile) map
+    numbers of each new bond. Empty without an atom map or when a side does not parse."""
+    left, _, right = (mapped_reaction or "").partition(">>")
+    reactants, product = _parse(left), _parse(right)
+    if reactants is None or product is None:
+        return []
+    rmap = _mapped_atoms(reactants)
+    return [{"kind": kind, "atoms": pairs}
+            for _, _, kind, pairs in _sear_sites(reactants, _new_bonds(reactants, product, rmap), rmap).values()]
+
+
+def _ortho_para(i: int, j: int) -> bool:
+    return min(abs(i - j), 6 - abs(i - j)) in (1, 3)
+
+
+def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -> str | None:
+    """Why the new groups at ring positions ``sites`` (indices into ``order``) go against the ring's directing
+    groups, or ``None`` when a site is where they direct, or the ring is not judged. Three verdicts: a site meta to
+    every ortho/para director while one of them has a free ortho or para position; a site that only weak donors or
+    halogens direct to while a heteroatom donor has a free position (its para position for an acylamino group,
+    whose ortho positions its bulk shields); on a ring with meta directors only, a site ortho or para to one while a
+    position meta to all is free. A heteroatom donor that carries a group (NHAc, OMe, NMe2; not NH2 or OH, not one
+    held in a fused ring) and is flanked by two ortho substituents counts as a weak one (twisted out of the ring's
+    plane, it donates little: 2,6-dimethylacetanilide nitrates meta to its NHAc)."""
+    acidic = kind in ("nitration", "sulfonation")
+    groups: list[tuple[int, int, str]] = []  # (position, class, name)
+    twistable: set[int] = set()  # positions of a donor that carries a group and is not held in a fused ring
+    free = set(sites)
+    for pos, idx in enumerate(order):
+        ring_atom = mol.GetAtomWithIdx(idx)
+        outside = [n for n in ring_atom.GetNeighbors() if n.GetIdx() not in order]
+        if not outside and ring_atom.GetTotalNumHs():
+            free.add(pos)
+        for sub in outside:
+            found = _director(ring_atom, sub, acidic)
+            if found is None:
+                return None
+            groups.append((pos, *found))
+            if sub.GetDegree() > 1 and not mol.GetBondBetweenAtoms(idx, sub.GetIdx()).IsInRing():
+                twistable.add(pos)
+    taken = {g[0] for g in groups}
+    groups = [(p, _WEAK_DONOR if c == _DONOR and p in twistable and {(p + 1) % 6, (p - 1) % 6} <= taken else c, n)
+              for p, c, n in groups]
+    directors = [g for g in groups if g[1] >= _HALO_DIRECTOR]
+    metas = [g for g in groups if g[1] == _META_DIRECTOR]
+    if kind.startswith("Friedel-Crafts") and metas:
+        return None  # a deactivated ring takes no Friedel-Crafts: another mechanism (vicarious substitution)
+    names = lambda gs: " and the ".join(sorted({g[2] for g in gs}))  # noqa: E731
+    if directors:
+        if not any(_ortho_para(s, g[0]) for s in sites for g in directors):
+            if any(_ortho_para(f, g[0]) for f in free for g in directors):
+                return f"meta to the {names(directors)}, which direct{'s' if len(directors) == 1 else ''} ortho/para"
+            return None
+        donors = [g for g in directors if g[1] == _DONOR]
+        open_to_donor = any(min(abs(f - g[0]), 6 - abs(f - g[0])) == 3 or (
+            _ortho_para(f, g[0]) and g[2] != "acylamino group") for f in free for g in donors)
+        if donors and open_to_donor and not any(_ortho_para(s, g[0]) for s in sites for g in donors):
+            weaker = [g for g in directors if g[1] < _DONOR]
+            return f"meta to the {names(donors)}, which directs ortho/para and outweighs the {names(weaker)}"
+        return None
+    if metas and all(any(_ortho_para(s, g[0]) for g in metas) for s in sites) and any(
+            not any(_ortho_para(f, g[0]) for g in metas) for f in free):
+        return f"ortho or para to the {names(metas)}, which directs meta"
+    return None
+
+
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
@@ -969,6 +1205,13 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         out.append({"code": "unactivated_snar", "atoms": [mc, mx],
                     "reason": MECHANISM_TEXT["unactivated_snar"].format(
                         group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
+    for order, sites, kind, pairs in _sear_sites(reactants, new, rmap).values():
+        why = _sear_verdict(reactants, order, sites, kind)
+        if why is not None:
+            mc, me = pairs[0]
+            out.append({"code": "aromatic_regiochemistry", "atoms": [mc, me],
+                        "reason": MECHANISM_TEXT["aromatic_regiochemistry"].format(
+                            kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \
@@ -978,5 +1221,5 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_REACTIVE_ELECTROPHILES", "SELF_REACTIVE_NUCLEOPHILES", "self_reactive",
-           "step_mechanism", "strained_ring"]
+__all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_REACTIVE_ELECTROPHILES", "SELF_REACTIVE_NUCLEOPHILES",
+           "aromatic_substitutions", "self_reactive", "step_mechanism", "strained_ring"]

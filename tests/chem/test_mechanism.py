@@ -695,3 +695,90 @@ def test_route_judgement_ranks_an_alkylation_beside_a_kept_acid_chloride_after_c
 ])
 def test_an_acid_activated_in_situ_or_a_kept_cyclic_anhydride_is_not_flagged(mapped):
     assert codes(mapped) == []
+
+
+# toluene brominated meta to its methyl group (the methyl directs ortho/para)
+TOLUENE_META_BROMINATION = (
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[Br:8][Br:9]>>[CH3:1][c:2]1[cH:3][c:4]([Br:8])[cH:5][cH:6][cH:7]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    (TOLUENE_META_BROMINATION, [4, 8], ("bromination", "meta to the alkyl group, which directs ortho/para")),
+    # anisole nitrated meta to its methoxy group
+    ("[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.[O:9]=[N+:10]([O-:11])[OH:12]>>[CH3:1][O:2][c:3]1[cH:4]"
+     "[c:5]([N+:10](=[O:9])[O-:11])[cH:6][cH:7][cH:8]1", [5, 10], ("nitration", "meta to the alkoxy group")),
+    # 4-methylanisole brominated ortho to its methyl, meta to the methoxy group, whose ortho position is free
+    ("[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([CH3:7])[cH:8][cH:9]1.O=C1CCC(=O)N1[Br:10]>>[CH3:1][O:2][c:3]1[cH:4][c:5]"
+     "([Br:10])[c:6]([CH3:7])[cH:8][cH:9]1", [5, 10], ("outweighs the alkyl group",)),
+    # nitrobenzene chlorinated para to its nitro group (a meta director)
+    ("[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[Cl:10][Cl:11]>>[O:1]=[N+:2]([O-:3])[c:4]1[cH:5]"
+     "[cH:6][c:7]([Cl:10])[cH:8][cH:9]1", [7, 10], ("ortho or para to the nitro group, which directs meta",)),
+    # a Friedel-Crafts acylation of toluene meta to the methyl group
+    ("[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[CH3:8][C:9](=[O:10])Cl>>[CH3:1][c:2]1[cH:3][c:4]([C:9]([CH3:8])"
+     "=[O:10])[cH:5][cH:6][cH:7]1", [4, 9], ("Friedel-Crafts acylation",)),
+])
+def test_an_aromatic_substitution_against_the_directing_groups_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["aromatic_regiochemistry"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words)
+
+
+@pytest.mark.parametrize("mapped", [
+    # toluene brominated para, anisole nitrated ortho, nitrobenzene chlorinated meta: where the groups direct
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[Br:8][Br:9]>>[CH3:1][c:2]1[cH:3][cH:4][c:5]([Br:8])[cH:6][cH:7]1",
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.[O:9]=[N+:10]([O-:11])[OH:12]>>[CH3:1][O:2][c:3]1[c:4]"
+    "([N+:10](=[O:9])[O-:11])[cH:5][cH:6][cH:7][cH:8]1",
+    "[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[Cl:10][Cl:11]>>[O:1]=[N+:2]([O-:3])[c:4]1[cH:5]"
+    "[c:6]([Cl:10])[cH:7][cH:8][cH:9]1",
+    # published (nimesulide-type, PaRoutes n5-06183): para to the sulfonamide N-H, meta to the ether (two donors)
+    "[CH3:1][S:2](=[O:3])(=[O:4])[NH:5][c:6]1[cH:7][cH:8][cH:9][cH:10][c:11]1[O:12][CH3:13].[O:14]=[N+:15]([O-:16])O>>"
+    "[CH3:1][S:2](=[O:3])(=[O:4])[NH:5][c:6]1[cH:7][cH:8][c:9]([N+:15](=[O:14])[O-:16])[cH:10][c:11]1[O:12][CH3:13]",
+    # published (PaRoutes n5-07024): 2,6-dimethylacetanilide nitrated meta to its twisted NHAc, para to a methyl
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][c:6]([CH3:7])[c:8]1[NH:9][C:10]([CH3:11])=[O:12].[O:13]=[N+:14]([O-:15])O>>"
+    "[CH3:1][c:2]1[cH:3][cH:4][c:5]([N+:14](=[O:13])[O-:15])[c:6]([CH3:7])[c:8]1[NH:9][C:10]([CH3:11])=[O:12]",
+    # aniline nitrated meta in acid (the anilinium directs meta): an amine under nitration is not judged
+    "[NH2:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[O:8]=[N+:9]([O-:10])O>>[NH2:1][c:2]1[cH:3][c:4]([N+:9](=[O:8])"
+    "[O-:10])[cH:5][cH:6][cH:7]1",
+    # a directed ortho-metalation formylation with DMF, ortho to an amide (not an SEAr electrophile)
+    "[CH3:1][N:2]([CH3:3])[C:4](=[O:5])[c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1.C[N:12](C)[CH:13]=[O:14]>>[CH3:1]"
+    "[N:2]([CH3:3])[C:4](=[O:5])[c:6]1[c:7]([CH:13]=[O:14])[cH:8][cH:9][cH:10][cH:11]1",
+    # a vicarious nucleophilic substitution ortho to a nitro group (chloromethyl sulfone carbanion)
+    "Cl[CH2:1][S:2](=[O:3])(=[O:4])[c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1.[O:11]=[N+:12]([O-:13])[c:14]1[cH:15][cH:16]"
+    "[c:17]([F:18])[cH:19][cH:20]1>>[O:11]=[N+:12]([O-:13])[c:14]1[c:15]([CH2:1][S:2](=[O:3])(=[O:4])[c:5]2[cH:6]"
+    "[cH:7][cH:8][cH:9][cH:10]2)[cH:16][c:17]([F:18])[cH:19][cH:20]1",
+    # an annulation (published, PaRoutes n5-09661): phenol and 2,5-dichloro-2,5-dimethylhexane, para then meta
+    "Cl[C:1]([CH3:2])([CH3:3])[CH2:4][CH2:5][C:6](Cl)([CH3:7])[CH3:8].[OH:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1"
+    ">>[CH3:2][C:1]1([CH3:3])[CH2:4][CH2:5][C:6]([CH3:7])([CH3:8])[c:14]2[cH:15][c:10]([OH:9])[cH:11][cH:12][c:13]21",
+    # an intramolecular Friedel-Crafts acylation (the tether sets the site)
+    "[OH:1][C:2](=[O:3])[CH2:4][CH2:5][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>[O:3]=[C:2]1[CH2:4][CH2:5]"
+    "[CH2:6][c:7]2[cH:8][cH:9][cH:10][cH:11][c:12]12",
+    # naphthalene (a fused aromatic ring) is not judged
+    "[cH:1]1[cH:2][cH:3][c:4]2[cH:5][cH:6][cH:7][cH:8][c:9]2[cH:10]1.[Br:11][Br:12]>>[Br:11][c:2]1[cH:1][cH:10][c:9]2"
+    "[cH:8][cH:7][cH:6][cH:5][c:4]2[cH:3]1",
+])
+def test_aromatic_substitutions_where_the_groups_direct_or_outside_the_rule_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_a_meta_bromination_of_toluene_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["Cc1ccccc1", "BrBr"], "Cc1cccc(Br)c1", "bromination",
+                                        TOLUENE_META_BROMINATION))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert [i["code"] for i in judged["issues"]] == ["aromatic_regiochemistry"]
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+@pytest.mark.parametrize("mapped", [
+    # published (PaRoutes n5-00783): 2-methoxy-6-nitroaniline brominated para to its NH2 (flanked, but small)
+    "[Br:1]Br.[CH3:2][O:3][c:4]1[cH:5][cH:6][cH:7][c:8]([N+:9](=[O:10])[O-:11])[c:12]1[NH2:13]>>[CH3:2][O:3][c:4]1"
+    "[cH:5][c:6]([Br:1])[cH:7][c:8]([N+:9](=[O:10])[O-:11])[c:12]1[NH2:13]",
+    # published (PaRoutes n5-07922): a benzodioxane chlorosulfonated para to a ring oxygen held flat by its ring
+    "[OH:1][C:2](=[O:3])[c:4]1[cH:5][cH:6][cH:7][c:8]2[c:9]1[O:10][CH2:11][CH2:12][O:13]2.[O:14]=[S:15](=[O:16])(O)"
+    "[Cl:17]>>[OH:1][C:2](=[O:3])[c:4]1[cH:5][c:6]([S:15](=[O:14])(=[O:16])[Cl:17])[cH:7][c:8]2[c:9]1[O:10][CH2:11]"
+    "[CH2:12][O:13]2",
+])
+def test_a_small_or_ring_held_donor_flanked_by_two_groups_still_directs(mapped):
+    assert codes(mapped) == []
