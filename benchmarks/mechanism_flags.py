@@ -21,7 +21,8 @@ Four questions:
   omission.
 
 ``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` judges
-(``aromatic_substitutions``: electrophilic substitutions at a benzene C-H, by kind), the denominator of its rate.
+(``aromatic_substitutions``: electrophilic substitutions at an aromatic C-H, by ring, benzene or other, and kind),
+the denominator of its rate.
 
 Usage::
 
@@ -79,7 +80,7 @@ def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
     shown: dict[str, list[str]] = {}
     for split, rxn in literature_reactions(data):
         n[split] += 1
-        judged.update(f"{split}:{s['kind']}" for s in aromatic_substitutions(rxn))
+        judged.update(f"{split}:{s['ring']}:{s['kind']}" for s in aromatic_substitutions(rxn))
         codes = {f["code"] for f in step_mechanism(rxn)}
         if self_reactive(rxn.partition(">>")[2]):  # the map numbers do not change what the SMARTS match
             codes.add("self_reactive_product")
@@ -251,7 +252,7 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             if made:
                 n_steps += mapped is not None
                 unmapped += mapped is None
-                judged.update(s["kind"] for s in aromatic_substitutions(mapped or ""))
+                judged.update(f"{s['ring']}:{s['kind']}" for s in aromatic_substitutions(mapped or ""))
             for flag in step_mechanism(mapped) if mapped else []:
                 codes.setdefault(flag["code"], mapped)
             if intermediate:

@@ -90,7 +90,13 @@ product's stereochemistry comes from. Eleven such steps are read from the atom m
   directed ortho-metalation (DMF, CO2, chloroformates, aldehydes, methyl and plain primary alkyl halides), an
   annulation with one bond where the groups direct, and ring closures. A donor that carries a group and is flanked
   by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded
-  ortho positions do not count as its free ones.
+  ortho positions do not count as its free ones. On other aromatic rings two textbook cases: an indole-type ring
+  (indole, azaindole, indazole) halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free (spared:
+  C2 of an N-substituted one, lithiated there; a site an amino or hydroxy group directs to), and an azine carbon
+  next to a pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it (spared: a
+  pyridone-type ring, an N-oxide, a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine, lithiated at C6 by a
+  superbase). A halogenation needs a halogenating agent (X2, an N-halo reagent, a hypohalite, SO2Cl2): HX, a
+  halide ion, CBr4 or C2Cl6 (a metalated ring's halogen source) and POCl3 or MsCl are other chemistry.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -917,7 +923,12 @@ def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
     plain primary alkyl halides), for a carbon that a neighbouring acceptor makes a nucleophile (vicarious substitution), and others."""
     z = e_prod.GetAtomicNum()
     if z in _SEAR_HALOGENATION:
-        return _SEAR_HALOGENATION[z]
+        # a halogenating agent: X2, ICl, an N-halo imide or amide, a hypohalite, SO2Cl2; not HX or a halide ion
+        # (a nucleophile), nor CBr4 or C2Cl6 (the halogen sources of a metalated arene), nor POCl3, MsCl or SOCl2
+        # (deoxychlorination of an N-oxide)
+        sources = [n for n in e_react.GetNeighbors() if n.GetAtomicNum() in (7, 8, *_SEAR_HALOGENATION)
+                   or (n.GetAtomicNum() == 16 and _halogen_count(n) >= 2 and n.GetDegree() == 4)]
+        return _SEAR_HALOGENATION[z] if sources else None
     if z == 7 and sum(n.GetAtomicNum() == 8 for n in e_prod.GetNeighbors()) >= 2:
         return "nitration"
     if z == 16 and _double_to_heteroatom(e_prod, -1):
@@ -961,20 +972,26 @@ def _benzene_ring(mol: Chem.Mol, atom: Chem.Atom) -> list[int] | None:
         if set(other) != members and len(members & set(other)) >= 2 and any(
                 mol.GetAtomWithIdx(i).GetIsAromatic() for i in other if i not in members):
             return None
-    order = [atom.GetIdx()]
-    while len(order) < 6:
+    return _ring_order(mol, ring, atom.GetIdx())
+
+
+def _ring_order(mol: Chem.Mol, ring: tuple[int, ...], start: int) -> list[int]:
+    """The atom indices of ``ring`` in ring order, from atom index ``start``."""
+    order = [start]
+    while len(order) < len(ring):
         cur = mol.GetAtomWithIdx(order[-1])
-        order.append(next(n.GetIdx() for n in cur.GetNeighbors() if n.GetIdx() in members and n.GetIdx() not in order))
+        order.append(next(n.GetIdx() for n in cur.GetNeighbors() if n.GetIdx() in ring and n.GetIdx() not in order))
     return order
 
 
 def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
-                ) -> dict[tuple[int, ...], tuple[list[int], set[int], str, list[tuple[int, int]]]]:
-    """The electrophilic substitutions of the new bonds ``new`` on benzene rings of the reactants, by ring: (ring
-    order, the substituted positions, the kind, the (ring carbon, electrophile) map-number pairs). Both bonds of an
-    annulation land on one ring and are judged together; an intramolecular bond (a cyclisation, whose tether sets
-    the site) is not counted."""
-    found: dict[tuple[int, ...], tuple[list[int], set[int], str, list[tuple[int, int]]]] = {}
+                ) -> dict[tuple[int, ...], tuple[list[int] | None, set[int], str, list[tuple[int, int]]]]:
+    """The electrophilic substitutions of the new bonds ``new`` at aromatic C-H of the reactants: (the benzene ring's
+    order, the substituted positions, the kind, the (ring carbon, electrophile) map-number pairs) by benzene ring;
+    (``None``, {the carbon's index}, the kind, its pair) per carbon of another aromatic ring. Both bonds of an
+    annulation land on one benzene ring and are judged together; an intramolecular bond (a cyclisation, whose tether
+    sets the site) is not counted."""
+    found: dict[tuple[int, ...], tuple[list[int] | None, set[int], str, list[tuple[int, int]]]] = {}
     for x, y in new:
         for c, e in ((x, y), (y, x)):
             if c.GetAtomicNum() != 6 or not c.GetIsAromatic():
@@ -988,6 +1005,8 @@ def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rma
                 continue
             order = _benzene_ring(reactants, c_react)
             if order is None:
+                found[(-1 - c_react.GetIdx(),)] = (None, {c_react.GetIdx()}, kind,
+                                                    [(c.GetAtomMapNum(), e.GetAtomMapNum())])
                 continue
             entry = found.setdefault(tuple(sorted(order)), (order, set(), kind, []))
             entry[1].add(entry[0].index(c_react.GetIdx()))
@@ -995,17 +1014,116 @@ def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rma
     return found
 
 
+_SEAR_AT_C3 = frozenset({"chlorination", "bromination", "iodination", "Friedel-Crafts acylation",
+                         "Friedel-Crafts alkylation"})
+_SEAR_HALOGEN_NITRO = frozenset({"chlorination", "bromination", "iodination", "nitration", "sulfonation"})
+
+
+def _indole_c3(mol: Chem.Mol, atom: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom] | None:
+    """(the free C3, the pyrrole-type N) of an indole-type ring system through ``atom`` (indole, an azaindole,
+    indazole: a five-membered aromatic ring with one pyrrole-type N that is no fusion atom, no O or S, fused to a
+    six-membered aromatic ring), when the five-membered ring's one non-fusion carbon not bonded to that N carries a
+    hydrogen; ``None`` otherwise."""
+    rings = mol.GetRingInfo().AtomRings()
+    for ring in rings:
+        if len(ring) != 5 or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        fused = [r for r in rings if len(r) == 6 and len(set(r) & set(ring)) == 2
+                 and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
+        if len(fused) != 1 or (atom.GetIdx() not in ring and atom.GetIdx() not in fused[0]):
+            continue
+        fusion = set(ring) & set(fused[0])
+        members = [mol.GetAtomWithIdx(i) for i in ring]
+        pyrrole = [a for a in members if a.GetAtomicNum() == 7 and a.GetFormalCharge() == 0 and a.GetIdx() not in fusion
+                   and (a.GetTotalNumHs() == 1 or a.GetDegree() == 3)]
+        if len(pyrrole) != 1 or any(a.GetAtomicNum() in (8, 16) for a in members):
+            return None
+        n = pyrrole[0]
+        c3 = [a for a in members if a.GetAtomicNum() == 6 and a.GetIdx() not in fusion
+              and mol.GetBondBetweenAtoms(a.GetIdx(), n.GetIdx()) is None]
+        return (c3[0], n) if len(c3) == 1 and c3[0].GetTotalNumHs() else None
+    return None
+
+
+def _heteroaryl_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
+    """Why a substitution at aromatic carbon ``atom`` of a ring other than a lone benzene ring goes where no
+    electrophile goes, or ``None``. Two textbook cases only: an indole-type ring system halogenated or
+    Friedel-Crafts-substituted anywhere but its free C3 (C3 is by far the most nucleophilic carbon; C2 of an
+    N-substituted one is spared: N-protected indoles are lithiated there), and a halogenation, nitration or
+    sulfonation of an azine carbon next to a pyridine-type ring N (pyridine, pyrimidine, quinoline: electrophiles
+    go meta to the ring N, if at all) without an ortho or para heteroatom donor (3-hydroxypyridine iodinates at
+    C2), on a ring with no ring carbonyl or N-H (pyridones)."""
+    system = {i for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r for i in r}
+    if any(mol.GetAtomWithIdx(i).GetFormalCharge() for i in system):
+        return None  # an N-oxide or azinium ring: nucleophilic substitution, not an electrophilic one
+    if kind in _SEAR_AT_C3:
+        found = _indole_c3(mol, atom)
+        if found is not None:
+            c3, n = found
+            if c3.GetIdx() == atom.GetIdx():
+                return None  # at C3 itself
+            if n.GetDegree() == 3 and mol.GetBondBetweenAtoms(atom.GetIdx(), n.GetIdx()) is not None:
+                return None  # C2 of an N-substituted indole: lithiated there (a directed metalation)
+            if _donor_ortho_para(mol, atom):
+                return None  # an amino or hydroxy group on the six-membered ring directs here (7-aminoindoles)
+            return (f"the indole-type ring's C3 (atom {c3.GetAtomMapNum() or c3.GetIdx()}) is free and takes an "
+                    f"electrophile far faster")
+    if kind not in _SEAR_HALOGEN_NITRO:
+        return None
+    ring = next((r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6
+                 and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)), None)
+    if ring is None or not any(_pyridine_type(n) and n.GetIdx() in ring and n.GetFormalCharge() == 0
+                               for n in atom.GetNeighbors()):
+        return None
+    members = [mol.GetAtomWithIdx(i) for i in ring]
+    if any(a.GetAtomicNum() == 7 and a.GetTotalNumHs() for a in members) or any(_ring_carbonyl(a) for a in members):
+        return None  # a pyridone, pyrimidinone or other lactam ring: another reactivity
+    for n in atom.GetNeighbors():
+        if not (_pyridine_type(n) and n.GetIdx() in ring):
+            continue
+        for other in n.GetNeighbors():
+            if other.GetIdx() != atom.GetIdx() and any(
+                    sub.GetAtomicNum() in _ALL_HALOGENS or (sub.GetAtomicNum() in (7, 8) and not sub.GetTotalNumHs())
+                    for sub in other.GetNeighbors() if sub.GetIdx() not in ring):
+                return None  # a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine: lithiated at C6 by BuLi-LiDMAE
+    if _donor_ortho_para(mol, atom, ring, nitrogen_protonated=kind in ("nitration", "sulfonation")):
+        return None
+    return "next to a pyridine-type ring nitrogen, with no hydroxy, alkoxy or amino group ortho or para to it"
+
+
+def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | None = None,
+                      nitrogen_protonated: bool = False) -> bool:
+    """Whether a heteroatom donor (:func:`_director`'s strong class), or a group it does not judge, sits ortho or
+    para to ``atom`` on its six-membered aromatic ``ring`` (by default the first one through it)."""
+    if ring is None:
+        ring = next((r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6
+                     and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)), None)
+        if ring is None:
+            return False
+    order = _ring_order(mol, ring, atom.GetIdx())
+    for pos in (1, 3, 5):
+        ring_atom = mol.GetAtomWithIdx(order[pos])
+        for sub in ring_atom.GetNeighbors():
+            if sub.GetIdx() in ring or sub.GetIsAromatic():
+                continue  # a ring member, or a fused aromatic ring
+            found_class = _director(ring_atom, sub, nitrogen_protonated)
+            if found_class is None or found_class[0] == _DONOR:
+                return True
+    return False
+
+
 def aromatic_substitutions(mapped_reaction: str) -> list[dict[str, Any]]:
-    """The intermolecular electrophilic substitutions at a benzene C-H that one atom-mapped step writes, the ones
-    ``aromatic_regiochemistry`` judges: ``[{kind, atoms}]`` per ring, ``atoms`` the (ring carbon, electrophile) map
-    numbers of each new bond. Empty without an atom map or when a side does not parse."""
+    """The intermolecular electrophilic substitutions at an aromatic C-H that one atom-mapped step writes, the ones
+    ``aromatic_regiochemistry`` looks at: ``[{kind, ring, atoms}]`` per benzene ring (``ring`` "benzene") or per
+    carbon of another aromatic ring ("other"), ``atoms`` the (ring carbon, electrophile) map numbers of each new
+    bond. Empty without an atom map or when a side does not parse."""
     left, _, right = (mapped_reaction or "").partition(">>")
     reactants, product = _parse(left), _parse(right)
     if reactants is None or product is None:
         return []
     rmap = _mapped_atoms(reactants)
-    return [{"kind": kind, "atoms": pairs}
-            for _, _, kind, pairs in _sear_sites(reactants, _new_bonds(reactants, product, rmap), rmap).values()]
+    return [{"kind": kind, "ring": "benzene" if order is not None else "other", "atoms": pairs}
+            for order, _, kind, pairs in _sear_sites(reactants, _new_bonds(reactants, product, rmap), rmap).values()]
 
 
 def _ortho_para(i: int, j: int) -> bool:
@@ -1206,7 +1324,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["unactivated_snar"].format(
                         group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     for order, sites, kind, pairs in _sear_sites(reactants, new, rmap).values():
-        why = _sear_verdict(reactants, order, sites, kind)
+        if order is None:
+            why = _heteroaryl_verdict(reactants, reactants.GetAtomWithIdx(next(iter(sites))), kind)
+        else:
+            why = _sear_verdict(reactants, order, sites, kind)
         if why is not None:
             mc, me = pairs[0]
             out.append({"code": "aromatic_regiochemistry", "atoms": [mc, me],

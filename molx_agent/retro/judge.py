@@ -86,7 +86,7 @@ ISSUE_TEXT = {
 #: and ``halide_selectivity`` on none (the latter on none of 31,125 published ref-lin-600 and PaRoutes steps either);
 #: the former on 3 of 15,461 published PaRoutes steps, each a record writing a sulfonate ester as a sulfone;
 #: ``electrophile_selectivity`` on none of the 50,085 nor of the 31,125 published steps; ``aromatic_regiochemistry``
-#: on none of the 50,085 and on 1 of the 849 published electrophilic substitutions it judges, a record compressing
+#: on none of the 50,085 and on 1 of the 1,538 published aromatic substitutions it looks at, a record compressing
 #: two steps: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.

@@ -782,3 +782,47 @@ def test_route_judgement_ranks_a_meta_bromination_of_toluene_after_clean_routes(
 ])
 def test_a_small_or_ring_held_donor_flanked_by_two_groups_still_directs(mapped):
     assert codes(mapped) == []
+
+
+# 2-aminonicotinamide brominated next to its ring N (the amino group directs to C5, para to it)
+AMINOPYRIDINE_C6 = (
+    "[Br:1]Br.[NH2:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][cH:8][n:9][c:10]1[NH2:11]>>[NH2:2][C:3](=[O:4])[c:5]1[cH:6][cH:7]"
+    "[c:8]([Br:1])[n:9][c:10]1[NH2:11]"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    # indazole iodinated at C5 while C3, where I2 and NIS go, is free
+    ("[I:1]I.[cH:2]1[cH:3][cH:4][c:5]2[nH:6][n:7][cH:8][c:9]2[cH:10]1>>[I:1][c:2]1[cH:3][cH:4][c:5]2[nH:6][n:7][cH:8]"
+     "[c:9]2[cH:10]1", [2, 1], ("iodination", "C3 (atom 8) is free")),
+    (AMINOPYRIDINE_C6, [8, 1], ("next to a pyridine-type ring nitrogen",)),
+])
+def test_a_heteroaromatic_substitution_where_no_electrophile_goes_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["aromatic_regiochemistry"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words)
+
+
+@pytest.mark.parametrize("mapped", [
+    # indazole iodinated at C3; 2-aminonicotinamide brominated at C5 (para to the amino group)
+    "[I:1]I.[cH:2]1[cH:3][cH:4][c:5]2[nH:6][n:7][cH:8][c:9]2[cH:10]1>>[I:1][c:8]1[n:7][nH:6][c:5]2[cH:4][cH:3][cH:2]"
+    "[cH:10][c:9]12",
+    "[Br:1]Br.[NH2:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][cH:8][n:9][c:10]1[NH2:11]>>[NH2:2][C:3](=[O:4])[c:5]1[cH:6][c:7]"
+    "([Br:1])[cH:8][n:9][c:10]1[NH2:11]",
+    # N-Boc indole iodinated at C2 (lithiated there first)
+    "[I:1]I.[CH3:20][C:21]([CH3:22])([CH3:23])[O:24][C:25](=[O:26])[n:2]1[cH:3][cH:4][c:5]2[cH:6][cH:7][cH:8][cH:9]"
+    "[c:10]12>>[CH3:20][C:21]([CH3:22])([CH3:23])[O:24][C:25](=[O:26])[n:2]1[c:3]([I:1])[cH:4][c:5]2[cH:6][cH:7]"
+    "[cH:8][cH:9][c:10]12",
+    # published (PaRoutes n5-02089): a 7-aminoindole chlorinated para to its NH2, C3 free
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[c:6]1[cH:7][c:8]2[cH:9][cH:10][cH:11][c:12]([NH2:13])[c:14]2[n:15]1[CH2:16][O:17]"
+    "[CH3:18].O=C1CCC(=O)N1[Cl:19]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[c:6]1[cH:7][c:8]2[c:9]([Cl:19])[cH:10][cH:11][c:12]"
+    "([NH2:13])[c:14]2[n:15]1[CH2:16][O:17][CH3:18]",
+    # published (PaRoutes n1-02679): a 2-chloropyridine iodinated at C6 (lithiated there by BuLi-LiDMAE)
+    "[I:1]I.[Cl:2][c:3]1[cH:4][cH:5][cH:6][cH:7][n:8]1>>[Cl:2][c:3]1[cH:4][cH:5][cH:6][c:7]([I:1])[n:8]1",
+    # the same C6 bromination with CBr4 (the halogen source of a metalated ring) or chloride with HCl (a
+    # nucleophile): no electrophilic substitution
+    AMINOPYRIDINE_C6.replace("[Br:1]Br.", "[Br:1]C(Br)(Br)Br."),
+    AMINOPYRIDINE_C6.replace("[Br:1]Br.", "[Cl:1].").replace("[Br:1]", "[Cl:1]"),
+])
+def test_heteroaromatic_substitutions_at_the_usual_site_or_by_other_mechanisms_are_not_flagged(mapped):
+    assert codes(mapped) == []
