@@ -20,7 +20,7 @@ Four questions:
   A reference route is a published one, so each hit is a false alarm, a salt written as the free base or a record's
   omission.
 
-``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` judges
+``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` looks at
 (``aromatic_substitutions``: electrophilic substitutions at an aromatic C-H, by ring, benzene or other, and kind),
 the denominator of its rate.
 

@@ -79,24 +79,24 @@ product's stereochemistry comes from. Eleven such steps are read from the atom m
   strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
 - ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or
   a Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic
-  or allylic carbon or an alkene) at a C-H of a benzene ring, between two molecules, at a position the ring's
-  substituents do not direct to: meta to every ortho/para director (toluene brominated meta) while one of them has a
-  free ortho or para position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a
-  heteroatom donor (hydroxy, alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated
-  next to its methyl); or, on a ring with meta directors alone, ortho or para to one of them. Not judged: fused
-  aromatic rings (naphthalene, indole), heteroaromatic rings, rings with a group whose direction is not clear-cut
-  (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or sulfonation (the anilinium directs meta),
-  Friedel-Crafts on a ring with a meta director (another mechanism: vicarious substitution), the electrophiles of a
-  directed ortho-metalation (DMF, CO2, chloroformates, aldehydes, methyl and plain primary alkyl halides), an
-  annulation with one bond where the groups direct, and ring closures. A donor that carries a group and is flanked
-  by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded
-  ortho positions do not count as its free ones. On other aromatic rings two textbook cases: an indole-type ring
-  (indole, azaindole, indazole) halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free (spared:
-  C2 of an N-substituted one, lithiated there; a site an amino or hydroxy group directs to), and an azine carbon
-  next to a pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it (spared: a
-  pyridone-type ring, an N-oxide, a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine, lithiated at C6 by a
-  superbase). A halogenation needs a halogenating agent (X2, an N-halo reagent, a hypohalite, SO2Cl2): HX, a
-  halide ion, CBr4 or C2Cl6 (a metalated ring's halogen source) and POCl3 or MsCl are other chemistry.
+  or allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
+  ring: meta to every ortho/para director (toluene brominated meta) while one of them has a free ortho or para
+  position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a heteroatom donor
+  (hydroxy, alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated next to its
+  methyl); or, on a ring with meta directors alone, ortho or para to one of them. A donor that carries a group and
+  is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's
+  shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a
+  beta position while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain
+  sends it to beta). On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole)
+  halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a
+  pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring
+  with a group whose direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or
+  sulfonation (the anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (another
+  mechanism: vicarious substitution), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates,
+  aldehydes, methyl and plain primary alkyl halides, CBr4, C2Cl6), HX and halide ions (nucleophiles), POCl3 or
+  MsCl on an N-oxide, an annulation with one bond where the groups direct, ring closures, C2 of an N-substituted
+  indole and C6 of a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine (both lithiated there), a site an amino or
+  hydroxy group directs to, pyridone-type rings.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -105,10 +105,11 @@ product's stereochemistry comes from. Eleven such steps are read from the atom m
   chiral precursor (diastereoselection is possible).
 
 On the recorded USPTO-50K reactions (atom maps of the data set) the two C-H rules fire on mis-mapped records only,
-the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), the substitution rule on 1 (a mis-mapped
-record), the oxidation rule on 38 (records mapping the work-up's bicarbonate or carbonate as the oxygen), the
-halide and electrophile rules on none, and the stereocentre rule on the asymmetric reductions and resolutions whose
-chiral catalyst or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags".
+the coupling rule on 2 of 50,085 (heteroaryl chloride pairs), the substitution rule on 1 (a mis-mapped record), the
+oxidation rule on 38 (records mapping the work-up's bicarbonate or carbonate as the oxygen), the halide,
+electrophile and aromatic rules on none (the aromatic one on 1 of 1,538 published substitutions, a record that
+compresses two steps), and the stereocentre rule on the asymmetric reductions and resolutions whose chiral catalyst
+or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechanism flags" and the sections after it.
 """
 
 from __future__ import annotations
@@ -918,9 +919,10 @@ def _director(ring_atom: Chem.Atom, sub: Chem.Atom, acidic: bool) -> tuple[int, 
 def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
     """The electrophilic aromatic substitution a new bond from an arene C-H to ``e`` writes: a halogenation,
     nitration, sulfonation, Friedel-Crafts acylation (an acyl halide, anhydride or acid with a carbon group) or
-    alkylation (a secondary or higher carbon losing a halide, hydroxyl or sulfonate, or an alkene carbon); ``None``
-    for the electrophiles of a directed metalation (DMF, CO2, chloroformates, aldehydes and ketones, methyl and
-    plain primary alkyl halides), for a carbon that a neighbouring acceptor makes a nucleophile (vicarious substitution), and others."""
+    alkylation (a secondary, tertiary, benzylic or allylic carbon losing a halide, hydroxyl or sulfonate, or an
+    alkene carbon); ``None`` for the electrophiles of a directed metalation (DMF, CO2, chloroformates, aldehydes and
+    ketones, methyl and plain primary alkyl halides, CBr4), for a carbon that a neighbouring acceptor makes a
+    nucleophile (vicarious substitution), and others."""
     z = e_prod.GetAtomicNum()
     if z in _SEAR_HALOGENATION:
         # a halogenating agent: X2, ICl, an N-halo imide or amide, a hypohalite, SO2Cl2; not HX or a halide ion
@@ -961,7 +963,7 @@ def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
 def _benzene_ring(mol: Chem.Mol, atom: Chem.Atom) -> list[int] | None:
     """The atom indices of the benzene ring through ``atom``, in ring order from it; ``None`` when the atom is not
     on a six-carbon aromatic ring or the ring is fused to another aromatic ring (naphthalene, indole, quinoline:
-    their own rules are not judged)."""
+    :func:`_naphthalene_verdict` and :func:`_heteroaryl_verdict` judge those)."""
     rings = mol.GetRingInfo().AtomRings()
     ring = next((r for r in rings if atom.GetIdx() in r and len(r) == 6 and all(
         mol.GetAtomWithIdx(i).GetIsAromatic() and mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in r)), None)
@@ -1045,9 +1047,53 @@ def _indole_c3(mol: Chem.Mol, atom: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom] | 
     return None
 
 
+def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom) -> set[int] | None:
+    """The two fusion atoms of the naphthalene through ``atom`` when the two rings are all-carbon, fused to no third
+    aromatic ring, and carry nothing but alkyl groups; ``None`` otherwise."""
+    rings = [r for r in mol.GetRingInfo().AtomRings() if len(r) == 6 and all(
+        mol.GetAtomWithIdx(i).GetIsAromatic() and mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in r)]
+    own = next((r for r in rings if atom.GetIdx() in r), None)
+    if own is None:
+        return None
+    fused = [r for r in mol.GetRingInfo().AtomRings() if r != own and len(set(r) & set(own)) >= 2]
+    if len(fused) != 1 or fused[0] not in rings:
+        return None
+    system = set(own) | set(fused[0])
+    if any(len(set(r) & system) >= 2 and not set(r) <= system and mol.GetAtomWithIdx(next(iter(set(r) - system)))
+           .GetIsAromatic() for r in mol.GetRingInfo().AtomRings()):
+        return None  # a third aromatic ring fused on (anthracene, phenanthrene)
+    for idx in system:
+        for sub in mol.GetAtomWithIdx(idx).GetNeighbors():
+            if sub.GetIdx() not in system and (sub.GetAtomicNum() != 6 or sub.GetIsAromatic() or
+                                               _director(mol.GetAtomWithIdx(idx), sub, False) != (_WEAK_DONOR,
+                                                                                                  "alkyl group")):
+                return None
+    return set(own) & set(fused[0])
+
+
+def _naphthalene_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str, e_react: Chem.Atom) -> str | None:
+    """An alkylnaphthalene's textbook regiochemistry: halogenation and nitration take a free alpha position (next to
+    a fusion atom) first; a tertiary alkyl cation goes to beta (the peri hydrogen crowds alpha: 2-tert-butyl-
+    naphthalene)."""
+    fusion = _alkyl_naphthalene(mol, atom)
+    if fusion is None:
+        return None
+    alpha = any(n.GetIdx() in fusion for n in atom.GetNeighbors())
+    if kind == "Friedel-Crafts alkylation" and alpha and sum(n.GetAtomicNum() == 6 for n in e_react.GetNeighbors()) >= 3:
+        return ("an alpha position of a naphthalene, which a tertiary alkyl group does not take (the peri hydrogen "
+                "crowds it; Friedel-Crafts tert-alkylation goes to beta)")
+    if kind in ("chlorination", "bromination", "iodination", "nitration") and not alpha:
+        ring = next(r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6)
+        free_alpha = [i for i in ring if i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
+                      and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors())]
+        if free_alpha:
+            return "a beta position of a naphthalene whose free alpha position on the same ring reacts first"
+    return None
+
+
 def _heteroaryl_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
-    """Why a substitution at aromatic carbon ``atom`` of a ring other than a lone benzene ring goes where no
-    electrophile goes, or ``None``. Two textbook cases only: an indole-type ring system halogenated or
+    """Why a substitution at aromatic carbon ``atom`` of a ring other than a lone benzene ring or an alkylnaphthalene
+    goes where no electrophile goes, or ``None``. Two textbook cases only: an indole-type ring system halogenated or
     Friedel-Crafts-substituted anywhere but its free C3 (C3 is by far the most nucleophilic carbon; C2 of an
     N-substituted one is spared: N-protected indoles are lithiated there), and a halogenation, nitration or
     sulfonation of an azine carbon next to a pyridine-type ring N (pyridine, pyrimidine, quinoline: electrophiles
@@ -1325,7 +1371,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     for order, sites, kind, pairs in _sear_sites(reactants, new, rmap).values():
         if order is None:
-            why = _heteroaryl_verdict(reactants, reactants.GetAtomWithIdx(next(iter(sites))), kind)
+            site = reactants.GetAtomWithIdx(next(iter(sites)))
+            why = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
+                _heteroaryl_verdict(reactants, site, kind)
         else:
             why = _sear_verdict(reactants, order, sites, kind)
         if why is not None:

@@ -108,3 +108,18 @@ def test_references_flag_reference_steps_and_intermediates(benchmark_script, tmp
     assert out["routes_flagged"] == {"unactivated_carbanion": 1, "self_reactive": 1}
     assert out["examples"]["self_reactive"][0]["target"] == "a"
     assert mf.main(["references", "--benchmark", str(tmp_path / "nope.json.gz")]) == 2
+
+
+def test_literature_counts_the_aromatic_substitutions_the_regiochemistry_rule_looks_at(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    meta = "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[Br:8][Br:9]>>[CH3:1][c:2]1[cH:3][c:4]([Br:8])[cH:5][cH:6][cH:7]1"
+    para = "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[Br:8][Br:9]>>[CH3:1][c:2]1[cH:3][cH:4][c:5]([Br:8])[cH:6][cH:7]1"
+    _write_csv(tmp_path / "train_mapped.csv.gz", ["liu2017_split", "reactants", "product", "mapped_rxn", "confidence"],
+               [["train", "", "", meta, "1"], ["train", "", "", para, "1"], ["train", "", "", ACETYLATION, "1"]])
+    for split in ("val", "test"):
+        _write_csv(tmp_path / f"gln_split_{split}.csv.gz", ["id", "class", "reactants>reagents>production"],
+                   [["x", "2", ACETYLATION]])
+    out = mf.literature(examples=1, data=tmp_path)
+    assert out["aromatic_substitutions"] == {"train:benzene:bromination": 2}
+    assert out["flagged"] == {"train:aromatic_regiochemistry": 1}
+    assert out["examples"]["aromatic_regiochemistry"] == [meta]

@@ -753,9 +753,6 @@ def test_an_aromatic_substitution_against_the_directing_groups_is_flagged(mapped
     # an intramolecular Friedel-Crafts acylation (the tether sets the site)
     "[OH:1][C:2](=[O:3])[CH2:4][CH2:5][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>[O:3]=[C:2]1[CH2:4][CH2:5]"
     "[CH2:6][c:7]2[cH:8][cH:9][cH:10][cH:11][c:12]12",
-    # naphthalene (a fused aromatic ring) is not judged
-    "[cH:1]1[cH:2][cH:3][c:4]2[cH:5][cH:6][cH:7][cH:8][c:9]2[cH:10]1.[Br:11][Br:12]>>[Br:11][c:2]1[cH:1][cH:10][c:9]2"
-    "[cH:8][cH:7][cH:6][cH:5][c:4]2[cH:3]1",
 ])
 def test_aromatic_substitutions_where_the_groups_direct_or_outside_the_rule_are_not_flagged(mapped):
     assert codes(mapped) == []
@@ -825,4 +822,35 @@ def test_a_heteroaromatic_substitution_where_no_electrophile_goes_is_flagged(map
     AMINOPYRIDINE_C6.replace("[Br:1]Br.", "[Cl:1].").replace("[Br:1]", "[Cl:1]"),
 ])
 def test_heteroaromatic_substitutions_at_the_usual_site_or_by_other_mechanisms_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+NAPHTHALENE = "[cH:10]1[cH:11][cH:12][c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]2[cH:19]1"
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    # n5-00492's one-step route: naphthalene tert-alkylated at C1 (a tertiary cation goes to C2: peri strain)
+    ("[NH:1]=[C:2]([NH2:3])[CH2:4][C:5]1(Cl)[CH2:6][CH2:7][CH2:8][CH2:9]1." + NAPHTHALENE + ">>[NH:1]=[C:2]([NH2:3])"
+     "[CH2:4][C:5]1([c:19]2[cH:10][cH:11][cH:12][c:13]3[cH:14][cH:15][cH:16][cH:17][c:18]23)[CH2:6][CH2:7][CH2:8][CH2:9]1",
+     [19, 5], ("an alpha position of a naphthalene", "peri hydrogen")),
+    # naphthalene brominated at C2 while C1 is free
+    ("[Br:1]Br." + NAPHTHALENE + ">>[Br:1][c:10]1[cH:11][cH:12][c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]2[cH:19]1",
+     [10, 1], ("a beta position of a naphthalene",)),
+])
+def test_a_naphthalene_substituted_against_its_alpha_beta_rule_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["aromatic_regiochemistry"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words)
+
+
+@pytest.mark.parametrize("mapped", [
+    # naphthalene brominated at C1; tert-butylated at C2
+    "[Br:1]Br." + NAPHTHALENE + ">>[Br:1][c:19]1[cH:10][cH:11][cH:12][c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]12",
+    "Cl[C:5]([CH3:6])([CH3:7])[CH3:8]." + NAPHTHALENE + ">>[CH3:6][C:5]([CH3:7])([CH3:8])[c:10]1[cH:11][cH:12][c:13]2"
+    "[cH:14][cH:15][cH:16][cH:17][c:18]2[cH:19]1",
+    # 2-methoxynaphthalene brominated at C6 (a donor on the ring system: not judged)
+    "[Br:1]Br.[CH3:20][O:21][c:2]1[cH:3][cH:4][c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]2[cH:11]1>>[CH3:20][O:21][c:2]1[cH:3]"
+    "[cH:4][c:5]2[cH:6][c:7]([Br:1])[cH:8][cH:9][c:10]2[cH:11]1",
+])
+def test_naphthalene_substitutions_at_the_usual_site_or_with_donors_are_not_flagged(mapped):
     assert codes(mapped) == []
