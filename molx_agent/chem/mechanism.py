@@ -1063,11 +1063,10 @@ def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom) -> set[int] | None:
            .GetIsAromatic() for r in mol.GetRingInfo().AtomRings()):
         return None  # a third aromatic ring fused on (anthracene, phenanthrene)
     for idx in system:
-        for sub in mol.GetAtomWithIdx(idx).GetNeighbors():
-            if sub.GetIdx() not in system and (sub.GetAtomicNum() != 6 or sub.GetIsAromatic() or
-                                               _director(mol.GetAtomWithIdx(idx), sub, False) != (_WEAK_DONOR,
-                                                                                                  "alkyl group")):
-                return None
+        ring_atom = mol.GetAtomWithIdx(idx)
+        for sub in ring_atom.GetNeighbors():
+            if sub.GetIdx() not in system and _director(ring_atom, sub, False) != (_WEAK_DONOR, "alkyl group"):
+                return None  # a substituent other than a plain alkyl group: its direction is not judged here
     return set(own) & set(fused[0])
 
 
