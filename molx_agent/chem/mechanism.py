@@ -960,30 +960,37 @@ def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
     return "Friedel-Crafts alkylation" if alkene or lost else None
 
 
+def _is_six_ring(mol: Chem.Mol, ring: tuple[int, ...], carbocyclic: bool = False) -> bool:
+    """Whether ``ring`` is an aromatic six-membered ring (all carbon when ``carbocyclic``)."""
+    return len(ring) == 6 and all(mol.GetAtomWithIdx(i).GetIsAromatic() and (
+        not carbocyclic or mol.GetAtomWithIdx(i).GetAtomicNum() == 6) for i in ring)
+
+
+def _six_ring(mol: Chem.Mol, atom: Chem.Atom, carbocyclic: bool = False) -> tuple[int, ...] | None:
+    """The first aromatic six-membered ring through ``atom`` (all carbon when ``carbocyclic``), or ``None``."""
+    return next((r for r in mol.GetRingInfo().AtomRings()
+                 if atom.GetIdx() in r and _is_six_ring(mol, r, carbocyclic)), None)
+
+
+def _ring_order(ring: tuple[int, ...], start: int) -> list[int]:
+    """The atom indices of ``ring`` (RDKit lists a ring's atoms in ring order) rotated to begin at ``start``."""
+    i = ring.index(start)
+    return list(ring[i:] + ring[:i])
+
+
 def _benzene_ring(mol: Chem.Mol, atom: Chem.Atom) -> list[int] | None:
     """The atom indices of the benzene ring through ``atom``, in ring order from it; ``None`` when the atom is not
     on a six-carbon aromatic ring or the ring is fused to another aromatic ring (naphthalene, indole, quinoline:
     :func:`_naphthalene_verdict` and :func:`_heteroaryl_verdict` judge those)."""
-    rings = mol.GetRingInfo().AtomRings()
-    ring = next((r for r in rings if atom.GetIdx() in r and len(r) == 6 and all(
-        mol.GetAtomWithIdx(i).GetIsAromatic() and mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in r)), None)
+    ring = _six_ring(mol, atom, carbocyclic=True)
     if ring is None:
         return None
     members = set(ring)
-    for other in rings:
+    for other in mol.GetRingInfo().AtomRings():
         if set(other) != members and len(members & set(other)) >= 2 and any(
                 mol.GetAtomWithIdx(i).GetIsAromatic() for i in other if i not in members):
             return None
-    return _ring_order(mol, ring, atom.GetIdx())
-
-
-def _ring_order(mol: Chem.Mol, ring: tuple[int, ...], start: int) -> list[int]:
-    """The atom indices of ``ring`` in ring order, from atom index ``start``."""
-    order = [start]
-    while len(order) < len(ring):
-        cur = mol.GetAtomWithIdx(order[-1])
-        order.append(next(n.GetIdx() for n in cur.GetNeighbors() if n.GetIdx() in ring and n.GetIdx() not in order))
-    return order
+    return _ring_order(ring, atom.GetIdx())
 
 
 def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
@@ -1030,8 +1037,7 @@ def _indole_c3(mol: Chem.Mol, atom: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom] | 
     for ring in rings:
         if len(ring) != 5 or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
             continue
-        fused = [r for r in rings if len(r) == 6 and len(set(r) & set(ring)) == 2
-                 and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
+        fused = [r for r in rings if len(set(r) & set(ring)) == 2 and _is_six_ring(mol, r)]
         if len(fused) != 1 or (atom.GetIdx() not in ring and atom.GetIdx() not in fused[0]):
             continue
         fusion = set(ring) & set(fused[0])
@@ -1050,13 +1056,11 @@ def _indole_c3(mol: Chem.Mol, atom: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom] | 
 def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom) -> set[int] | None:
     """The two fusion atoms of the naphthalene through ``atom`` when the two rings are all-carbon, fused to no third
     aromatic ring, and carry nothing but alkyl groups; ``None`` otherwise."""
-    rings = [r for r in mol.GetRingInfo().AtomRings() if len(r) == 6 and all(
-        mol.GetAtomWithIdx(i).GetIsAromatic() and mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in r)]
-    own = next((r for r in rings if atom.GetIdx() in r), None)
+    own = _six_ring(mol, atom, carbocyclic=True)
     if own is None:
         return None
     fused = [r for r in mol.GetRingInfo().AtomRings() if r != own and len(set(r) & set(own)) >= 2]
-    if len(fused) != 1 or fused[0] not in rings:
+    if len(fused) != 1 or not _is_six_ring(mol, fused[0], carbocyclic=True):
         return None
     system = set(own) | set(fused[0])
     if any(len(set(r) & system) >= 2 and not set(r) <= system and mol.GetAtomWithIdx(next(iter(set(r) - system)))
@@ -1082,7 +1086,7 @@ def _naphthalene_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str, e_react: Che
         return ("an alpha position of a naphthalene, which a tertiary alkyl group does not take (the peri hydrogen "
                 "crowds it; Friedel-Crafts tert-alkylation goes to beta)")
     if kind in ("chlorination", "bromination", "iodination", "nitration") and not alpha:
-        ring = next(r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6)
+        ring = _six_ring(mol, atom, carbocyclic=True)
         free_alpha = [i for i in ring if i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
                       and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors())]
         if free_alpha:
@@ -1115,17 +1119,14 @@ def _heteroaryl_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None
                     f"electrophile far faster")
     if kind not in _SEAR_HALOGEN_NITRO:
         return None
-    ring = next((r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6
-                 and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)), None)
-    if ring is None or not any(_pyridine_type(n) and n.GetIdx() in ring and n.GetFormalCharge() == 0
-                               for n in atom.GetNeighbors()):
+    ring = _six_ring(mol, atom)
+    ring_n = [n for n in atom.GetNeighbors() if ring and n.GetIdx() in ring and _pyridine_type(n)]
+    if not ring_n:  # (the ring holds no charged atom: checked above)
         return None
     members = [mol.GetAtomWithIdx(i) for i in ring]
     if any(a.GetAtomicNum() == 7 and a.GetTotalNumHs() for a in members) or any(_ring_carbonyl(a) for a in members):
         return None  # a pyridone, pyrimidinone or other lactam ring: another reactivity
-    for n in atom.GetNeighbors():
-        if not (_pyridine_type(n) and n.GetIdx() in ring):
-            continue
+    for n in ring_n:
         for other in n.GetNeighbors():
             if other.GetIdx() != atom.GetIdx() and any(
                     sub.GetAtomicNum() in _ALL_HALOGENS or (sub.GetAtomicNum() in (7, 8) and not sub.GetTotalNumHs())
@@ -1140,12 +1141,10 @@ def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | No
                       nitrogen_protonated: bool = False) -> bool:
     """Whether a heteroatom donor (:func:`_director`'s strong class), or a group it does not judge, sits ortho or
     para to ``atom`` on its six-membered aromatic ``ring`` (by default the first one through it)."""
+    ring = ring or _six_ring(mol, atom)
     if ring is None:
-        ring = next((r for r in mol.GetRingInfo().AtomRings() if atom.GetIdx() in r and len(r) == 6
-                     and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)), None)
-        if ring is None:
-            return False
-    order = _ring_order(mol, ring, atom.GetIdx())
+        return False
+    order = _ring_order(ring, atom.GetIdx())
     for pos in (1, 3, 5):
         ring_atom = mol.GetAtomWithIdx(order[pos])
         for sub in ring_atom.GetNeighbors():

@@ -483,9 +483,9 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # with nothing to make it acidic used as a carbanion, a free aniline C-alkylated, two electrophiles joined,
         # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, an
         # amine's alkyls stripped, the slower of two halides reacting, an oxidation by water or hydroxide, a
-        # nucleophile reacting beside a stronger electrophile the product keeps, a single enantiomer from achiral
-        # precursors (medium confidence, not a cost; all but the stereo flag order the route after clean ones:
-        # route_rank_tier)
+        # nucleophile reacting beside a stronger electrophile the product keeps, an aromatic ring substituted where
+        # no electrophile goes, a single enantiomer from achiral precursors (medium confidence, not a cost; all
+        # but the stereo flag order the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))
