@@ -60,13 +60,15 @@ _MODEL: TemplateKNNModel | None = None
 
 
 def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | None = None,
-                 general_templates: int | None = None) -> None:
+                 general_templates: int | None = None, general_mass: float | None = None) -> None:
     global _MODEL
     kwargs: dict = {"n_neighbours": n_neighbours} if n_neighbours else {}
     if policy_templates is not None:
         kwargs["policy_templates"] = policy_templates
     if general_templates is not None:
         kwargs["general_templates"] = general_templates
+    if general_mass is not None:
+        kwargs["general_mass"] = general_mass
     _MODEL = TemplateKNNModel(named_templates=named, **kwargs)
 
 
@@ -93,7 +95,8 @@ def run(args: argparse.Namespace) -> dict:
     if args.sample and args.sample < len(rows):
         rows = random.Random(args.seed).sample(rows, args.sample)
     t0 = time.perf_counter()
-    _init_worker(args.n_neighbours, not args.no_named, args.policy_templates, args.general_templates)
+    _init_worker(args.n_neighbours, not args.no_named, args.policy_templates, args.general_templates,
+                 args.general_mass)
     model = _MODEL
     assert model is not None
     lib = model.library
@@ -104,7 +107,8 @@ def run(args: argparse.Namespace) -> dict:
         ctx = mp.get_context("fork")
         with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.n_neighbours, not args.no_named,
                                                                         args.policy_templates,
-                                                                        args.general_templates)) as pool:
+                                                                        args.general_templates,
+                                                                        args.general_mass)) as pool:
             for res in pool.imap(_evaluate, rows, chunksize=4):
                 results.append(res)
                 _progress(results, len(rows))
@@ -138,6 +142,7 @@ def run(args: argparse.Namespace) -> dict:
                   "policy": model.policy is not None, "policy_templates": model.policy_templates,
                   "general_policy": model.general_policy is not None,
                   "general_templates": model.general_templates if model.general_policy is not None else 0,
+                  "general_mass": model.general_mass,
                   "ranker": "trained" if model.ranker.trained else "fallback kNN vote"},
         "workers": args.workers,
         "n_templates": len(lib.templates),
@@ -190,6 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--general-templates", type=int, default=None,
                     help="apply at most this many of the general policy's general (radius-0) templates "
                          "(default: the model's; 0: none)")
+    ap.add_argument("--general-mass", type=float, default=None,
+                    help="stop the general policy's list once it holds this share of the probability "
+                         "(default: the model's 0.999; 1: always --general-templates of them)")
     ap.add_argument("--json", type=Path, default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

@@ -2,7 +2,7 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Eleven such steps are read from the atom map (the proposing template's,
+product's stereochemistry comes from. Twelve such steps are read from the atom map (the proposing template's,
 ``reactants>>product``):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
@@ -91,12 +91,18 @@ product's stereochemistry comes from. Eleven such steps are read from the atom m
   halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a
   pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring
   with a group whose direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or
-  sulfonation (the anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (another
-  mechanism: vicarious substitution), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates,
+  sulfonation (the anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (no position
+  takes it: ``deactivated_arene``), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates,
   aldehydes, methyl and plain primary alkyl halides, CBr4, C2Cl6), HX and halide ions (nucleophiles), POCl3 or
   MsCl on an N-oxide, an annulation with one bond where the groups direct, ring closures, C2 of an N-substituted
   indole and C6 of a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine (both lithiated there), a site an amino or
   hydroxy group directs to, pyridone-type rings.
+- ``deactivated_arene``: a Friedel-Crafts acylation or alkylation (the kinds above) of a benzene ring that carries a
+  strongly deactivating group (nitro, nitrile, carbonyl, imino, sulfonyl, trihalomethyl, ammonium) and no
+  heteroatom donor (hydroxy, alkoxy, amino, acylamino, thioether): such a ring takes no Friedel-Crafts substitution
+  at any position (letrozole's route "from" benzonitrile and 4-cyanobenzoyl chloride). A halogen alone does not
+  deactivate enough (chlorobenzene is acylated para), and halogenation, nitration and sulfonation of such rings are
+  real reactions (nitrobenzene brominated meta), judged by ``aromatic_regiochemistry`` instead.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -157,6 +163,10 @@ MECHANISM_TEXT = {
                                "to another position and the step gives another isomer (only a directed "
                                "metalation or a blocking group, which the step does not name, would set this "
                                "site)",
+    "deactivated_arene": "the {kind} substitutes the ring at {atom}, which carries the {groups} and no activating "
+                         "group: a ring that deactivated takes no Friedel-Crafts substitution, so forward the step "
+                         "gives nothing (the bond is made another way: an organometallic partner, a Pd-catalysed "
+                         "coupling, or the group put on after the substitution)",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1174,16 +1184,11 @@ def _ortho_para(i: int, j: int) -> bool:
     return min(abs(i - j), 6 - abs(i - j)) in (1, 3)
 
 
-def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -> str | None:
-    """Why the new groups at ring positions ``sites`` (indices into ``order``) go against the ring's directing
-    groups, or ``None`` when a site is where they direct, or the ring is not judged. Three verdicts: a site meta to
-    every ortho/para director while one of them has a free ortho or para position; a site that only weak donors or
-    halogens direct to while a heteroatom donor has a free position (its para position for an acylamino group,
-    whose ortho positions its bulk shields); on a ring with meta directors only, a site ortho or para to one while a
-    position meta to all is free. A heteroatom donor that carries a group (NHAc, OMe, NMe2; not NH2 or OH, not one
-    held in a fused ring) and is flanked by two ortho substituents counts as a weak one (twisted out of the ring's
-    plane, it donates little: 2,6-dimethylacetanilide nitrates meta to its NHAc)."""
-    acidic = kind in ("nitration", "sulfonation")
+def _ring_groups(mol: Chem.Mol, order: list[int], sites: set[int],
+                 acidic: bool) -> tuple[list[tuple[int, int, str]], set[int]] | None:
+    """The directing groups of the benzene ring ``order`` as ``(position, class, name)`` and its free positions
+    (``sites`` included), or ``None`` when a group's direction is not judged (:func:`_director`). A heteroatom donor
+    that carries a group, is not held in a fused ring and is flanked by two ortho substituents counts as a weak one."""
     groups: list[tuple[int, int, str]] = []  # (position, class, name)
     twistable: set[int] = set()  # positions of a donor that carries a group and is not held in a fused ring
     free = set(sites)
@@ -1200,12 +1205,44 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
             if sub.GetDegree() > 1 and not mol.GetBondBetweenAtoms(idx, sub.GetIdx()).IsInRing():
                 twistable.add(pos)
     taken = {g[0] for g in groups}
-    groups = [(p, _WEAK_DONOR if c == _DONOR and p in twistable and {(p + 1) % 6, (p - 1) % 6} <= taken else c, n)
-              for p, c, n in groups]
+    return [(p, _WEAK_DONOR if c == _DONOR and p in twistable and {(p + 1) % 6, (p - 1) % 6} <= taken else c, n)
+            for p, c, n in groups], free
+
+
+def _deactivated_for_friedel_crafts(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -> str | None:
+    """The names of the groups that deactivate benzene ring ``order`` against a Friedel-Crafts substitution
+    (``kind``): a nitro, nitrile, carbonyl, imino, sulfonyl, trihalomethyl or ammonium group, with no heteroatom donor
+    (hydroxy, alkoxy, amino, acylamino, thioether) on the ring; ``None`` otherwise, or for another kind of substitution
+    or a ring whose groups are not judged."""
+    if not kind.startswith("Friedel-Crafts"):
+        return None
+    ring = _ring_groups(mol, order, sites, False)
+    if ring is None:
+        return None
+    groups = ring[0]
+    metas = sorted({g[2] for g in groups if g[1] == _META_DIRECTOR})
+    if not metas or any(g[1] == _DONOR for g in groups):
+        return None
+    return " and the ".join(metas)
+
+
+def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -> str | None:
+    """Why the new groups at ring positions ``sites`` (indices into ``order``) go against the ring's directing
+    groups, or ``None`` when a site is where they direct, or the ring is not judged. Three verdicts: a site meta to
+    every ortho/para director while one of them has a free ortho or para position; a site that only weak donors or
+    halogens direct to while a heteroatom donor has a free position (its para position for an acylamino group,
+    whose ortho positions its bulk shields); on a ring with meta directors only, a site ortho or para to one while a
+    position meta to all is free. A heteroatom donor that carries a group (NHAc, OMe, NMe2; not NH2 or OH, not one
+    held in a fused ring) and is flanked by two ortho substituents counts as a weak one (twisted out of the ring's
+    plane, it donates little: 2,6-dimethylacetanilide nitrates meta to its NHAc)."""
+    ring = _ring_groups(mol, order, sites, kind in ("nitration", "sulfonation"))
+    if ring is None:
+        return None
+    groups, free = ring
     directors = [g for g in groups if g[1] >= _HALO_DIRECTOR]
     metas = [g for g in groups if g[1] == _META_DIRECTOR]
     if kind.startswith("Friedel-Crafts") and metas:
-        return None  # a deactivated ring takes no Friedel-Crafts: another mechanism (vicarious substitution)
+        return None  # a deactivated ring takes no Friedel-Crafts (``deactivated_arene``): not a question of position
     names = lambda gs: " and the ".join(sorted({g[2] for g in gs}))  # noqa: E731
     if directors:
         if not any(_ortho_para(s, g[0]) for s in sites for g in directors):
@@ -1368,17 +1405,19 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["unactivated_snar"].format(
                         group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     for order, sites, kind, pairs in _sear_sites(reactants, new, rmap).values():
+        code, words = "aromatic_regiochemistry", {}
         if order is None:
             site = reactants.GetAtomWithIdx(next(iter(sites)))
-            why = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
+            words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
                 _heteroaryl_verdict(reactants, site, kind)
+        elif (groups := _deactivated_for_friedel_crafts(reactants, order, sites, kind)) is not None:
+            code, words["groups"] = "deactivated_arene", groups
         else:
-            why = _sear_verdict(reactants, order, sites, kind)
-        if why is not None:
+            words["why"] = _sear_verdict(reactants, order, sites, kind)
+        if None not in words.values():
             mc, me = pairs[0]
-            out.append({"code": "aromatic_regiochemistry", "atoms": [mc, me],
-                        "reason": MECHANISM_TEXT["aromatic_regiochemistry"].format(
-                            kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
+            out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[code].format(
+                kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", **words)})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

@@ -71,6 +71,7 @@ ISSUE_TEXT = {
     "halide_selectivity": "selectivity: {reason}",
     "electrophile_selectivity": "selectivity: {reason}",
     "aromatic_regiochemistry": "regiochemistry: {reason}",
+    "deactivated_arene": "mechanism: {reason}",
     "oxidation_without_oxidant": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
@@ -87,13 +88,15 @@ ISSUE_TEXT = {
 #: the former on 3 of 15,461 published PaRoutes steps, each a record writing a sulfonate ester as a sulfone;
 #: ``electrophile_selectivity`` on none of the 50,085 nor of the 31,125 published steps; ``aromatic_regiochemistry``
 #: on none of the 50,085 and on 1 of the 1,538 published aromatic substitutions it looks at, a record compressing
-#: two steps: docs/benchmarks.md):
+#: two steps; ``deactivated_arene`` on none of the 80 recorded and 222 published Friedel-Crafts substitutions of a
+#: benzene ring: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
                                           "unactivated_snar", "alcohol_c_acylation", "stripped_amine",
                                           "halide_selectivity", "oxidation_without_oxidant",
-                                          "electrophile_selectivity", "aromatic_regiochemistry"})
+                                          "electrophile_selectivity", "aromatic_regiochemistry",
+                                          "deactivated_arene"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
 #: heterocumulene (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
 #: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
@@ -484,7 +487,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, an
         # amine's alkyls stripped, the slower of two halides reacting, an oxidation by water or hydroxide, a
         # nucleophile reacting beside a stronger electrophile the product keeps, an aromatic ring substituted where
-        # no electrophile goes, a single enantiomer from achiral precursors (medium confidence, not a cost; all
+        # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, a single enantiomer from achiral precursors (medium confidence, not a cost; all
         # but the stereo flag order the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,

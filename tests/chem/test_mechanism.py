@@ -768,6 +768,56 @@ def test_route_judgement_ranks_a_meta_bromination_of_toluene_after_clean_routes(
     assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
 
 
+# letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
+BENZONITRILE_ACYLATION = (
+    "[C:7](=[O:8])([c:9]1[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15][cH:16]1)Cl.[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6]"
+    "[cH:17][cH:18]1>>[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([C:7](=[O:8])[c:9]2[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15]"
+    "[cH:16]2)[cH:17][cH:18]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    (BENZONITRILE_ACYLATION, [6, 7], ("Friedel-Crafts acylation", "carries the nitrile and no activating group")),
+    # nitrobenzene acylated meta, where its nitro group directs: the ring is still too deactivated
+    ("[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[CH3:10][C:11](=[O:12])Cl>>[O:1]=[N+:2]([O-:3])[c:4]1"
+     "[cH:5][c:6]([C:11]([CH3:10])=[O:12])[cH:7][cH:8][cH:9]1", [6, 11], ("nitro group",)),
+    # 4-chlorobenzotrifluoride tert-butylated ortho to its chlorine (a Friedel-Crafts alkylation)
+    ("[F:1][C:2]([F:3])([F:4])[c:5]1[cH:6][cH:7][c:8]([Cl:9])[cH:10][cH:11]1.Cl[C:12]([CH3:13])([CH3:14])[CH3:15]>>"
+     "[F:1][C:2]([F:3])([F:4])[c:5]1[cH:6][c:7]([C:12]([CH3:13])([CH3:14])[CH3:15])[c:8]([Cl:9])[cH:10][cH:11]1",
+     [7, 12], ("Friedel-Crafts alkylation", "trihalomethyl group")),
+])
+def test_a_friedel_crafts_substitution_of_a_deactivated_benzene_ring_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["deactivated_arene"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words)
+
+
+@pytest.mark.parametrize("mapped", [
+    # 2-methoxybenzonitrile acylated para to its methoxy group: the donor carries the ring
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][c:8]1[C:9]#[N:10].[CH3:11][C:12](=[O:13])Cl>>[CH3:1][O:2][c:3]1"
+    "[cH:4][cH:5][c:6]([C:12]([CH3:11])=[O:13])[cH:7][c:8]1[C:9]#[N:10]",
+    # chlorobenzene acylated para (a halogen deactivates mildly; the reaction runs)
+    "[Cl:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[CH3:8][C:9](=[O:10])Cl>>[Cl:1][c:2]1[cH:3][cH:4][c:5]([C:9]([CH3:8])"
+    "=[O:10])[cH:6][cH:7]1",
+    # nitrobenzene brominated meta (not a Friedel-Crafts reaction: Br2 and FeBr3 do take a nitroarene)
+    "[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[Br:10][Br:11]>>[O:1]=[N+:2]([O-:3])[c:4]1[cH:5]"
+    "[c:6]([Br:10])[cH:7][cH:8][cH:9]1",
+])
+def test_an_activated_or_halogenated_ring_or_another_substitution_is_not_deactivated(mapped):
+    assert codes(mapped) == []
+
+
+def test_route_judgement_ranks_a_friedel_crafts_acylation_of_benzonitrile_after_clean_routes():
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["N#Cc1ccc(C(=O)Cl)cc1", "N#Cc1ccccc1"], "N#Cc1ccc(C(=O)c2ccc(C#N)cc2)cc1",
+                                        "Friedel-Crafts acylation", BENZONITRILE_ACYLATION))
+    assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
+    assert [i["code"] for i in judged["issues"]] == ["deactivated_arene"]
+    assert judged["issues"][0]["message"].startswith("mechanism: the Friedel-Crafts acylation")
+    assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
 @pytest.mark.parametrize("mapped", [
     # published (PaRoutes n5-00783): 2-methoxy-6-nitroaniline brominated para to its NH2 (flanked, but small)
     "[Br:1]Br.[CH3:2][O:3][c:4]1[cH:5][cH:6][cH:7][c:8]([N+:9](=[O:10])[O-:11])[c:12]1[NH2:13]>>[CH3:2][O:3][c:4]1"

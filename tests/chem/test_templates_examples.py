@@ -360,6 +360,11 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G340_urea_pnp_carbamate_retro', 'COC(=O)C1CC(c2ccc(CC(F)(F)F)cc2)CN(C(=O)N2CCSCC2)C1', ['C1CSCCN1', 'COC(=O)C1CC(c2ccc(CC(F)(F)F)cc2)CN(C(=O)Oc2ccc([N+](=O)[O-])cc2)C1']),
     ('G341_urea_cdt_retro', 'CNC(=O)Nc1ccccc1', ['CN', 'Nc1ccccc1', 'O=C(n1cncn1)n1cncn1']),
     ('G342_stille_ethoxyvinyl_methyl_ketone_retro', 'CC(=O)c1ccc(NC(=O)c2nc(C#N)cn2COCC[Si](C)(C)C)c(C2=CCCCC2)c1', ['C=C(OCC)[Sn](CCCC)(CCCC)CCCC', 'C[Si](C)(C)CCOCn1cc(C#N)nc1C(=O)Nc1ccc(Br)cc1C1=CCCCC1']),
+    # nifedipine (the keto ester twice) and amlodipine (two different keto esters)
+    ('G343_hantzsch_dihydropyridine_retro', 'COC(=O)C1=C(C)NC(C)=C(C(=O)OC)C1c1ccccc1[N+](=O)[O-]', ['COC(=O)CC(C)=O', 'COC(=O)CC(C)=O', 'N', 'O=Cc1ccccc1[N+](=O)[O-]']),
+    ('G343_hantzsch_dihydropyridine_retro', 'CCOC(=O)C1=C(COCCN)NC(C)=C(C(=O)OC)C1c1ccccc1Cl', ['CCOC(=O)CC(=O)COCCN', 'COC(=O)CC(C)=O', 'N', 'O=Cc1ccccc1Cl']),
+    # warfarin from 4-hydroxycoumarin and benzalacetone
+    ('G344_michael_enol_retro', 'CC(=O)CC(c1ccccc1)c1c(O)c2ccccc2oc1=O', ['CC(=O)C=Cc1ccccc1', 'O=c1cc(O)c2ccccc2o1']),
 ]
 
 
@@ -433,4 +438,14 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G340_urea_pnp_carbamate_retro", "CCOC(=O)Nc1ccccc1"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
+    assert apply_named_template(template_id, product) == []
+
+
+@pytest.mark.parametrize(("template_id", "product"), [
+    # no keto-ester or diketone carbonyls on the dihydropyridine: not a Hantzsch product
+    ("G343_hantzsch_dihydropyridine_retro", "CC1=C(C)C(c2ccccc2)C(C)=C(C)N1"),
+    # a phenol's ortho carbon is no enol nucleophile (no carbonyl next to it): a Friedel-Crafts question
+    ("G344_michael_enol_retro", "CC(=O)CC(c1ccccc1)c1ccccc1O"),
+])
+def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []

@@ -102,6 +102,24 @@ def test_general_only_candidates_are_proposed_and_labelled(small_library):
     assert abs(sum(p.score for p in preds) - 1.0) < 1e-3
 
 
+def test_general_mass_stops_the_general_policys_list(small_library):
+    _, lib, products = small_library
+    n_general = len(lib.general_templates)
+    kw = dict(policy=toy_policy(len(lib.templates)), general_policy=toy_policy(n_general), general_templates=n_general)
+    short, full = TemplateKNNModel(lib, general_mass=0.5, **kw), TemplateKNNModel(lib, general_mass=1.0, **kw)
+    assert TemplateKNNModel(lib, **kw).general_mass == 0.999
+    more = 0
+    for product in products[::4]:
+        few = {c.reactants for c in short.candidates(product)[2]}
+        every = {c.reactants for c in full.candidates(product)[2]}
+        assert few <= every
+        more += len(every) > len(few)
+    assert more, "every general template added nothing on 20 training products"
+    for bad in (0.0, 1.5):
+        with pytest.raises(ValueError, match="general_mass"):
+            TemplateKNNModel(lib, general_mass=bad, **kw)
+
+
 def test_general_features_are_zero_without_general_templates():
     base = dict(product_heavy_atoms=10, product_rings=1, template_counts=np.array([5.0, 1.0, 9.0]),
                 template_classes=[2, 6, 1], n_neighbours=100, n_templates=2, n_general=1)

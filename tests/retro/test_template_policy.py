@@ -50,6 +50,10 @@ def test_top_templates_stops_at_the_cumulative_mass_and_breaks_ties_by_index():
     assert _top_templates(probs, 5).tolist() == [1, 3, 0, 2]  # 0.6 + 0.2 + 0.1 + 0.1 reaches 0.999
     assert _top_templates(probs, 2).tolist() == [1, 3]
     assert _top_templates(np.array([0.9995, 0.0005]), 5).tolist() == [0]
+    # a mass of 1 keeps all n (the float sum of the list need not reach 1)
+    assert _top_templates(probs, 5, 1.0).tolist() == [1, 3, 0, 2, 4]
+    assert _top_templates(np.array([0.9995, 0.0005]), 5, 1.0).tolist() == [0, 1]
+    assert _top_templates(probs, 5, 0.7).tolist() == [1, 3]
 
 
 def test_packaged_policy_is_compact_and_matches_the_library():
