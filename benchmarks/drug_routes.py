@@ -8,6 +8,7 @@ reading the fields the code provides).
 Usage::
 
     nice uv run python benchmarks/drug_routes.py --time-limit 30 --workers 2 --out /tmp/drug_routes.json
+    nice uv run python benchmarks/drug_routes.py --time-limit 30 --workers 2 --drugs all --out /tmp/drug_routes.json
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ sys.path.insert(0, str(REPO))
 DRUGS = ("paracetamol", "aspirin", "ibuprofen", "naproxen", "diphenhydramine", "haloperidol", "venlafaxine",
          "salbutamol", "losartan", "imatinib", "bupropion", "fluoxetine", "sildenafil", "atenolol", "propranolol",
          "omeprazole", "celecoxib", "diazepam", "lidocaine", "metoprolol")
+#: Forty more, read for the first time on 2026-11-30 (docs/benchmarks.md, "Forty more drugs"): ``--drugs more`` runs
+#: them, ``--drugs all`` the sixty.
+MORE_DRUGS = ("diclofenac", "ketoprofen", "mefenamic acid", "indomethacin", "gefitinib", "erlotinib", "sorafenib",
+              "dasatinib", "nilotinib", "letrozole", "anastrozole", "bicalutamide", "clopidogrel", "rivaroxaban",
+              "apixaban", "amlodipine", "nifedipine", "verapamil", "valsartan", "furosemide", "clonidine", "fentanyl",
+              "tramadol", "methadone", "pioglitazone", "tolbutamide", "glibenclamide", "tamoxifen", "lenalidomide",
+              "thalidomide", "olaparib", "ruxolitinib", "lapatinib", "lenvatinib", "cabozantinib", "pazopanib",
+              "fenofibrate", "guaifenesin", "warfarin", "enzalutamide")
+DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS}
 
 
 def _route_view(graph: Any) -> dict[str, Any]:
@@ -96,11 +106,19 @@ def markdown(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def drug_names(spec: str) -> list[str]:
+    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``) or comma-separated names."""
+    return list(DRUG_SETS.get(spec.strip()) or [name.strip() for name in spec.split(",") if name.strip()])
+
+
 def main(argv: list[str] | None = None) -> int:
+    from molx_agent.chem.names import lookup_name
+
     ap = argparse.ArgumentParser(description="first routes to well-known drugs with the default stock")
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--drugs", default=",".join(DRUGS), help="comma-separated names from the packaged name table")
+    ap.add_argument("--drugs", default=",".join(DRUGS),
+                    help="comma-separated names from the packaged name table, or 'more' (forty more) or 'all' (sixty)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")
@@ -109,8 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.union_depth is not None and args.union_depth < 1:
         ap.error("--union-depth must be a positive integer")
-    jobs = [(name.strip(), args.time_limit, args.target_expansion, args.union_depth)
-            for name in args.drugs.split(",") if name.strip()]
+    names = drug_names(args.drugs)
+    unknown = [name for name in names if lookup_name(name) is None]
+    if unknown or not names:
+        ap.error(f"not in the packaged name table: {', '.join(unknown)}" if unknown else "--drugs names no drug")
+    jobs = [(name, args.time_limit, args.target_expansion, args.union_depth) for name in names]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             records = list(pool.map(_packed, jobs))
