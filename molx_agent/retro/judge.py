@@ -487,8 +487,9 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, an
         # amine's alkyls stripped, the slower of two halides reacting, an oxidation by water or hydroxide, a
         # nucleophile reacting beside a stronger electrophile the product keeps, an aromatic ring substituted where
-        # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, a single enantiomer from achiral precursors (medium confidence, not a cost; all
-        # but the stereo flag order the route after clean ones: route_rank_tier)
+        # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, a single enantiomer from achiral
+        # precursors (medium confidence, not a cost; all but the stereo flag order the route after clean ones:
+        # route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))
