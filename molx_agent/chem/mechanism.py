@@ -102,7 +102,9 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   heteroatom donor (hydroxy, alkoxy, amino, acylamino, thioether): such a ring takes no Friedel-Crafts substitution
   at any position (letrozole's route "from" benzonitrile and 4-cyanobenzoyl chloride). A halogen alone does not
   deactivate enough (chlorobenzene is acylated para), and halogenation, nitration and sulfonation of such rings are
-  real reactions (nitrobenzene brominated meta), judged by ``aromatic_regiochemistry`` instead.
+  real reactions (nitrobenzene brominated meta), judged by ``aromatic_regiochemistry`` instead. The same on a
+  carbon of an azine ring (pyridine, pyrimidine, the hetero ring of a quinoline) with no heteroatom donor, N-H, ring
+  carbonyl or N-oxide: the ring nitrogen withdraws and takes the Lewis acid.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -1147,6 +1149,30 @@ def _heteroaryl_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None
     return "next to a pyridine-type ring nitrogen, with no hydroxy, alkoxy or amino group ortho or para to it"
 
 
+def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
+    """``"pyridine-type ring nitrogen"`` when a Friedel-Crafts substitution (``kind``) is written at carbon ``atom`` of
+    a six-membered aromatic ring that holds a pyridine-type nitrogen (pyridine, pyrimidine, the hetero ring of a
+    quinoline) and no heteroatom donor, N-H, ring carbonyl or charged atom (an N-oxide, a pyridone); ``None``
+    otherwise. The ring nitrogen withdraws and takes the Lewis acid, so no Friedel-Crafts reaction goes there."""
+    if not kind.startswith("Friedel-Crafts"):
+        return None
+    ring = _six_ring(mol, atom)
+    if ring is None:
+        return None
+    members = [mol.GetAtomWithIdx(i) for i in ring]
+    if not any(_pyridine_type(a) for a in members) or any(
+            a.GetFormalCharge() or (a.GetAtomicNum() == 7 and a.GetTotalNumHs()) or _ring_carbonyl(a) for a in members):
+        return None
+    for member in members:
+        for sub in member.GetNeighbors():
+            if sub.GetIdx() in ring or sub.GetIsAromatic():
+                continue
+            found = _director(member, sub, False) if member.GetAtomicNum() == 6 else None
+            if found is None and member.GetAtomicNum() == 6 or found is not None and found[0] == _DONOR:
+                return None  # a donor, or a group whose effect is not judged
+    return "pyridine-type ring nitrogen"
+
+
 def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | None = None,
                       nitrogen_protonated: bool = False) -> bool:
     """Whether a heteroatom donor (:func:`_director`'s strong class), or a group it does not judge, sits ortho or
@@ -1408,8 +1434,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         code, words = "aromatic_regiochemistry", {}
         if order is None:
             site = reactants.GetAtomWithIdx(next(iter(sites)))
-            words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
-                _heteroaryl_verdict(reactants, site, kind)
+            if (groups := _deactivated_azine(reactants, site, kind)) is not None:
+                code, words["groups"] = "deactivated_arene", groups
+            else:
+                words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
+                    _heteroaryl_verdict(reactants, site, kind)
         elif (groups := _deactivated_for_friedel_crafts(reactants, order, sites, kind)) is not None:
             code, words["groups"] = "deactivated_arene", groups
         else:

@@ -785,8 +785,13 @@ BENZONITRILE_ACYLATION = (
     ("[F:1][C:2]([F:3])([F:4])[c:5]1[cH:6][cH:7][c:8]([Cl:9])[cH:10][cH:11]1.Cl[C:12]([CH3:13])([CH3:14])[CH3:15]>>"
      "[F:1][C:2]([F:3])([F:4])[c:5]1[cH:6][c:7]([C:12]([CH3:13])([CH3:14])[CH3:15])[c:8]([Cl:9])[cH:10][cH:11]1",
      [7, 12], ("Friedel-Crafts alkylation", "trihalomethyl group")),
+    # pyridine and quinoline acylated at C3: the ring nitrogen deactivates the ring and takes the Lewis acid
+    ("[cH:1]1[cH:2][cH:3][n:4][cH:5][cH:6]1.[CH3:7][C:8](=[O:9])Cl>>[CH3:7][C:8](=[O:9])[c:1]1[cH:2][cH:3][n:4][cH:5]"
+     "[cH:6]1", [1, 8], ("pyridine-type ring nitrogen",)),
+    ("[cH:1]1[cH:2][cH:3][c:4]2[c:5]([cH:6]1)[cH:7][cH:8][cH:9][n:10]2.[CH3:11][C:12](=[O:13])Cl>>[CH3:11][C:12](=[O:13])"
+     "[c:8]1[cH:7][c:5]2[cH:6][cH:1][cH:2][cH:3][c:4]2[n:10][cH:9]1", [8, 12], ("pyridine-type ring nitrogen",)),
 ])
-def test_a_friedel_crafts_substitution_of_a_deactivated_benzene_ring_is_flagged(mapped, atoms, words):
+def test_a_friedel_crafts_substitution_of_a_deactivated_ring_is_flagged(mapped, atoms, words):
     flags = step_mechanism(mapped)
     assert [f["code"] for f in flags] == ["deactivated_arene"] and flags[0]["atoms"] == atoms
     assert all(w in flags[0]["reason"] for w in words)
@@ -802,6 +807,11 @@ def test_a_friedel_crafts_substitution_of_a_deactivated_benzene_ring_is_flagged(
     # nitrobenzene brominated meta (not a Friedel-Crafts reaction: Br2 and FeBr3 do take a nitroarene)
     "[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[Br:10][Br:11]>>[O:1]=[N+:2]([O-:3])[c:4]1[cH:5]"
     "[c:6]([Br:10])[cH:7][cH:8][cH:9]1",
+    # 2-methoxypyridine acylated at C5 (a donor on the ring: not judged) and indole acylated at C3
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][n:8]1.[CH3:9][C:10](=[O:11])Cl>>[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]"
+    "([C:10]([CH3:9])=[O:11])[cH:7][n:8]1",
+    "[cH:1]1[cH:2][cH:3][c:4]2[c:5]([cH:6]1)[cH:7][cH:8][nH:9]2.[CH3:10][C:11](=[O:12])Cl>>[CH3:10][C:11](=[O:12])[c:7]1"
+    "[cH:8][nH:9][c:4]2[cH:3][cH:2][cH:1][cH:6][c:5]12",
 ])
 def test_an_activated_or_halogenated_ring_or_another_substitution_is_not_deactivated(mapped):
     assert codes(mapped) == []
