@@ -1163,14 +1163,24 @@ def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
     if not any(_pyridine_type(a) for a in members) or any(
             a.GetFormalCharge() or (a.GetAtomicNum() == 7 and a.GetTotalNumHs()) or _ring_carbonyl(a) for a in members):
         return None
-    for member in members:
-        for sub in member.GetNeighbors():
-            if sub.GetIdx() in ring or sub.GetIsAromatic():
-                continue
-            found = _director(member, sub, False) if member.GetAtomicNum() == 6 else None
-            if found is None and member.GetAtomicNum() == 6 or found is not None and found[0] == _DONOR:
-                return None  # a donor, or a group whose effect is not judged
+    if _ring_donor(mol, ring, ring):
+        return None  # a donor, or a group whose effect is not judged
     return "pyridine-type ring nitrogen"
+
+
+def _ring_donor(mol: Chem.Mol, ring: tuple[int, ...], at: list[int] | tuple[int, ...],
+                nitrogen_protonated: bool = False) -> bool:
+    """Whether a heteroatom donor (:func:`_director`'s strong class), or a group it does not judge, sits on one of
+    the atoms ``at`` of the six-membered aromatic ``ring`` (fused aromatic rings and aryl groups aside)."""
+    for idx in at:
+        ring_atom = mol.GetAtomWithIdx(idx)
+        for sub in ring_atom.GetNeighbors():
+            if sub.GetIdx() in ring or sub.GetIsAromatic():
+                continue  # a ring member, or a fused aromatic ring
+            found_class = _director(ring_atom, sub, nitrogen_protonated)
+            if found_class is None or found_class[0] == _DONOR:
+                return True
+    return False
 
 
 def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | None = None,
@@ -1181,15 +1191,7 @@ def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | No
     if ring is None:
         return False
     order = _ring_order(ring, atom.GetIdx())
-    for pos in (1, 3, 5):
-        ring_atom = mol.GetAtomWithIdx(order[pos])
-        for sub in ring_atom.GetNeighbors():
-            if sub.GetIdx() in ring or sub.GetIsAromatic():
-                continue  # a ring member, or a fused aromatic ring
-            found_class = _director(ring_atom, sub, nitrogen_protonated)
-            if found_class is None or found_class[0] == _DONOR:
-                return True
-    return False
+    return _ring_donor(mol, ring, [order[pos] for pos in (1, 3, 5)], nitrogen_protonated)
 
 
 def aromatic_substitutions(mapped_reaction: str) -> list[dict[str, Any]]:
