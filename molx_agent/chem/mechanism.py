@@ -87,7 +87,8 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's
   shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a
   beta position while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain
-  sends it to beta). On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole)
+  sends it to beta); likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused
+  to an azine ring) while C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole)
   halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a
   pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring
   with a group whose direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or
@@ -750,8 +751,20 @@ def _smarts(pattern: str) -> Chem.Mol:
     return mol
 
 
+#: Carbonyl partners a free alkyl amine condenses with at room temperature to a stable product: (name, what forms,
+#: SMARTS).  A beta-keto ester, amide or 1,3-diketone gives a beta-enamino carbonyl (a vinylogous amide, no water
+#: needed to drive it), so an intermediate holding both as drawn oligomerises or closes a ring (amlodipine's amino
+#: keto ester is made with the amine as an azide or phthalimide for that reason).  4 of the 82,226 distinct molecules
+#: of the USPTO-50K training reactions hold one such pair, and no intermediate of the ref-lin-600 and PaRoutes
+#: reference routes does.
+SELF_CONDENSING_CARBONYLS: tuple[tuple[str, str, str], ...] = (
+    ("a beta-keto carbonyl", "a beta-enamino carbonyl", "[#6]-[CX3](=O)-[CX4;H1,H2]-[CX3]=O"),
+)
+
 _NUCLEOPHILES = tuple((name, _smarts(sma), nitro_spares) for name, sma, nitro_spares in SELF_REACTIVE_NUCLEOPHILES)
 _ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
+_ALKYL_AMINE = _smarts(SELF_REACTIVE_NUCLEOPHILES[0][1])
+_CONDENSING = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_CONDENSING_CARBONYLS)
 
 
 def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
@@ -771,9 +784,10 @@ def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
 def self_reactive(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` react with itself as drawn: a free amine (or hydrazine) beside an acyl
     halide, sulfonyl chloride, anhydride, isocyanate or isothiocyanate in the same molecule, which couple
-    (intermolecularly, or to a ring) as soon as the free base exists.  Such a molecule is handled only as its
-    ammonium salt or with the amine protected, so a route that makes it as drawn skips a step.  ``None``: nothing,
-    or unparsable; a SMILES without N is answered without parsing."""
+    (intermolecularly, or to a ring) as soon as the free base exists, or a free alkyl amine beside a beta-keto ester
+    or 1,3-diketone (:data:`SELF_CONDENSING_CARBONYLS`), which condense to an enamine.  Such a molecule is handled
+    only as its ammonium salt or with the amine protected, so a route that makes it as drawn skips a step.
+    ``None``: nothing, or unparsable; a SMILES without N is answered without parsing."""
     if "N" not in smiles and "n" not in smiles:
         return None
     mol = _parse(smiles)
@@ -782,7 +796,7 @@ def self_reactive(smiles: str) -> str | None:
     electrophiles = [(name, forms, hits) for name, forms, pat in _ELECTROPHILES
                      if (hits := mol.GetSubstructMatches(pat))]
     if not electrophiles:
-        return None
+        return _self_condensing(mol)
     nucleophiles = [(name, match[0]) for name, pat, nitro_spares in _NUCLEOPHILES
                     for match in mol.GetSubstructMatches(pat)
                     if not (nitro_spares and _on_nitroarene(mol, match[0]))]
@@ -792,6 +806,21 @@ def self_reactive(smiles: str) -> str | None:
             # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
             if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
                 return f"{n_name} and {e_name} in one molecule: they give {forms}"
+    return _self_condensing(mol)
+
+
+def _self_condensing(mol: Chem.Mol) -> str | None:
+    """A free alkyl amine and a beta-keto carbonyl in one molecule (see :func:`self_reactive`), else ``None``."""
+    carbonyls = [(name, forms, hits) for name, forms, pat in _CONDENSING if (hits := mol.GetSubstructMatches(pat))]
+    if not carbonyls:
+        return None
+    amines = [match[0] for match in mol.GetSubstructMatches(_ALKYL_AMINE)]
+    if not amines:
+        return None
+    fragment = {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
+    for name, forms, hits in carbonyls:
+        if any(fragment[hit[0]] == fragment[n_idx] for hit in hits for n_idx in amines):
+            return f"a free alkyl amine and {name} in one molecule: they give {forms}"
     return None
 
 
@@ -1065,15 +1094,22 @@ def _indole_c3(mol: Chem.Mol, atom: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom] | 
     return None
 
 
-def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom) -> set[int] | None:
+def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom, azine: bool = False) -> set[int] | None:
     """The two fusion atoms of the naphthalene through ``atom`` when the two rings are all-carbon, fused to no third
-    aromatic ring, and carry nothing but alkyl groups; ``None`` otherwise."""
+    aromatic ring, and carry nothing but alkyl groups; ``None`` otherwise.  ``azine``: instead, the carbocyclic ring
+    through ``atom`` fused to an azine ring (quinoline, isoquinoline, quinazoline, quinoxaline: pyridine-type ring
+    nitrogens only, no charged atom), on the same terms."""
     own = _six_ring(mol, atom, carbocyclic=True)
     if own is None:
         return None
     fused = [r for r in mol.GetRingInfo().AtomRings() if r != own and len(set(r) & set(own)) >= 2]
-    if len(fused) != 1 or not _is_six_ring(mol, fused[0], carbocyclic=True):
+    if len(fused) != 1 or not _is_six_ring(mol, fused[0], carbocyclic=not azine):
         return None
+    if azine:
+        other = [mol.GetAtomWithIdx(i) for i in fused[0] if i not in own]
+        if not any(a.GetAtomicNum() == 7 for a in other) or not all(
+                a.GetAtomicNum() == 6 or (_pyridine_type(a) and not a.GetFormalCharge()) for a in other):
+            return None
     system = set(own) | set(fused[0])
     if any(len(set(r) & system) >= 2 and not set(r) <= system and mol.GetAtomWithIdx(next(iter(set(r) - system)))
            .GetIsAromatic() for r in mol.GetRingInfo().AtomRings()):
@@ -1092,7 +1128,7 @@ def _naphthalene_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str, e_react: Che
     naphthalene)."""
     fusion = _alkyl_naphthalene(mol, atom)
     if fusion is None:
-        return None
+        return _quinoline_verdict(mol, atom, kind)
     alpha = any(n.GetIdx() in fusion for n in atom.GetNeighbors())
     if kind == "Friedel-Crafts alkylation" and alpha and sum(n.GetAtomicNum() == 6 for n in e_react.GetNeighbors()) >= 3:
         return ("an alpha position of a naphthalene, which a tertiary alkyl group does not take (the peri hydrogen "
@@ -1103,6 +1139,24 @@ def _naphthalene_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str, e_react: Che
                       and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors())]
         if free_alpha:
             return "a beta position of a naphthalene whose free alpha position on the same ring reacts first"
+    return None
+
+
+def _quinoline_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
+    """The benzo ring of an alkyl-substituted quinoline-type system (:func:`_alkyl_naphthalene` with ``azine``) takes
+    halogenation and nitration at a free alpha position (quinoline: C5 and C8; the azinium ring withdraws and the
+    alpha positions keep the benzo ring's sextet), so a beta position (C6, C7) while an alpha one of the same ring is
+    free is flagged. Sulfonation is not judged (quinoline-6-sulfonic acid is the hot, thermodynamic product)."""
+    if kind not in ("chlorination", "bromination", "iodination", "nitration"):
+        return None
+    fusion = _alkyl_naphthalene(mol, atom, azine=True)
+    if fusion is None or any(n.GetIdx() in fusion for n in atom.GetNeighbors()):
+        return None
+    ring = _six_ring(mol, atom, carbocyclic=True)
+    if any(i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
+           and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors()) for i in ring):
+        return ("a beta position of a quinoline-type benzo ring (C6 or C7 of quinoline) whose free alpha position "
+                "(C5 or C8) on the same ring reacts first")
     return None
 
 
@@ -1458,5 +1512,5 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_REACTIVE_ELECTROPHILES", "SELF_REACTIVE_NUCLEOPHILES",
-           "aromatic_substitutions", "self_reactive", "step_mechanism", "strained_ring"]
+__all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_CONDENSING_CARBONYLS", "SELF_REACTIVE_ELECTROPHILES",
+           "SELF_REACTIVE_NUCLEOPHILES", "aromatic_substitutions", "self_reactive", "step_mechanism", "strained_ring"]

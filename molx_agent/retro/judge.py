@@ -98,7 +98,7 @@ IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_al
                                           "electrophile_selectivity", "aromatic_regiochemistry",
                                           "deactivated_arene"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
-#: heterocumulene (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
+#: heterocumulene, or a free alkyl amine beside a beta-keto carbonyl (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
 #: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
 SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
@@ -452,8 +452,8 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     for rxn in graph.reaction_nodes:
         product = graph.molecule_nodes[rxn.product_node].smiles
         step = f"{'.'.join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)}>>{product}"
-        # an intermediate with a free amine beside an acyl halide or heterocumulene: it couples with itself as soon
-        # as it is made (the target is the user's; a bought leaf exists, as a salt if need be)
+        # an intermediate with a free amine beside an acyl halide, heterocumulene or beta-keto carbonyl: it couples
+        # with itself as soon as it is made (the target is the user's; a bought leaf exists, as a salt if need be)
         what = _self_reactive(product) if rxn.product_node != graph.target_id else None
         if what:
             add(issue("self_reactive_molecule", ISSUE_TEXT["self_reactive_molecule"].format(what=what),

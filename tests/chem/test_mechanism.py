@@ -380,6 +380,11 @@ def test_route_judgement_ranks_a_sulfone_from_an_alcohol_after_clean_routes():
     ("CNCCc1ccc(N=C=O)cc1", "a free alkyl amine and an isocyanate in one molecule: they give a urea"),
     ("NNC(=O)c1ccc(C(=O)Cl)cc1", "a hydrazine or hydrazide NH2 and an acyl halide in one molecule: they give an amide"),
     ("NCCC(=O)OC(=O)CC", "a free alkyl amine and an anhydride in one molecule: they give an amide"),
+    # amlodipine's first route at 30 s: the amino keto ester made with the amine free (the literature uses an azide)
+    ("CCOC(=O)CC(=O)COCCN",
+     "a free alkyl amine and a beta-keto carbonyl in one molecule: they give a beta-enamino carbonyl"),
+    ("CNCCCC(=O)CC(C)=O",
+     "a free alkyl amine and a beta-keto carbonyl in one molecule: they give a beta-enamino carbonyl"),
 ])
 def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     assert self_reactive(smiles) == what
@@ -402,6 +407,12 @@ def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     "Nc1ccc(C(=O)Cl)cc1[N+](=O)[O-]",
     "O=C(Cl)c1cccc(Nc2nccc(Nc3c(Cl)ccc4c3OCO4)n2)c1",
     "Nc1ncc(Br)cc1S(=O)(=O)Cl",
+    # a beta-keto ester beside a protected, masked or aryl amine; a simple ketone (a reversible imine); a mixture
+    "CCOC(=O)CC(=O)COCCN=[N+]=[N-]",
+    "CCOC(=O)CC(=O)COCCNC(=O)OC(C)(C)C",
+    "Nc1ccc(CC(=O)CC(=O)OC)cc1",
+    "NCCCC(C)=O",
+    "CCOC(=O)CC(C)=O.NCCO",
     "not a smiles N",
 ])
 def test_protected_salted_or_unreactive_pairs_are_not_self_reactive(smiles):
@@ -913,4 +924,39 @@ def test_a_naphthalene_substituted_against_its_alpha_beta_rule_is_flagged(mapped
     "[cH:4][c:5]2[cH:6][c:7]([Br:1])[cH:8][cH:9][c:10]2[cH:11]1",
 ])
 def test_naphthalene_substitutions_at_the_usual_site_or_with_donors_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+DIMETHYLQUINOLINE = "[CH3:1][c:2]1[cH:3][c:4]2[cH:5][cH:6][cH:7][cH:8][c:9]2[n:10][c:11]1[CH3:12]"
+
+
+@pytest.mark.parametrize("mapped, atoms", [
+    # n5-05453's realism route: 2,3-dimethylquinoline chlorinated at C6 by SO2Cl2 (C5 and C8 are free)
+    ("[Cl:13]S(=O)(=O)Cl." + DIMETHYLQUINOLINE + ">>[CH3:1][c:2]1[cH:3][c:4]2[cH:5][c:6]([Cl:13])[cH:7][cH:8][c:9]2"
+     "[n:10][c:11]1[CH3:12]", [6, 13]),
+    # quinoline nitrated at C6 (the textbook gives 5- and 8-nitroquinoline)
+    ("[cH:1]1[cH:2][c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2[n:9][cH:10]1.[O:11]=[N+:12]([O-:13])O>>[cH:1]1[cH:2][c:3]2"
+     "[cH:4][c:5]([N+:12](=[O:11])[O-:13])[cH:6][cH:7][c:8]2[n:9][cH:10]1", [5, 12]),
+])
+def test_a_quinoline_benzo_ring_substituted_at_beta_with_alpha_free_is_flagged(mapped, atoms):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["aromatic_regiochemistry"] and flags[0]["atoms"] == atoms
+    assert "quinoline-type benzo ring" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # at C5 (alpha); sulfonation at C6 (the hot, thermodynamic product); a methoxy group on the ring (not judged)
+    "[Cl:13]S(=O)(=O)Cl." + DIMETHYLQUINOLINE + ">>[CH3:1][c:2]1[cH:3][c:4]2[c:5]([Cl:13])[cH:6][cH:7][cH:8][c:9]2"
+    "[n:10][c:11]1[CH3:12]",
+    "[OH:13][S:14](=[O:15])(=[O:16])O." + DIMETHYLQUINOLINE + ">>[CH3:1][c:2]1[cH:3][c:4]2[cH:5][c:6]([S:14]([OH:13])"
+    "(=[O:15])=[O:16])[cH:7][cH:8][c:9]2[n:10][c:11]1[CH3:12]",
+    "[Br:11]Br.[CH3:20][O:21][c:5]1[cH:4][c:3]2[cH:2][cH:1][cH:10][n:9][c:8]2[cH:7][cH:6]1>>[CH3:20][O:21][c:5]1"
+    "[cH:4][c:3]2[cH:2][cH:1][cH:10][n:9][c:8]2[cH:7][c:6]1[Br:11]",
+    # a tetrahydroquinoline (an aniline, not an azine: para to the NH) and a quinoline N-oxide
+    "[Br:13]Br.[cH:1]1[cH:2][c:3]2[c:8]([NH:9][CH2:10][CH2:11][CH2:12]2)[cH:4][cH:5]1>>[Br:13][c:1]1[cH:2][c:3]2"
+    "[c:8]([NH:9][CH2:10][CH2:11][CH2:12]2)[cH:4][cH:5]1",
+    "[O:11]=[N+:12]([O-:13])O.[cH:1]1[cH:2][c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2[n+:9]([O-:14])[cH:10]1>>[cH:1]1[cH:2]"
+    "[c:3]2[cH:4][c:5]([N+:12](=[O:11])[O-:13])[cH:6][cH:7][c:8]2[n+:9]([O-:14])[cH:10]1",
+])
+def test_quinoline_substitutions_at_alpha_sulfonations_donors_and_n_oxides_are_not_flagged(mapped):
     assert codes(mapped) == []

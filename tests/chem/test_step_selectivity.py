@@ -30,6 +30,24 @@ def test_free_amine_through_a_mitsunobu_is_an_incompatible_group():
     assert ("incompatible_group", ("primary_amine",)) in codes(found)
 
 
+def test_bbr3_beside_an_alkyl_ether_the_product_keeps_is_an_incompatible_group():
+    # erlotinib's first route at 30 s: the 6-OMe "cleaved" by BBr3 beside two methoxyethyl ethers
+    found = step_selectivity(["C#Cc1cccc(Nc2ncnc3cc(OCCOC)c(OC)cc23)c1"],
+                             "C#Cc1cccc(Nc2ncnc3cc(OCCOC)c(O)cc23)c1", "Methyl Ether Cleavage (BBr3)")
+    assert codes(found) == {("incompatible_group", ("ether",))}
+    assert "BBr3" in found[0]["reason"]
+
+
+def test_bbr3_with_no_other_alkyl_ether_is_clean():
+    # the only methyl ether cleaved; a diaryl ether and a morpholine-type ring ether survive BBr3
+    assert step_selectivity(["COc1ccc(Cl)cc1"], "Oc1ccc(Cl)cc1", "Methyl Ether Cleavage (BBr3)") == []
+    assert step_selectivity(["COc1ccc(Oc2ccccc2)cc1"], "Oc1ccc(Oc2ccccc2)cc1", "Methyl Ether Cleavage (BBr3)") == []
+    assert step_selectivity(["COc1ccc(N2CCOCC2)cc1"], "Oc1ccc(N2CCOCC2)cc1", "Methyl Ether Cleavage (BBr3)") == []
+    # the same kept ether under another reaction type is no concern of this rule
+    assert step_selectivity(["COCCOc1ccc(OC(C)=O)cc1"], "COCCOc1ccc(O)cc1", "Ester Hydrolysis (Methyl Ester)") \
+        == []
+
+
 def test_clean_steps_have_no_conflict():
     # the sulfonamide of sildenafil's last step consumes the only sulfonyl chloride; paracetamol's acetylation
     assert step_selectivity(["CN1CCNCC1", "CCOc1ccc(S(=O)(=O)Cl)cc1"], "CCOc1ccc(S(=O)(=O)N2CCN(C)CC2)cc1",
@@ -48,3 +66,14 @@ def test_route_judgement_flags_a_competing_reaction_and_lowers_confidence():
     good = judge_route(one_step_graph(["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1",
                                        "Acetylation (Acetic Anhydride)"))
     assert good["confidence"] == "high" and good["issues"] == []
+
+
+def test_route_judgement_names_bbr3_beside_a_kept_alkyl_ether():
+    # (one step from a bought near analog is also an analog shortcut: the judgement names both)
+    judged = judge_route(one_step_graph(["COCCOc1ccc(OC)cc1"], "COCCOc1ccc(O)cc1", "Methyl Ether Cleavage (BBr3)"))
+    found = [i for i in judged["issues"] if i["code"] == "incompatible_group"]
+    assert [i["groups"] for i in found] == [["ether"]]
+    assert found[0]["message"].startswith("selectivity: the alkyl ether the product keeps")
+    clean = judge_route(one_step_graph(["COc1ccc(Oc2ccccc2)cc1"], "Oc1ccc(Oc2ccccc2)cc1",
+                                       "Methyl Ether Cleavage (BBr3)"))
+    assert all(i["code"] != "incompatible_group" for i in clean["issues"])
