@@ -74,6 +74,7 @@ ISSUE_TEXT = {
     "deactivated_arene": "mechanism: {reason}",
     "oxidation_without_oxidant": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
+    "competing_site": "selectivity: {reason}",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
                               "only as its ammonium salt or with the amine protected until the electrophile has "
                               "reacted, a step the route does not show",
@@ -91,20 +92,21 @@ ISSUE_TEXT = {
 #: two steps; ``deactivated_arene`` on none of the 80 recorded and 222 published Friedel-Crafts substitutions of a
 #: benzene ring, nor of the 55 and 110 of other rings: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
-#: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step.
+#: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step;
+#: nor is ``competing_site`` (one of two like groups reacting): an excess or a hindrance often decides it.
 IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_alkylation", "electrophile_coupling",
                                           "unactivated_snar", "alcohol_c_acylation", "stripped_amine",
                                           "halide_selectivity", "oxidation_without_oxidant",
                                           "electrophile_selectivity", "aromatic_regiochemistry",
                                           "deactivated_arene"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
-#: heterocumulene, or a free alkyl amine beside a beta-keto carbonyl (``chem.mechanism.self_reactive``) skips a protection or salt step: it ranks with the
-#: mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
+#: heterocumulene, or a free alkyl amine beside a beta-keto carbonyl (``chem.mechanism.self_reactive``), skips a
+#: protection or salt step: it ranks with the mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
 SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
-                           "competing_reaction", "incompatible_group", "unsourced_stereocentre",
+                           "competing_reaction", "incompatible_group", "unsourced_stereocentre", "competing_site",
                            *IMPLAUSIBLE_MECHANISM_ISSUES, *SELF_REACTIVE_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
 #: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
@@ -487,9 +489,9 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # a fluoride or ether displaced from an unactivated ring, an alcohol's carbon acylated or sulfonylated, an
         # amine's alkyls stripped, the slower of two halides reacting, an oxidation by water or hydroxide, a
         # nucleophile reacting beside a stronger electrophile the product keeps, an aromatic ring substituted where
-        # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, a single enantiomer from achiral
-        # precursors (medium confidence, not a cost; all but the stereo flag order the route after clean ones:
-        # route_rank_tier)
+        # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, one of two like amines or alcohols
+        # reacting, a single enantiomer from achiral precursors (medium confidence, not a cost; all but the last two
+        # order the route after clean ones: route_rank_tier)
         for flag in _step_mechanism(rxn.mapped_reaction):
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))

@@ -59,6 +59,8 @@ def test_a_step_with_an_implausible_mechanism_is_excluded_but_a_stereo_note_is_n
     assert change["strategy"] == "avoid" and change["options"]["exclude_steps"] == ["A.B>>C"]
     stereo = {"code": "unsourced_stereocentre", "message": "stereochemistry: ...", "step": "A.B>>C"}
     assert _only_change(_search_state([stereo]))["strategy"] == "wider_longer"
+    twin = {"code": "competing_site", "message": "selectivity: ...", "step": "A.B>>C", "atoms": [1, 9, 4]}
+    assert _only_change(_search_state([twin]))["strategy"] == "wider_longer"
 
 
 @pytest.mark.parametrize("code", ["alcohol_c_acylation", "halide_selectivity", "oxidation_without_oxidant",

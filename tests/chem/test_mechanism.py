@@ -4,8 +4,10 @@ judgement."""
 from __future__ import annotations
 
 import pytest
+from rdkit import Chem
 
 from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ring
+from molx_agent.chem.utils import map_free_smiles
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
 
@@ -960,3 +962,67 @@ def test_a_quinoline_benzo_ring_substituted_at_beta_with_alpha_free_is_flagged(m
 ])
 def test_quinoline_substitutions_at_alpha_sulfonations_donors_and_n_oxides_are_not_flagged(mapped):
     assert codes(mapped) == []
+
+
+TWO_SECONDARY_OH = ("[O:1]=[C:2]([N:3]1[CH2:4][CH2:5][CH:6]([OH:7])[CH2:8][CH2:9]1)[N:10]1[CH2:11][CH:12]([OH:13])[CH2:14]"
+                    "[CH:15]([c:16]2[cH:17][cH:18][cH:19][cH:23][cH:24]2)[CH2:25]1")
+
+
+@pytest.mark.parametrize("mapped, atoms, kind", [
+    # n5-08281's realism route (rated high): the ring OH mesylated while the 4-hydroxypiperidine's OH is kept
+    ("C[S:20](=[O:21])(=[O:22])Cl." + TWO_SECONDARY_OH + ">>C[S:20](=[O:21])(=[O:22])[O:13][CH:12]1[CH2:11][N:10]("
+     "[C:2](=[O:1])[N:3]2[CH2:4][CH2:5][CH:6]([OH:7])[CH2:8][CH2:9]2)[CH2:25][CH:15]([c:16]2[cH:17][cH:18][cH:19]"
+     "[cH:23][cH:24]2)[CH2:14]1", [13, 20, 7], "secondary alcohol"),
+    # one of two different CH2-NH2 groups acetylated
+    ("[NH2:1][CH2:2][CH2:3][c:4]1[cH:5][cH:6][c:7]([CH2:8][NH2:9])[cH:10][cH:11]1.Cl[C:12](=[O:13])[CH3:14]>>[CH3:14]"
+     "[C:12](=[O:13])[NH:1][CH2:2][CH2:3][c:4]1[cH:5][cH:6][c:7]([CH2:8][NH2:9])[cH:10][cH:11]1", [1, 12, 9],
+     "primary amine"),
+    # 4-methylresorcinol O-ethylated at one of its two free phenols
+    ("[CH3:9][c:2]1[cH:3][cH:4][c:5]([OH:6])[cH:7][c:8]1[OH:1].Br[CH2:11][CH3:12]>>[CH3:9][c:2]1[cH:3][cH:4][c:5]([OH:6])"
+     "[cH:7][c:8]1[O:1][CH2:11][CH3:12]", [1, 11, 6], "phenol"),
+])
+def test_one_of_two_like_groups_reacting_is_a_competing_site(mapped, atoms, kind):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["competing_site"] and flags[0]["atoms"] == atoms
+    assert flags[0]["reason"].startswith(f"the {kind} at atom {atoms[0]} of ")
+
+
+@pytest.mark.parametrize("mapped", [
+    # piperazine acetylated once and resorcinol O-ethylated once: symmetric, used in excess (published routes do)
+    "[NH:1]1[CH2:2][CH2:3][NH:4][CH2:5][CH2:6]1.Cl[C:7](=[O:8])[CH3:9]>>[CH3:9][C:7](=[O:8])[N:1]1[CH2:2][CH2:3][NH:4]"
+    "[CH2:5][CH2:6]1",
+    "[OH:1][c:2]1[cH:3][cH:4][cH:5][c:6]([OH:7])[cH:8]1.Br[CH2:11][CH3:12]>>[CH3:12][CH2:11][O:1][c:2]1[cH:3][cH:4]"
+    "[cH:5][c:6]([OH:7])[cH:8]1",
+    # N-methylpiperazine: one N-H only
+    "[CH3:10][N:1]1[CH2:2][CH2:3][NH:4][CH2:5][CH2:6]1.Cl[C:7](=[O:8])[CH3:9]>>[CH3:9][C:7](=[O:8])[N:4]1[CH2:3][CH2:2]"
+    "[N:1]([CH3:10])[CH2:6][CH2:5]1",
+    # 2,4-dihydroxybenzaldehyde alkylated at 4-OH: the 2-OH is held by the aldehyde (hydrogen bond)
+    "[O:1]=[CH:2][c:3]1[cH:4][cH:5][c:6]([OH:7])[cH:8][c:9]1[OH:10].Br[CH2:11][CH3:12]>>[O:1]=[CH:2][c:3]1[cH:4][cH:5]"
+    "[c:6]([O:7][CH2:11][CH3:12])[cH:8][c:9]1[OH:10]",
+    # a primary OH silylated beside a secondary one; a CH2-NH2 acylated beside a tert-alkyl NH2
+    "[OH:1][CH2:2][CH:3]([OH:4])[CH3:5].Cl[Si:6]([CH3:7])([CH3:8])[CH3:9]>>[CH3:7][Si:6]([CH3:8])([CH3:9])[O:1][CH2:2]"
+    "[CH:3]([OH:4])[CH3:5]",
+    "[NH2:1][CH2:2][C:3]([CH3:4])([CH3:5])[NH2:6].Cl[C:7](=[O:8])[CH3:9]>>[CH3:9][C:7](=[O:8])[NH:1][CH2:2][C:3]([CH3:4])"
+    "([CH3:5])[NH2:6]",
+    # both OH react (nothing kept); a ring closure (intramolecular)
+    "[OH:1][CH2:2][CH2:3][OH:4].Cl[C:5](=[O:6])[CH3:7].Cl[C:8](=[O:9])[CH3:10]>>[CH3:7][C:5](=[O:6])[O:1][CH2:2][CH2:3]"
+    "[O:4][C:8](=[O:9])[CH3:10]",
+    "[OH:1][CH2:2][CH2:3][CH2:4][CH2:5][C:6](=[O:7])O.[OH:8][CH2:9][CH3:10]>>[OH:8][CH2:9][CH3:10].[O:1]1[CH2:2][CH2:3]"
+    "[CH2:4][CH2:5][C:6]1=[O:7]",
+])
+def test_a_group_without_a_like_twin_or_told_apart_is_not_a_competing_site(mapped):
+    assert "competing_site" not in codes(mapped)
+
+
+def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
+    from molx_agent.retro.judge import route_rank_tier
+
+    mapped = ("C[S:20](=[O:21])(=[O:22])Cl." + TWO_SECONDARY_OH + ">>C[S:20](=[O:21])(=[O:22])[O:13][CH:12]1[CH2:11]"
+              "[N:10]([C:2](=[O:1])[N:3]2[CH2:4][CH2:5][CH:6]([OH:7])[CH2:8][CH2:9]2)[CH2:25][CH:15]([c:16]2[cH:17]"
+              "[cH:18][cH:19][cH:23][cH:24]2)[CH2:14]1")
+    left, right = mapped.split(">>")
+    precursors = [map_free_smiles(Chem.MolFromSmiles(p)) for p in left.split(".")]
+    judged = judge_route(one_step_graph(precursors, map_free_smiles(Chem.MolFromSmiles(right)), "mesylation", mapped))
+    codes_ = [i["code"] for i in judged["issues"]]
+    assert "competing_site" in codes_ and judged["confidence"] == "medium"
+    assert route_rank_tier(codes_) == 0
