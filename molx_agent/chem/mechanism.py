@@ -77,27 +77,27 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   the acid chloride, which reacts before a sulfonyl chloride: 3-(chlorosulfonyl)benzoic acid esterified), a kept
   cyclic anhydride (diaryl maleic anhydrides survive the N-alkylation of their indoles), and a step that makes the
   strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
-- ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or
-  a Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic
-  or allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
+- ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or a
+  Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic or
+  allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
   ring: meta to every ortho/para director (toluene brominated meta) while one of them has a free ortho or para
-  position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a heteroatom donor
-  (hydroxy, alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated next to its
-  methyl); or, on a ring with meta directors alone, ortho or para to one of them. A donor that carries a group and
-  is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's
-  shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a
-  beta position while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain
-  sends it to beta); likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused
-  to an azine ring) while C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole)
-  halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a
-  pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring
-  with a group whose direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or
-  sulfonation (the anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (no position
-  takes it: ``deactivated_arene``), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates,
-  aldehydes, methyl and plain primary alkyl halides, CBr4, C2Cl6), HX and halide ions (nucleophiles), POCl3 or
-  MsCl on an N-oxide, an annulation with one bond where the groups direct, ring closures, C2 of an N-substituted
-  indole and C6 of a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine (both lithiated there), a site an amino or
-  hydroxy group directs to, pyridone-type rings.
+  position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a heteroatom donor (hydroxy,
+  alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated next to its methyl); or, on a
+  ring with meta directors alone, ortho or para to one of them. A donor that carries a group and is flanked by two
+  substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded ortho
+  positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
+  while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends it to beta);
+  likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused to an azine ring) while
+  C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole) halogenated
+  or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a pyridine-type ring N
+  halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring with a group whose
+  direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or sulfonation (the
+  anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (no position takes it:
+  ``deactivated_arene``), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates, aldehydes,
+  methyl and plain primary alkyl halides, CBr4, C2Cl6), HX and halide ions (nucleophiles), POCl3 or MsCl on an
+  N-oxide, an annulation with one bond where the groups direct, ring closures, C2 of an N-substituted indole and C6 of
+  a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine (both lithiated there), a site an amino or hydroxy group directs to,
+  pyridone-type rings.
 - ``deactivated_arene``: a Friedel-Crafts acylation or alkylation (the kinds above) of a benzene ring that carries a
   strongly deactivating group (nitro, nitrile, carbonyl, imino, sulfonyl, trihalomethyl, ammonium) and no
   heteroatom donor (hydroxy, alkoxy, amino, acylamino, thioether): such a ring takes no Friedel-Crafts substitution
@@ -111,12 +111,13 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   the same kind on the same kind of carbon, which the partner attacks as readily: forward, a mixture (both, or the
   other isomer) unless the pair is told apart (a protecting group, a hindrance or an electronic difference the rule
   does not see). Two symmetry-equivalent groups are spared: a symmetric diol or diamine (ethylene glycol,
-  piperazine, resorcinol) is used in excess and mono-functionalised statistically, as published routes do. Example: a 3-aryl-piperidin-5-ol urea mesylated at its ring OH
-  while the 4-hydroxypiperidine's OH is kept. A kept phenol ortho to a carbonyl, nitro or imine group (held by its
-  hydrogen bond: 2,4-dihydroxybenzaldehyde alkylates at 4-OH) is spared. A selectivity warning (medium
-  confidence, the route is not demoted), not a verdict: it fires on 38 of the 50,085 recorded USPTO-50K reactions
-  and on 30 of the 8,893 published ref-lin-600 and PaRoutes routes, where a hindrance, a neighbouring group or the
-  order of addition decided (see ``docs/benchmarks.md``).
+  piperazine, resorcinol) is used in excess and mono-functionalised statistically, as published routes do. Example:
+  the urea of 4-hydroxypiperidine and a 5-aryl-piperidin-3-ol mesylated at the ring OH while the other secondary OH
+  is kept. A kept phenol ortho to a carbonyl, nitro or imine group (held by its hydrogen bond:
+  2,4-dihydroxybenzaldehyde alkylates at 4-OH) is spared. A selectivity warning (medium confidence, the route is
+  not demoted), not a verdict: it fires on 30 of the 50,085 recorded USPTO-50K reactions and on 26 of the 8,893
+  published ref-lin-600 and PaRoutes routes, where a hindrance, a neighbouring group or the order of addition
+  decided (see ``docs/benchmarks.md``).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -1407,13 +1408,14 @@ def _h_bonded_phenol(atom: Chem.Atom) -> bool:
     return False
 
 
-def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
-                     pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
+def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
+                     new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
     """(nucleophile, partner, kept twin map numbers, kind) of each new bond from an amine or alcohol N-H/O-H
     (:func:`_nucleophile_kind`) to an atom of another molecule while the nucleophile's molecule keeps another group of
     the same kind with all its hydrogens (see ``competing_site``)."""
     out: list[tuple[int, int, int, str]] = []
     seen: set[int] = set()
+    ranks: list[int] | None = None
     for x, y in new:
         for n, e in ((x, y), (y, x)):
             mn, me = n.GetAtomMapNum(), e.GetAtomMapNum()
@@ -1425,7 +1427,6 @@ def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Che
                 continue
             seen.add(mn)
             fragment = next(f for f in Chem.GetMolFrags(reactants) if n_react.GetIdx() in f)
-            ranks = _symmetry_classes(reactants)
             for idx in fragment:
                 twin = reactants.GetAtomWithIdx(idx)
                 mt = twin.GetAtomMapNum()
@@ -1435,6 +1436,8 @@ def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Che
                     continue
                 if _nucleophile_kind(pmap[mt]) != kind or (kind == "phenol" and _h_bonded_phenol(twin)):
                     continue
+                if ranks is None:
+                    ranks = _symmetry_classes(reactants)
                 if ranks[idx] == ranks[n_react.GetIdx()]:
                     continue  # a symmetric diol or diamine: used in excess, mono-functionalised statistically
                 out.append((mn, me, mt, kind.split(":")[0]))
