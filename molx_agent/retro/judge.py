@@ -100,8 +100,9 @@ IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_al
                                           "electrophile_selectivity", "aromatic_regiochemistry",
                                           "deactivated_arene"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
-#: heterocumulene, or a free alkyl amine beside a beta-keto carbonyl (``chem.mechanism.self_reactive``), skips a
-#: protection or salt step: it ranks with the mechanism-flagged routes (tier 1 of :func:`route_rank_tier`).
+#: heterocumulene, a free alkyl amine beside a beta-keto carbonyl, or a 2-haloethylamine
+#: (``chem.mechanism.self_reactive``), skips a protection or salt step: it ranks with the mechanism-flagged routes
+#: (tier 1 of :func:`route_rank_tier`).
 SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
 #: selectivity and mechanism flags of a chemist's glance.

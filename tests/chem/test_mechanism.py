@@ -387,6 +387,11 @@ def test_route_judgement_ranks_a_sulfone_from_an_alcohol_after_clean_routes():
      "a free alkyl amine and a beta-keto carbonyl in one molecule: they give a beta-enamino carbonyl"),
     ("CNCCCC(=O)CC(C)=O",
      "a free alkyl amine and a beta-keto carbonyl in one molecule: they give a beta-enamino carbonyl"),
+    # n5-06678's Strecker product, and a nitrogen mustard drawn as its free base
+    ("CC(N)(C#N)CBr", "a free alkyl amine with a halide on the carbon beyond its own (a 2-haloethylamine): it closes "
+                      "an aziridine"),
+    ("ClCCNCCCl", "a free alkyl amine with a halide on the carbon beyond its own (a 2-haloethylamine): it closes "
+                  "an aziridine"),
 ])
 def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     assert self_reactive(smiles) == what
@@ -415,6 +420,12 @@ def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     "Nc1ccc(CC(=O)CC(=O)OC)cc1",
     "NCCCC(C)=O",
     "CCOC(=O)CC(C)=O.NCCO",
+    # a Boc-protected 2-bromoethylamine, its ammonium salt, a 3-bromopropylamine, a CF2Cl group, a 2-chloroacetamide
+    "CC(C)(C)OC(=O)NCCBr",
+    "[NH3+]CCBr",
+    "NCCCBr",
+    "NCC(F)(F)Cl",
+    "NC(=O)CCl",
     "not a smiles N",
 ])
 def test_protected_salted_or_unreactive_pairs_are_not_self_reactive(smiles):
