@@ -821,13 +821,18 @@ def self_reactive(smiles: str) -> str | None:
     nucleophiles = [(name, match[0]) for name, pat, nitro_spares in _NUCLEOPHILES
                     for match in mol.GetSubstructMatches(pat)
                     if not (nitro_spares and _on_nitroarene(mol, match[0]))]
-    fragment = {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
+    fragment = _fragment_index(mol)
     for e_name, forms, e_hits in electrophiles:
         for n_name, n_idx in nucleophiles:
             # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
             if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
                 return f"{n_name} and {e_name} in one molecule: they give {forms}"
     return _self_condensing(mol)
+
+
+def _fragment_index(mol: Chem.Mol) -> dict[int, int]:
+    """Atom index -> the index of the molecule (fragment) of ``mol`` that holds it."""
+    return {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
 
 
 def _self_condensing(mol: Chem.Mol) -> str | None:
@@ -842,7 +847,7 @@ def _self_condensing(mol: Chem.Mol) -> str | None:
     amines = [match[0] for match in mol.GetSubstructMatches(_ALKYL_AMINE)]
     if not amines:
         return None
-    fragment = {idx: i for i, frag in enumerate(Chem.GetMolFrags(mol)) for idx in frag}
+    fragment = _fragment_index(mol)
     for name, forms, hits in carbonyls:
         if any(fragment[hit[0]] == fragment[n_idx] for hit in hits for n_idx in amines):
             return f"a free alkyl amine and {name} in one molecule: they give {forms}"
@@ -1150,38 +1155,27 @@ def _alkyl_naphthalene(mol: Chem.Mol, atom: Chem.Atom, azine: bool = False) -> s
 def _naphthalene_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str, e_react: Chem.Atom) -> str | None:
     """An alkylnaphthalene's textbook regiochemistry: halogenation and nitration take a free alpha position (next to
     a fusion atom) first; a tertiary alkyl cation goes to beta (the peri hydrogen crowds alpha: 2-tert-butyl-
-    naphthalene)."""
+    naphthalene).  The benzo ring of an alkylquinoline-type system (:func:`_alkyl_naphthalene` with ``azine``) takes
+    halogenation and nitration at a free alpha position too (quinoline: C5 and C8; the azinium ring withdraws and the
+    alpha positions keep the benzo ring's sextet); sulfonation is not judged (quinoline-6-sulfonic acid is the hot,
+    thermodynamic product), nor Friedel-Crafts (``deactivated_arene`` covers the azine ring)."""
     fusion = _alkyl_naphthalene(mol, atom)
-    if fusion is None:
-        return _quinoline_verdict(mol, atom, kind)
+    azine = fusion is None
+    if azine and (fusion := _alkyl_naphthalene(mol, atom, azine=True)) is None:
+        return None
     alpha = any(n.GetIdx() in fusion for n in atom.GetNeighbors())
-    if kind == "Friedel-Crafts alkylation" and alpha and sum(n.GetAtomicNum() == 6 for n in e_react.GetNeighbors()) >= 3:
+    if (not azine and kind == "Friedel-Crafts alkylation" and alpha
+            and sum(n.GetAtomicNum() == 6 for n in e_react.GetNeighbors()) >= 3):
         return ("an alpha position of a naphthalene, which a tertiary alkyl group does not take (the peri hydrogen "
                 "crowds it; Friedel-Crafts tert-alkylation goes to beta)")
     if kind in ("chlorination", "bromination", "iodination", "nitration") and not alpha:
         ring = _six_ring(mol, atom, carbocyclic=True)
-        free_alpha = [i for i in ring if i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
-                      and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors())]
-        if free_alpha:
+        if any(i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
+               and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors()) for i in ring):
+            if azine:
+                return ("a beta position of a quinoline-type benzo ring (C6 or C7 of quinoline) whose free alpha "
+                        "position (C5 or C8) on the same ring reacts first")
             return "a beta position of a naphthalene whose free alpha position on the same ring reacts first"
-    return None
-
-
-def _quinoline_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
-    """The benzo ring of an alkyl-substituted quinoline-type system (:func:`_alkyl_naphthalene` with ``azine``) takes
-    halogenation and nitration at a free alpha position (quinoline: C5 and C8; the azinium ring withdraws and the
-    alpha positions keep the benzo ring's sextet), so a beta position (C6, C7) while an alpha one of the same ring is
-    free is flagged. Sulfonation is not judged (quinoline-6-sulfonic acid is the hot, thermodynamic product)."""
-    if kind not in ("chlorination", "bromination", "iodination", "nitration"):
-        return None
-    fusion = _alkyl_naphthalene(mol, atom, azine=True)
-    if fusion is None or any(n.GetIdx() in fusion for n in atom.GetNeighbors()):
-        return None
-    ring = _six_ring(mol, atom, carbocyclic=True)
-    if any(i not in fusion and mol.GetAtomWithIdx(i).GetTotalNumHs()
-           and any(n.GetIdx() in fusion for n in mol.GetAtomWithIdx(i).GetNeighbors()) for i in ring):
-        return ("a beta position of a quinoline-type benzo ring (C6 or C7 of quinoline) whose free alpha position "
-                "(C5 or C8) on the same ring reacts first")
     return None
 
 
@@ -1398,10 +1392,7 @@ def _nucleophile_kind(atom: Chem.Atom) -> str | None:
 def _symmetry_classes(mol: Chem.Mol) -> list[int]:
     """Each atom's symmetry class (RDKit's canonical ranks without tie-breaking), atom maps and stereo ignored: the two
     NH2 of a meso or C2-symmetric 1,2-diamine are one class (mono-functionalised statistically, in excess)."""
-    copy = Chem.Mol(mol)
-    for atom in copy.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return list(Chem.CanonicalRankAtoms(copy, breakTies=False, includeChirality=False))
+    return list(Chem.CanonicalRankAtoms(strip_atom_maps(mol), breakTies=False, includeChirality=False))
 
 
 def _h_bonded_phenol(atom: Chem.Atom) -> bool:
