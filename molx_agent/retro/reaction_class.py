@@ -4,13 +4,20 @@ The USPTO-50K training file used to build the template library has no class colu
 learned template is inferred from its mapped training reactions with simple rules on the reaction
 centre: which bonds between mapped atoms are formed, broken or change order, which atoms leave, and
 whether a protecting group is put on or taken off.  The rules are a heuristic, not a trained
-classifier; ``benchmarks/single_step.py`` reports how often they agree with the labelled test set.
+classifier; ``benchmarks/single_step.py`` reports how often they agree with the labelled test set.  (Rules 2's
+silyl, O-acyl and aliphatic O-methyl groups and rule 2a were added on 2026-12-01: before, a silyl ether's SMARTS
+read Si-C-O, so silyl and acetate removals fell through to "reductions" and peroxide oxidations to "acylation";
+agreement on the 5,001 validation reactions rose from 91.4 to 92.5 %.)
 
 Rules, first match wins:
 
 1. a protecting group is attached through a formed bond               -> 5 protections
 2. only bonds to leaving atoms break and the leaving part is a
-   protecting group or an ester alkyl (incl. ester -> acid)           -> 6 deprotections
+   protecting group (silyl on O, N or an alkyne, an O-acetyl,
+   -pivaloyl or -benzoyl, an O-methyl, ...) or an ester alkyl
+   (incl. ester -> acid)                                                -> 6 deprotections
+2a. a formed bond takes an oxygen from a peroxide (H2O2, a peracid,
+   oxone): a sulfoxide, N-oxide or epoxide                             -> 8 oxidations
 3. a formed bond closes a ring that contains a heteroatom              -> 4 heterocycle formation
 4. no bond formed between two reactants and the changed atoms gain
    hydrogens / lose bonds to oxygen                                    -> 7 reductions
@@ -63,8 +70,8 @@ _PG_SMARTS = {
     "Fmoc": "O=C(O[CH2][CH]1c2ccccc2-c2ccccc21)[#7]",
     "Alloc": "[CH2]=[CH][CH2]OC(=O)[#7]",
     "Troc": "ClC(Cl)(Cl)[CH2]OC(=O)[#7]",
-    "silyl": "[Si;X4]([#6])([#6])[#6][#8,#7]",
-    "THP": "[CH2]1[CH2][CH2][CH2]O[CH]1[#8]",
+    "silyl": "[Si;X4]([#6])([#6])([#6])[#8,#7,$([#6]#[#6])]",
+    "THP": "[CH2]1[CH2][CH2][CH2]O[CH]1[#8,#7]",
     "MOM": "[CH3]O[CH2][#8,#7]",
     "SEM": "C[Si](C)(C)[CH2][CH2]O[CH2][#8,#7]",
     "trityl": "c1ccccc1C(c1ccccc1)(c1ccccc1)[#7,#8,#16]",
@@ -74,8 +81,12 @@ _PG_SMARTS = {
     "phthalimide": "O=C1c2ccccc2C(=O)N1",
     "tosyl_N": "Cc1ccc(S(=O)(=O)[#7])cc1",
     "trifluoroacetyl_N": "FC(F)(F)C(=O)[#7]",
-    "acetyl_N": "[CH3]C(=O)[NX3]",
-    "methyl_ether": "[CH3][OX2]c",
+    "acetyl_N": "[CH3]C(=O)[#7X3]",
+    "methyl_ether": "[CH3][OX2][c,CX4]",
+    # O-acyl groups taken off an alcohol or phenol (class 6 in USPTO-50K); never counted as a protection
+    "acetyl_O": "[CH3]C(=O)[OX2][c,CX4]",
+    "pivaloyl_O": "[CH3]C([CH3])([CH3])C(=O)[OX2][c,CX4]",
+    "benzoyl_O": "c1ccccc1C(=O)[OX2][c,CX4]",
 }
 _PG_PATTERNS = {name: Chem.MolFromSmarts(s) for name, s in _PG_SMARTS.items()}
 # Groups whose introduction counts as a protection; benzylation, acetylation, tosylation and
@@ -85,6 +96,8 @@ _PROTECTION_NAMES = ("Boc", "Cbz", "Fmoc", "Alloc", "Troc", "silyl", "THP", "SEM
 _ESTER = Chem.MolFromSmarts("[CX3](=O)[OX2][CX4,c]")
 _CARBONYL_LIKE = Chem.MolFromSmarts("[$([CX3]=[O,S,N]),$([SX4](=O)=O),$([PX4]=O),$([SX3]=O)]")
 _NITRO_AZIDE_N = Chem.MolFromSmarts("[$([NX3+](=O)[O-]),$([NX3](=O)=O),$(N=[N+]=[N-]),$([N-][N+]#N)]")
+#: An oxidant's oxygen: one end of an O-O bond (hydrogen peroxide, a peracid, oxone, a hydroperoxide).
+_PEROXIDE_O = Chem.MolFromSmarts("[OX2,OX1-;$(O[OX2,OX1-])]")
 _HALOGENS = {9, 17, 35, 53}
 _HETERO = {7, 8, 16}
 
@@ -161,6 +174,16 @@ def _is_deprotection(reactants: Chem.Mol, product: Chem.Mol, centre: ReactionCen
     return False
 
 
+def _oxygen_from_peroxide(reactants: Chem.Mol, centre: ReactionCentre) -> bool:
+    """A formed bond takes an oxygen from a peroxide (an O-O bond): an oxidation by H2O2, a peracid or oxone (a
+    sulfoxide, an N-oxide, an epoxide), whatever other rule the new bond would meet."""
+    if not centre.formed:
+        return False
+    peroxide_maps = {reactants.GetAtomWithIdx(m[0]).GetAtomMapNum() for m in reactants.GetSubstructMatches(_PEROXIDE_O)}
+    peroxide_maps.discard(0)
+    return any(a in peroxide_maps or b in peroxide_maps for a, b in centre.formed)
+
+
 def reaction_centre(reactants: Chem.Mol, product: Chem.Mol) -> ReactionCentre:
     """The bond changes between mapped atoms of ``reactants >> product`` (both atom-mapped)."""
     r_atoms = _mapped_atoms(reactants)
@@ -223,6 +246,8 @@ def infer_reaction_class(mapped_reaction: str) -> int | None:
         return 5
     if _is_deprotection(reactants, product, centre):
         return 6
+    if _oxygen_from_peroxide(reactants, centre):
+        return 8
     ring_info = product.GetRingInfo()
     for a, b in centre.formed:
         bond = product.GetBondBetweenAtoms(p_idx[a], p_idx[b])
