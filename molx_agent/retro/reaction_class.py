@@ -4,7 +4,7 @@ The USPTO-50K training file used to build the template library has no class colu
 learned template is inferred from its mapped training reactions with simple rules on the reaction
 centre: which bonds between mapped atoms are formed, broken or change order, which atoms leave, and
 whether a protecting group is put on or taken off.  The rules are a heuristic, not a trained
-classifier; ``benchmarks/single_step.py`` reports how often they agree with the labelled test set.  (Rules 2's
+classifier; ``benchmarks/single_step.py`` reports how often they agree with the labelled test set.  (Rule 2's
 silyl, O-acyl and aliphatic O-methyl groups and rule 2a were added on 2026-12-01: before, a silyl ether's SMARTS
 read Si-C-O, so silyl and acetate removals fell through to "reductions" and peroxide oxidations to "acylation";
 agreement on the 5,001 validation reactions rose from 91.4 to 92.5 %.)
