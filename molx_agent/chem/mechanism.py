@@ -135,6 +135,7 @@ or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechan
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rdkit import Chem, rdBase
@@ -712,10 +713,12 @@ def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, C
 MIN_RING = {"triple bond": 8, "allene": 9}
 
 
+@functools.lru_cache(maxsize=65536)
 def strained_ring(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` impossible to isolate as drawn: a triple bond in a ring of fewer than
     8 atoms, or an allene in a ring of fewer than 9 (``None``: nothing, or unparsable). Aromatic rings are not
-    concerned; a string without ``#`` or ``=C=`` is answered without parsing."""
+    concerned; a string without ``#`` or ``=C=`` is answered without parsing, and answers are remembered (the
+    route search asks about every precursor of every proposal, the same molecules many times)."""
     if "#" not in smiles and "=C=" not in smiles:
         return None
     mol = _parse(smiles)

@@ -13,7 +13,9 @@ nodes are solved when all their precursors are.  Costs follow Retro* (Chen et al
   that cannot be expanded (no proposal, or at ``max_depth``) costs infinity;
 - ``V(m) = min_r V(r)``, ``V(r) = cost(r) + sum V(children)``; the next molecule to expand is the
   unexpanded one on the cheapest tree through it (``V_t``), found by a best-first descent from the
-  target (``V_t`` never decreases going down, so the descent stops at the first frontier molecule).
+  target (``V_t`` never decreases going down, so the descent stops at the first frontier molecule); every
+  expanded molecule and reaction keeps its subtree's next event of that walk (a molecule to expand, a step to
+  validate), updated with the values, so a descent follows one path however many cheaper trees are solved.
 
 Every step the search relies on must pass the chemistry core's forward-validation hard gates
 (:func:`molx_agent.chem.validate_forward`, cached per step), called with the prediction's atom-mapped reaction
@@ -48,7 +50,6 @@ are extracted best first by (number of steps, total cost) as :class:`RetroGraph`
 
 from __future__ import annotations
 
-import heapq
 import logging
 import math
 import time
@@ -148,6 +149,29 @@ def _value_model(config: SearchConfig) -> Any:
         raise DataError("missing_data_file", f"the learned value ({VALUE_FILE}) is not installed",
                         value=VALUE_FILE, hint="rebuild it with scripts/train_value_model.py, or use leaf_estimate='size'")
     return model
+
+
+_NO_EVENT = (INF, 2, 0)  # a subtree where the selection has nothing left to do
+
+
+def _reaction_event(rxn: ReactionEdge) -> tuple[float, int, int]:
+    return rxn.event
+
+
+def _mol_event(mol: MolNode) -> tuple[float, int, int]:
+    """The selection's first event under ``mol``: itself when it is unexpanded (and can be expanded), none when it
+    is bought, else the kept event of its reactions."""
+    if mol.in_stock:
+        return _NO_EVENT
+    if not mol.expanded:
+        return (mol.value, 0, mol.id) if mol.value < INF else _NO_EVENT
+    return mol.event
+
+
+def _child_event(mol: MolNode) -> tuple[float, int, int]:
+    """:func:`_mol_event` relative to the molecule's own value (what the event adds to a tree through it)."""
+    event = _mol_event(mol)
+    return (event[0] - mol.value, event[1], event[2]) if event[0] < INF else _NO_EVENT
 
 
 class RetroStarSearch:
@@ -493,11 +517,13 @@ class RetroStarSearch:
         key = tuple(sorted(c.reacting or c.smiles for c in rxn.children))  # validated as the template wrote it
         rxn.validation = self._validate(key, product, rxn.prediction)
         if not rxn.validation.get("hard_fail_reasons"):
+            self._update_reaction(rxn)  # the selection's next event under it is now in its subtree
+            self._propagate(rxn.parent)
             return True
         kind = "validator_error" if "validator_error" in rxn.validation else "validation"
         self._reject(kind, f"{'.'.join(key)}>>{product}: {rxn.validation['hard_fail_reasons']}")
         rxn.dead = True
-        rxn.value, rxn.solved = INF, False
+        self._update_reaction(rxn)  # infinite value, no event
         mol = rxn.parent
         if all(r.dead for r in mol.reactions) and not mol.note:
             mol.note = f"all {len(mol.reactions)} proposals failed forward validation"
@@ -537,13 +563,19 @@ class RetroStarSearch:
     @staticmethod
     def _update_reaction(rxn: ReactionEdge) -> None:
         if rxn.dead:
-            rxn.value, rxn.solved = INF, False
+            rxn.value, rxn.solved, rxn.event = INF, False, _NO_EVENT
             return
         rxn.value = rxn.cost + sum(c.value for c in rxn.children)
         rxn.solved = all(c.solved for c in rxn.children)
+        if rxn.value == INF:
+            rxn.event = _NO_EVENT
+        elif not rxn.validated:
+            rxn.event = (rxn.value, 1, rxn.id)  # the walk validates the step before it goes below it
+        else:
+            best = min(map(_child_event, rxn.children), default=_NO_EVENT)
+            rxn.event = (rxn.value + best[0], best[1], best[2]) if best[0] < INF else _NO_EVENT
 
     def _update_mol(self, mol: MolNode) -> None:
-        mol.order = None  # every change of a reaction's value ends here (see _propagate): the order is stale
         if mol.in_stock:
             mol.value, mol.solved = mol.leaf_cost, True
         elif not mol.expanded:
@@ -551,6 +583,7 @@ class RetroStarSearch:
         else:
             mol.value = min((r.value for r in mol.reactions), default=INF)
             mol.solved = any(r.solved for r in mol.reactions)
+            mol.event = min(map(_reaction_event, mol.reactions), default=_NO_EVENT)
             if mol.solved:
                 twin = self.solved_twins.get(mol.smiles)
                 if twin is None or not twin.solved:
@@ -579,43 +612,28 @@ class RetroStarSearch:
                 return found  # type: ignore[return-value]
 
     def _select_once(self) -> MolNode | None | bool:
-        """One best-first descent: heap entries ``(V_t, kind, id, node, ...)``, molecules (kind 0) and reactions
-        (kind 1). A molecule's reactions enter the heap one at a time, cheapest first (``MolNode.order``): the next
-        when the previous is popped, as a k-way merge, so a molecule with fifty proposals costs one push, not fifty,
-        and the pop order is that of pushing them all (up to two values whose sums round to the same float)."""
+        """One descent along the selection's next event; ``False`` when a step was validated on the way (descend
+        again).
+
+        The events are those of a best-first walk over V_t (Retro*'s selection): reaching an unexpanded molecule
+        (kind 0, the one selected) and passing a step not yet validated (kind 1, validated then). Each expanded
+        molecule and each reaction keeps the first event of its subtree as ``event = (V_t contribution, kind,
+        id)``, updated with the values (:meth:`_update_reaction`, :meth:`_update_mol`), so the descent follows one
+        path instead of walking every cheaper solved tree. Events come in the order of the walk that pops V_t
+        from a heap (ties by kind, then id, up to two values whose sums round to the same float)."""
         if self.root.value == INF:
             return None
-        heap: list[tuple[Any, ...]] = [(self.root.value, 0, self.root.id, self.root)]
-        push, pop = heapq.heappush, heapq.heappop
-        while heap:
-            entry = pop(heap)
-            vt, kind, node = entry[0], entry[1], entry[3]
-            if kind == 0:  # molecule
-                if node.in_stock:
-                    continue
-                if not node.expanded:
-                    if node.value < INF:
-                        return node
-                    continue
-                order = node.order
-                if order is None:
-                    order = node.order = sorted((r for r in node.reactions if r.value < INF),
-                                                key=lambda r: (r.value, r.id))
-                if order:
-                    first = order[0]
-                    push(heap, (vt - node.value + first.value, 1, first.id, first, node, 0, vt))
-            else:
-                parent, i, parent_vt = entry[4], entry[5], entry[6]
-                siblings = parent.order
-                if i + 1 < len(siblings):  # the parent's next cheapest reaction joins the heap
-                    nxt = siblings[i + 1]
-                    push(heap, (parent_vt - parent.value + nxt.value, 1, nxt.id, nxt, parent, i + 1, parent_vt))
-                if not self.ensure_valid(node):
-                    return False  # restart: the values above this step changed
-                for child in node.children:
-                    if not child.in_stock and child.value < INF:
-                        push(heap, (vt, 0, child.id, child))
-        return None
+        node = self.root
+        while True:
+            if not node.expanded:
+                return node if node.value < INF and not node.in_stock else None
+            if node.event[0] == INF:
+                return None
+            rxn = min(node.reactions, key=_reaction_event)
+            if not rxn.validated:
+                self.ensure_valid(rxn)  # pass or fail, the events above it are updated
+                return False
+            node = min(rxn.children, key=_child_event)
 
     def count_routes(self, cap: int) -> int:
         """Number of distinct solved routes to the target (capped at ``cap``)."""

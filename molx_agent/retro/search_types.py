@@ -107,8 +107,9 @@ class MolNode:
     leaf: dict[str, Any] | None = None  # the leaf judgement (retro.judge.judge_leaf) when the stock has the molecule
     analog: float | None = None  # Tanimoto to the target when this bought molecule is an analog shortcut
     n_flags: int = 0  # analog shortcuts counted on this leaf (route ranking puts flagged routes last)
-    # the reactions of finite value by (value, id), for the selection's descent; reset whenever the values change
-    order: list[ReactionEdge] | None = field(default=None, repr=False, compare=False)
+    # the selection's next event below this expanded molecule: (V_t contribution, kind, id), see
+    # RetroStarSearch._select_once; kept up to date with the values (``_update_mol``)
+    event: tuple[float, int, int] = field(default=(INF, 2, 0), repr=False, compare=False)
 
 
 @dataclass
@@ -126,6 +127,8 @@ class ReactionEdge:
     validated: bool = False  # forward validation is run lazily, before the step is relied upon
     dead: bool = False  # failed the forward-validation hard gates
     implausible: bool = False  # the model's score is under SearchConfig.plausibility_floor (penalised, flagged)
+    # the selection's next event in this reaction's cheapest subtree (see MolNode.event; ``_update_reaction``)
+    event: tuple[float, int, int] = field(default=(INF, 2, 0), repr=False, compare=False)
 
 
 @dataclass

@@ -597,7 +597,7 @@ def test_union_depth_two_gives_the_targets_precursors_the_full_models_steps_too(
         assert err.value.code == "invalid_union_depth"
 
 
-# -- the selection's descent: reactions enter the heap one at a time (a k-way merge) ----------------------------
+# -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
 def _eager_select(search):
     """The descent as it was: every reaction of a visited molecule pushed at once (the reference order)."""
     import heapq
@@ -652,6 +652,93 @@ def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path
     res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
                         config=SearchConfig(time_limit=60, max_expansions=120, validate=False, n_routes=5))
     assert res.solved and len(checked) >= 100
+
+
+def _heap_walk_first_events(search, tol=1e-9):
+    """The events the heap walk (every reaction pushed) meets first, without acting on them: ``("select", id)`` for
+    an unexpanded molecule, ``("validate", id)`` for a step not yet validated, every one within ``tol`` of the
+    smallest V_t (two sums of the same costs in another order may differ in the last bit)."""
+    import heapq
+
+    inf = search_mod.INF
+    if search.root.value == inf:
+        return set()
+    heap = [(search.root.value, 0, search.root.id, search.root)]
+    first, found = None, set()
+    while heap:
+        vt, kind, _, node = heapq.heappop(heap)
+        if first is not None and vt > first + tol:
+            break
+        if kind == 0:
+            if node.in_stock:
+                continue
+            if not node.expanded:
+                if node.value < inf:
+                    first = vt if first is None else first
+                    found.add(("select", node.id))
+                continue
+            for rxn in node.reactions:
+                if rxn.value < inf:
+                    heapq.heappush(heap, (vt - node.value + rxn.value, 1, rxn.id, rxn))
+        elif not node.validated:
+            first = vt if first is None else first
+            found.add(("validate", node.id))
+        else:
+            for child in node.children:
+                if not child.in_stock and child.value < inf:
+                    heapq.heappush(heap, (vt, 0, child.id, child))
+    return found
+
+
+def test_selection_with_validation_acts_on_the_cheapest_event_first(monkeypatch, tmp_path):
+    """With lazy validation on (a toy judge failing about a third of the steps), every descent either validates a
+    step or selects a molecule that the best-first heap walk over V_t would meet first (up to float ties), and the
+    search's values stay those the heap walk reads (a dead step's event is gone)."""
+    import random
+    import zlib
+
+    rng = random.Random(1)
+    table = {}
+    for n in range(4, 15):
+        splits = [[("C" * a), ("C" * (n - a))] for a in range(1, n // 2 + 1)]
+        splits += [["C" * a, "C" * b, "C" * (n - a - b)] for a in range(1, 4) for b in range(1, 4) if n - a - b > 0]
+        table["C" * n] = [(parts, round(rng.uniform(0.01, 0.9), 4), f"split {n}") for parts in splits]
+    stock = tmp_path / "stock.smi"
+    stock.write_text("C\nCC\n")
+
+    def judge(self, reactants, product, pred):
+        self.n_validations += 1
+        fail = zlib.crc32(".".join(reactants).encode() + product.encode()) % 3 == 0
+        return {"hard_fail_reasons": ["toy"]} if fail else {}
+
+    monkeypatch.setattr(search_mod, "_forward_validator", lambda: (lambda *a, **k: {}))
+    monkeypatch.setattr(search_mod.RetroStarSearch, "_validate", judge)
+    real_select, real_valid = search_mod.RetroStarSearch._select_once, search_mod.RetroStarSearch.ensure_valid
+    acted: list[tuple[str, int]] = []
+    counts = {"select": 0, "validate": 0}
+
+    def ensure_valid(self, rxn):
+        if not rxn.validated and not rxn.dead:
+            acted.append(("validate", rxn.id))
+        return real_valid(self, rxn)
+
+    def checked(self):
+        expected = _heap_walk_first_events(self)
+        acted.clear()
+        got = real_select(self)
+        event = ("select", got.id) if got not in (False, None) else (acted[0] if acted else None)
+        assert (event is None) == (not expected)
+        if event is not None:
+            assert event in expected
+            counts[event[0]] += 1
+        return got
+
+    monkeypatch.setattr(search_mod.RetroStarSearch, "ensure_valid", ensure_valid)
+    monkeypatch.setattr(search_mod.RetroStarSearch, "_select_once", checked)
+    res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
+                        config=SearchConfig(time_limit=60, max_expansions=120, n_routes=5))
+    assert res.solved and res.stats["rejected"]["validation"] > 10
+    assert counts["select"] >= 100 and counts["validate"] > 50
 
 
 def test_precursors_no_one_can_isolate_are_rejected(phenol_stock, no_validation):
