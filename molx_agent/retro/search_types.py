@@ -85,7 +85,7 @@ class SearchConfig:
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 
 
-@dataclass
+@dataclass(slots=True)  # a search holds hundreds of thousands of nodes: no per-instance dict
 class MolNode:
     """An OR node of the search tree (internal)."""
 
@@ -112,7 +112,7 @@ class MolNode:
     event: tuple[float, int, int] = field(default=(INF, 2, 0), repr=False, compare=False)
 
 
-@dataclass
+@dataclass(slots=True)
 class ReactionEdge:
     """An AND node of the search tree (internal): one proposal applied to its parent molecule."""
 
