@@ -619,8 +619,9 @@ class RetroStarSearch:
         (kind 0, the one selected) and passing a step not yet validated (kind 1, validated then). Each expanded
         molecule and each reaction keeps the first event of its subtree as ``event = (V_t contribution, kind,
         id)``, updated with the values (:meth:`_update_reaction`, :meth:`_update_mol`), so the descent follows one
-        path instead of walking every cheaper solved tree. Events come in the order of the walk that pops V_t
-        from a heap (ties by kind, then id, up to two values whose sums round to the same float)."""
+        path instead of walking every cheaper solved tree. Events come in V_t order, as the walk that pops V_t from
+        a heap meets them; two events of equal V_t go by (kind, id) of the event itself, which the heap walk (it
+        orders the entries on the way to them) need not do, and two sums that differ in the last bit may swap."""
         if self.root.value == INF:
             return None
         node = self.root
