@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 import time
 from collections.abc import Callable
 from typing import Any
@@ -154,8 +155,7 @@ def _value_model(config: SearchConfig) -> Any:
 _NO_EVENT = (INF, 2, 0)  # a subtree where the selection has nothing left to do
 
 
-def _reaction_event(rxn: ReactionEdge) -> tuple[float, int, int]:
-    return rxn.event
+_reaction_event = operator.attrgetter("event")
 
 
 def _mol_event(mol: MolNode) -> tuple[float, int, int]:

@@ -627,17 +627,24 @@ def _eager_select(search):
     return None
 
 
-def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path):
+def _alkane_splits(seed, tmp_path):
+    """A branching toy search: alkane chains split into two or three shorter ones at seeded random scores, methane
+    and ethane in stock."""
     import random
 
-    rng = random.Random(0)
+    rng = random.Random(seed)
     table = {}
-    for n in range(4, 15):  # alkane chains split into two or three shorter ones, at random scores
+    for n in range(4, 15):
         splits = [[("C" * a), ("C" * (n - a))] for a in range(1, n // 2 + 1)]
         splits += [["C" * a, "C" * b, "C" * (n - a - b)] for a in range(1, 4) for b in range(1, 4) if n - a - b > 0]
         table["C" * n] = [(parts, round(rng.uniform(0.01, 0.9), 4), f"split {n}") for parts in splits]
     stock = tmp_path / "stock.smi"
     stock.write_text("C\nCC\n")
+    return DictSingleStepModel(table), FileStock(stock)
+
+
+def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path):
+    model, stock = _alkane_splits(0, tmp_path)
     real = search_mod.RetroStarSearch._select_once
     checked = []
 
@@ -649,7 +656,7 @@ def test_selection_picks_what_pushing_every_reaction_picks(monkeypatch, tmp_path
         return got
 
     monkeypatch.setattr(search_mod.RetroStarSearch, "_select_once", both)
-    res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
+    res = search_routes("C" * 14, stock=stock, model=model,
                         config=SearchConfig(time_limit=60, max_expansions=120, validate=False, n_routes=5))
     assert res.solved and len(checked) >= 100
 
@@ -694,17 +701,9 @@ def test_selection_with_validation_acts_on_the_cheapest_event_first(monkeypatch,
     """With lazy validation on (a toy judge failing about a third of the steps), every descent either validates a
     step or selects a molecule that the best-first heap walk over V_t would meet first (up to float ties), and the
     search's values stay those the heap walk reads (a dead step's event is gone)."""
-    import random
     import zlib
 
-    rng = random.Random(1)
-    table = {}
-    for n in range(4, 15):
-        splits = [[("C" * a), ("C" * (n - a))] for a in range(1, n // 2 + 1)]
-        splits += [["C" * a, "C" * b, "C" * (n - a - b)] for a in range(1, 4) for b in range(1, 4) if n - a - b > 0]
-        table["C" * n] = [(parts, round(rng.uniform(0.01, 0.9), 4), f"split {n}") for parts in splits]
-    stock = tmp_path / "stock.smi"
-    stock.write_text("C\nCC\n")
+    model, stock = _alkane_splits(1, tmp_path)
 
     def judge(self, reactants, product, pred):
         self.n_validations += 1
@@ -735,7 +734,7 @@ def test_selection_with_validation_acts_on_the_cheapest_event_first(monkeypatch,
 
     monkeypatch.setattr(search_mod.RetroStarSearch, "ensure_valid", ensure_valid)
     monkeypatch.setattr(search_mod.RetroStarSearch, "_select_once", checked)
-    res = search_routes("C" * 14, stock=FileStock(stock), model=DictSingleStepModel(table),
+    res = search_routes("C" * 14, stock=stock, model=model,
                         config=SearchConfig(time_limit=60, max_expansions=120, n_routes=5))
     assert res.solved and res.stats["rejected"]["validation"] > 10
     assert counts["select"] >= 100 and counts["validate"] > 50
