@@ -32,6 +32,7 @@ of a double bond) are not reproduced.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import rdchiral.main as rdchiral_main
@@ -49,14 +50,19 @@ _NO_DIRS = (BondDir.NONE, BondDir.NONE)
 _UNSPECIFIED = ChiralType.CHI_UNSPECIFIED
 
 
+#: An atom's chirality in SMARTS: ``@`` inside a bracket atom.  Outside brackets ``@`` is the ring-bond primitive
+#: (``-;!@`` in a named template's "not in a ring"), which is not stereo.
+_BRACKET_CHIRALITY = re.compile(r"\[[^\]]*@")
+
+
 def is_stereo_free_template(rxn: rdchiralReaction) -> bool:
-    """True when the template sets and checks no stereo: no chiral tag, no bond direction (cached on
-    ``rxn``)."""
+    """True when the template sets and checks no stereo: no chiral tag (``@`` in a bracket atom), no bond direction
+    (cached on ``rxn``).  A ring-bond query (``@``, ``!@`` between atoms) is not stereo."""
     cached = getattr(rxn, "_molx_stereo_free", None)
     if cached is None:
         smarts = rxn.reaction_smarts
         cached = (
-            "@" not in smarts and "/" not in smarts and "\\" not in smarts
+            not _BRACKET_CHIRALITY.search(smarts) and "/" not in smarts and "\\" not in smarts
             and not rxn.rt_bond_dirs_by_mapnum and not rxn.pt_bond_dirs_by_mapnum
             and all(dirs == _NO_DIRS for dirs in rxn.required_rt_bond_defs.values())
             and all(a.GetChiralTag() == _UNSPECIFIED for a in rxn.template_r.GetAtoms())

@@ -120,6 +120,20 @@ def test_stereo_in_the_template_takes_the_stereo_path(monkeypatch):
     assert _same(CHIRAL_TEMPLATE, "CCC(N)CC")[0]
 
 
+def test_a_ring_bond_query_is_not_stereo(monkeypatch):
+    # "-;!@" (a bond not in a ring, as the named templates write it) carries an "@" that is not chirality: the
+    # template stays on the stereo-free path and still gives rdchiral's answer; "@" in a bracket atom is chirality
+    not_in_ring = "[#6:4]-[C:1](=[O:2])-;!@[N;+0:3]>>Cl-[C:1](=[O:2])-[#6:4].[N:3]"
+    assert is_stereo_free_template(rdchiralReaction(not_in_ring))
+    assert not is_stereo_free_template(rdchiralReaction(not_in_ring.replace("[C:1]", "[C@H:1]", 1)))
+    calls = []
+    real = fast_rdchiral._run_stereo_free
+    monkeypatch.setattr(fast_rdchiral, "_run_stereo_free", lambda *a: calls.append(1) or real(*a))
+    got, _ = _same(not_in_ring, "CC(=O)N1CCCC1")
+    assert got == ["C1CCNC1.CC(=O)Cl"] and calls
+    assert _same(not_in_ring, "O=C1CCCN1")[0] == []  # the lactam's C-N bond is in a ring
+
+
 def test_no_match_and_deduplicating_reactions():
     # no outcome: a bare empty list, as rdchiral gives (even with return_mapped)
     assert run_template(rdchiralReaction(AMIDE), rdchiralReactants("CCO"), return_mapped=True) == []
