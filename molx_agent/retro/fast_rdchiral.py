@@ -47,6 +47,8 @@ from rdkit.Chem.rdchem import BondDir, BondType, ChiralType
 __all__ = ["is_stereo_free_reactants", "is_stereo_free_template", "run_template", "uses_stereo_path"]
 
 _NO_DIRS = (BondDir.NONE, BondDir.NONE)
+#: An atom-map number at the end of a bracket atom (``[CH3:12]``).
+_MAP_NUMBER = re.compile(r":\d+\]")
 _UNSPECIFIED = ChiralType.CHI_UNSPECIFIED
 
 
@@ -135,8 +137,14 @@ def _run_stereo_free(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
             outcome.UpdatePropertyCache()
         except ValueError:
             continue
-        mapped_outcome = _write_and_clear_maps(outcome)
-        _record(outcome, mapped_outcome, final, mapped_outcomes)
+        # every atom carries a map number (_label), so the mapped SMILES brackets every atom with its hydrogens and
+        # charge; without the numbers it is the same molecule, and rdchiral's SMILES -> molecule -> SMILES cycle
+        # reads it instead of a second SMILES written from the outcome (no stereo to clean up on this path)
+        mapped_outcome = Chem.MolToSmiles(outcome, True)
+        smiles = rdchiral_main.canonicalize_outcome_smiles(_MAP_NUMBER.sub("]", mapped_outcome))
+        if smiles is not None:
+            final.add(smiles)
+            mapped_outcomes[smiles] = (mapped_outcome, ())
     return list(final), mapped_outcomes
 
 

@@ -14,6 +14,7 @@ core's template module is not installed the matcher is absent and predictions ke
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import sys
@@ -280,6 +281,11 @@ class _Member:
     groups: tuple[tuple[int, Chem.Mol, int], ...] = ()
     reagents: tuple[Chem.Mol, ...] = ()
 
+    @functools.cached_property
+    def reagent_smiles(self) -> tuple[tuple[str, str], ...]:
+        """(atom-mapped, canonical) SMILES of each reagent molecule, written once."""
+        return tuple(_smiles_pair(Chem.Mol(reagent)) for reagent in self.reagents)
+
 
 @dataclass(frozen=True)
 class _Family:
@@ -409,6 +415,52 @@ def _markers(core: Chem.Mol) -> dict[int, int] | None:
     if any(core.GetAtomWithIdx(idx).GetDegree() != 1 for idx in found.values()):
         return None
     return found
+
+
+def _smiles_pair(mol: Chem.Mol) -> tuple[str, str]:
+    """(atom-mapped SMILES, canonical SMILES without map numbers) of one molecule; its map numbers are cleared."""
+    mapped = Chem.MolToSmiles(mol)
+    for atom in mol.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return mapped, Chem.MolToSmiles(mol)
+
+
+def _split_core(mapped_core: str) -> tuple[tuple[tuple[str, str], ...], list[tuple[Chem.Mol, dict[int, int]]]] | None:
+    """A family's outcome (atom-mapped precursors with marker dummies) split into its molecules: the SMILES pairs
+    (:func:`_smiles_pair`) of those without a marker, written once for every member, and each molecule with markers
+    with its marker isotope -> atom index; ``None`` when unparsable or a marker is not a terminal atom."""
+    core = Chem.MolFromSmiles(mapped_core)
+    if core is None or _markers(core) is None:
+        return None
+    fixed: list[tuple[str, str]] = []
+    marked: list[tuple[Chem.Mol, dict[int, int]]] = []
+    # each molecule sanitised on its own, as the whole was after placing groups: a molecule parsed from mapped SMILES
+    # and written again without its map numbers can otherwise keep a stale ring cis/trans perception and give a
+    # second SMILES for the same molecule (trans-1,4-cyclohexane [C@H]...[C@H] as [C@@H]...[C@@H])
+    for frag in Chem.GetMolFrags(core, asMols=True, sanitizeFrags=True):
+        markers = _markers(frag)
+        if markers:
+            marked.append((frag, markers))
+        else:
+            fixed.append(_smiles_pair(frag))
+    return tuple(fixed), marked
+
+
+def _place_members_groups(marked: list[tuple[Chem.Mol, dict[int, int]]],
+                          member: _Member) -> tuple[tuple[str, str], ...] | None:
+    """The SMILES pairs of a family outcome's molecules with markers once the member's leaving groups are in place
+    (:func:`_place_groups`, each molecule on its own); ``None`` when a group does not fit or a marker is missing."""
+    wanted = {isotope for isotope, _, _ in member.groups}
+    if wanted != {isotope for _, markers in marked for isotope in markers}:
+        return None
+    out = []
+    for frag, markers in marked:
+        groups = tuple(g for g in member.groups if g[0] in markers)
+        mol = _place_groups(frag, markers, _Member(member.order, member.match, groups))
+        if mol is None:
+            return None
+        out.append(_smiles_pair(mol))
+    return tuple(out)
 
 
 def _place_groups(core: Chem.Mol, markers: dict[int, int], member: _Member) -> Chem.Mol | None:
@@ -565,19 +617,17 @@ class NamedTemplateMatcher:
                                           mapped.get(smi, ("", ()))[0]))
                         continue
                     for smi in outcomes:
-                        core = Chem.MolFromSmiles(mapped.get(smi, ("", ()))[0] or smi)
-                        markers = _markers(core) if core is not None else None
-                        if markers is None:
+                        split = _split_core(mapped.get(smi, ("", ()))[0] or smi)
+                        if split is None:
                             continue
+                        fixed, marked = split
                         for member in family.members:
-                            mol = _place_groups(core, markers, member)
-                            if mol is None:
+                            placed = _place_members_groups(marked, member)
+                            if placed is None:
                                 continue
-                            mapped_smiles = Chem.MolToSmiles(mol)
-                            for atom in mol.GetAtoms():
-                                atom.SetAtomMapNum(0)
-                            found.append((member.order, tuple(sorted(Chem.MolToSmiles(mol).split("."))), member.match,
-                                          mapped_smiles))
+                            parts = fixed + placed + member.reagent_smiles
+                            found.append((member.order, tuple(sorted(u for _, u in parts)), member.match,
+                                          ".".join(sorted(m for m, _ in parts))))
         except Exception as exc:  # noqa: BLE001 - rdchiral cannot initialise some products
             log.debug("named templates not applicable to %s: %s", product, exc)
         cut = budget.cut

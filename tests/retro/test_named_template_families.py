@@ -37,6 +37,7 @@ PRODUCTS = [
     "CC(C)(C)OC(=O)N1CCC(Oc2ccc(Cl)nn2)CC1",
     "O=C(Cl)c1ccc(C#Cc2cccc(F)c2)cc1",
     "COc1ccc(B2OC(C)(C)C(C)(C)O2)cc1CCN(C)C",
+    "CN(C[C@H]1CC[C@H](c2nc3ccccc3n2C)CC1)C(=O)OCc1ccccc1",  # a trans-1,4-cyclohexane: one SMILES for its ring geometry
 ]
 
 
