@@ -59,13 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"no such records file: {args.records}")
 
     from multistep import _inchikey, load_targets, reference_reactions
-    from rdkit import Chem
 
-    from molx_agent.retro.single_step import TemplateKNNModel
-
-    def canon(smiles: str) -> str:
-        mol = Chem.MolFromSmiles(smiles)
-        return Chem.MolToSmiles(mol) if mol is not None else smiles
+    from molx_agent.retro.single_step import TemplateKNNModel, canonical_reactant_set
 
     def route_key(tree: dict[str, Any]) -> frozenset:
         return frozenset((_inchikey(p), tuple(sorted(_inchikey(r) for r in rs))) for p, rs, _ in steps_of(tree))
@@ -81,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     def full(product: str) -> dict[tuple[str, ...], float]:
         if product not in cache:
             try:
-                cache[product] = {tuple(sorted(canon(x) for x in p.reactants)): p.score
+                cache[product] = {canonical_reactant_set(".".join(p.reactants)): p.score
                                   for p in model.predict(product, top_k=50)}
             except Exception:  # noqa: BLE001 - a product the model cannot take gives no probabilities
                 cache[product] = {}
@@ -96,16 +91,19 @@ def main(argv: list[str] | None = None) -> int:
         if not any(match):
             continue
         with_reference += 1
+        # per route: its recorded score and, per step, (the search's probability, the full model's or None)
+        scored = [(float((tree.get("metadata") or {}).get("score") or 0.0),
+                   [(max(score or FLOOR, FLOOR), full(product).get(canonical_reactant_set(".".join(precursors))))
+                    for product, precursors, score in steps_of(tree)])
+                  for tree in routes]
         for rule in RULES:
             costs = []
-            for i, tree in enumerate(routes):
+            for i, (route_score, steps) in enumerate(scored):
                 if rule == "recorded":
                     costs.append(float(i))
                     continue
-                total = float((tree.get("metadata") or {}).get("score") or 0.0)
-                for product, precursors, score in steps_of(tree):
-                    ps = max(score or FLOOR, FLOOR)
-                    pf = full(product).get(tuple(sorted(canon(x) for x in precursors)))
+                total = route_score
+                for ps, pf in steps:
                     p = {"search_steps": ps, "full_steps": max(pf or FLOOR, FLOOR),
                          "geo_mean": math.sqrt(ps * max(pf or FLOOR, FLOOR)),
                          "full_if_known": pf if pf else ps}[rule]

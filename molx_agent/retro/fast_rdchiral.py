@@ -141,10 +141,7 @@ def _run_stereo_free(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
         # charge; without the numbers it is the same molecule, and rdchiral's SMILES -> molecule -> SMILES cycle
         # reads it instead of a second SMILES written from the outcome (no stereo to clean up on this path)
         mapped_outcome = Chem.MolToSmiles(outcome, True)
-        smiles = rdchiral_main.canonicalize_outcome_smiles(_MAP_NUMBER.sub("]", mapped_outcome))
-        if smiles is not None:
-            final.add(smiles)
-            mapped_outcomes[smiles] = (mapped_outcome, ())
+        _record(_MAP_NUMBER.sub("]", mapped_outcome), mapped_outcome, final, mapped_outcomes)
     return list(final), mapped_outcomes
 
 
@@ -265,7 +262,7 @@ def _run_with_stereo(rxn: rdchiralReaction, reactants: rdchiralReactants) -> tup
             Chem.AssignStereochemistry(outcome, cleanIt=True, force=True)
             if any(a.GetChiralTag() == _UNSPECIFIED for a in tetra_copied):
                 continue
-        _record(outcome, mapped_outcome, final, mapped_outcomes)
+        _record(Chem.MolToSmiles(outcome, True), mapped_outcome, final, mapped_outcomes)
     return list(final), mapped_outcomes
 
 
@@ -352,11 +349,12 @@ def _write_and_clear_maps(outcome: Chem.Mol) -> str:
     return mapped
 
 
-def _record(outcome: Chem.Mol, mapped: str, final: set[str], mapped_outcomes: dict[str, tuple[str, tuple]]) -> None:
-    """Add an outcome (map numbers cleared) under rdchiral's canonical SMILES: a full SMILES -> mol -> SMILES cycle,
-    components sorted, looked up on rdchiral's module so that ``retro.fast_rdkit.memoised_outcome_canonicalisation``
-    applies; an outcome that does not survive the cycle is left out, as rdchiral does."""
-    smiles = rdchiral_main.canonicalize_outcome_smiles(Chem.MolToSmiles(outcome, True))
+def _record(unmapped: str, mapped: str, final: set[str], mapped_outcomes: dict[str, tuple[str, tuple]]) -> None:
+    """Add an outcome, given as SMILES without map numbers, under rdchiral's canonical SMILES: a full SMILES -> mol
+    -> SMILES cycle, components sorted, looked up on rdchiral's module so that
+    ``retro.fast_rdkit.memoised_outcome_canonicalisation`` applies; an outcome that does not survive the cycle is
+    left out, as rdchiral does."""
+    smiles = rdchiral_main.canonicalize_outcome_smiles(unmapped)
     if smiles is not None:
         final.add(smiles)
         mapped_outcomes[smiles] = (mapped, ())

@@ -28,7 +28,7 @@ from typing import Any
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem, RDLogger
 
-from molx_agent.retro.fast_rdchiral import run_template
+from molx_agent.retro.fast_rdchiral import _write_and_clear_maps, run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.templates_db import DATA_DIR
 
@@ -419,9 +419,7 @@ def _markers(core: Chem.Mol) -> dict[int, int] | None:
 
 def _smiles_pair(mol: Chem.Mol) -> tuple[str, str]:
     """(atom-mapped SMILES, canonical SMILES without map numbers) of one molecule; its map numbers are cleared."""
-    mapped = Chem.MolToSmiles(mol)
-    for atom in mol.GetAtoms():
-        atom.SetAtomMapNum(0)
+    mapped = _write_and_clear_maps(mol)
     return mapped, Chem.MolToSmiles(mol)
 
 
@@ -430,7 +428,7 @@ def _split_core(mapped_core: str) -> tuple[tuple[tuple[str, str], ...], list[tup
     (:func:`_smiles_pair`) of those without a marker, written once for every member, and each molecule with markers
     with its marker isotope -> atom index; ``None`` when unparsable or a marker is not a terminal atom."""
     core = Chem.MolFromSmiles(mapped_core)
-    if core is None or _markers(core) is None:
+    if core is None:
         return None
     fixed: list[tuple[str, str]] = []
     marked: list[tuple[Chem.Mol, dict[int, int]]] = []
@@ -439,6 +437,8 @@ def _split_core(mapped_core: str) -> tuple[tuple[tuple[str, str], ...], list[tup
     # second SMILES for the same molecule (trans-1,4-cyclohexane [C@H]...[C@H] as [C@@H]...[C@@H])
     for frag in Chem.GetMolFrags(core, asMols=True, sanitizeFrags=True):
         markers = _markers(frag)
+        if markers is None:
+            return None
         if markers:
             marked.append((frag, markers))
         else:
@@ -455,24 +455,24 @@ def _place_members_groups(marked: list[tuple[Chem.Mol, dict[int, int]]],
         return None
     out = []
     for frag, markers in marked:
-        groups = tuple(g for g in member.groups if g[0] in markers)
-        mol = _place_groups(frag, markers, _Member(member.order, member.match, groups))
+        mol = _place_groups(frag, markers, tuple(g for g in member.groups if g[0] in markers))
         if mol is None:
             return None
         out.append(_smiles_pair(mol))
     return tuple(out)
 
 
-def _place_groups(core: Chem.Mol, markers: dict[int, int], member: _Member) -> Chem.Mol | None:
-    """``core`` (atom-mapped precursors with marker dummies at ``markers``) with the member's leaving groups in
-    place and its reagents added.
+def _place_groups(core: Chem.Mol, markers: dict[int, int],
+                  groups: tuple[tuple[int, Chem.Mol, int], ...]) -> Chem.Mol | None:
+    """``core`` (an atom-mapped precursor with marker dummies at ``markers``) with leaving ``groups`` (a member's
+    ``groups`` entries) in place, sanitised; ``None`` when a marker is missing or a group does not fit.
 
     Each marker atom is replaced in place by the leaving group's bonded atom, so the bond to the mapped
     atom keeps its index and direction and the stereo tags of its neighbours keep their meaning (and the
     other markers keep their indices).
     """
     rw = Chem.RWMol(core)
-    for isotope, group, attach in member.groups:
+    for isotope, group, attach in groups:
         marker = markers.get(isotope)
         if marker is None:
             return None
@@ -485,8 +485,6 @@ def _place_groups(core: Chem.Mol, markers: dict[int, int], member: _Member) -> C
             rw.AddBond(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()], bond.GetBondType())
             if bond.GetIsAromatic():
                 rw.GetBondBetweenAtoms(index[bond.GetBeginAtomIdx()], index[bond.GetEndAtomIdx()]).SetIsAromatic(True)
-    for reagent in member.reagents:
-        rw.InsertMol(reagent)
     mol = rw.GetMol()
     try:
         Chem.SanitizeMol(mol)
