@@ -193,6 +193,8 @@ def route_trees(routes: list[Any]) -> list[dict[str, Any]]:
         tree["metadata"] = {"rank": graph.metadata.get("rank", i), "score": graph.metadata.get("route_score",
                                                                                               route.get("score")),
                             "n_steps": graph.n_steps}
+        if graph.metadata.get("search_route_score") is not None:  # re-ranked: the search's own route score too
+            tree["metadata"]["search_score"] = graph.metadata["search_route_score"]
         if route.get("confidence"):  # the route judgement, so that a record can be re-ranked or audited afterwards
             tree["metadata"]["confidence"] = route["confidence"]
             tree["metadata"]["issues"] = sorted({i["code"] for i in route.get("issues") or []})

@@ -83,12 +83,16 @@ TARGET_EXPANSIONS = ("search", "union")
 def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
     """Cost of one step in the search's units: ``-log(p) + step_penalty``, ``p`` the model's score clipped to
     ``[min_score, 1]`` (``min_score`` when it is missing or not a number)."""
+    return -math.log(_clip(score, min_score)) + step_penalty
+
+
+def _clip(score: Any, floor: float) -> float:
+    """A model score as a probability in ``[floor, 1]`` (``floor`` when missing or not a number)."""
     try:
         p = float(score)
     except (TypeError, ValueError):
-        p = min_score
-    p = min(max(p, min_score), 1.0) if p == p else min_score
-    return -math.log(p) + step_penalty
+        return floor
+    return min(max(p, floor), 1.0) if p == p else floor
 
 
 def _takes_deadline(model: Any) -> bool:
@@ -185,6 +189,10 @@ class RetroStarSearch:
         # (and the molecules above ``config.union_depth``)
         self.target_model = target_model if target_model is not model else None
         self._unions: dict[str, list[Any]] = {}  # the union's predictions per molecule (this search only)
+        self._full_raw: dict[str, list[Any]] = {}  # target_model's own predictions for those molecules (complete only)
+        self._final: dict[int, list[Any]] = {}  # final_routes per k
+        self.search_costs: dict[tuple[int, ...], float] = {}  # re-ranked route (reaction ids) -> the search's cost
+        self.rescoring: dict[str, Any] = {}  # what the final re-ranking did (SearchResult.stats["rescoring"])
         self.stock = stock
         self.config = config
         self.progress = progress
@@ -283,6 +291,8 @@ class RetroStarSearch:
         except Exception as exc:  # noqa: BLE001 - the search model's predictions stand alone
             logger.info("target model failed on %s: %s", smiles, exc)
             return preds
+        if not getattr(extra, "cut_short", False):
+            self._full_raw[smiles] = list(extra)  # the full model's table, reused by the route re-ranking
         best = {tuple(p.reactants): p for p in preds}
         for p in extra:
             key = tuple(p.reactants)
@@ -559,6 +569,129 @@ class RetroStarSearch:
             if clean:
                 return entries
 
+    # -- the routes returned: re-ranked with the full model -----------------------------------------------------
+    def rescoring_enabled(self) -> bool:
+        """Whether the finished routes are re-ranked with the full model (``config.rescore_routes`` > 0, a full
+        model apart from the search's view, and the route-score order)."""
+        cfg = self.config
+        return self.target_model is not None and cfg.rescore_routes > 0 and cfg.rank_by == "score"
+
+    def final_routes(self, k: int) -> list[Any]:
+        """The ``k`` routes the search returns (k-best entries, every step forward-validated): those of
+        :meth:`confirm_best`, re-ranked with the full model when :meth:`rescoring_enabled` (:meth:`_rerank`).
+        Computed once per ``k``."""
+        if k not in self._final:
+            entries = self.confirm_best(k)
+            if entries and self.rescoring_enabled():
+                entries = self._rerank(entries, k)
+            self._final[k] = entries
+        return self._final[k]
+
+    def full_table(self, smiles: str) -> dict[tuple[str, ...], float] | None:
+        """The full model's probability per canonical precursor set of ``smiles`` (its top ``expansion_top_k``),
+        from the union's call when there was one, else one more model call; ``None`` when the deadline has passed
+        or cut the call short."""
+        from molx_agent.retro.single_step import canonical_reactant_set
+
+        cache = self.caches.full_scores
+        if smiles in cache:
+            return cache[smiles]
+        preds = self._full_raw.get(smiles)
+        if preds is None:
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                return None
+            try:
+                preds = self._call_model(self.target_model, _takes_deadline(self.target_model), smiles)
+            except Exception as exc:  # noqa: BLE001 - a molecule the full model cannot take: no probability
+                logger.info("full model failed on %s: %s", smiles, exc)
+                preds = []
+            if getattr(preds, "cut_short", False):
+                return None
+        table: dict[tuple[str, ...], float] = {}
+        for pred in preds:
+            key = canonical_reactant_set(".".join(getattr(pred, "reactants", []) or []))
+            if key is not None and key not in table:
+                table[key] = float(getattr(pred, "score", 0.0) or 0.0)
+        cache[smiles] = table
+        return table
+
+    def _rerank(self, entries: list[Any], k: int) -> list[Any]:
+        """Re-rank the ``config.rescore_routes`` best routes with the full model's step probabilities.
+
+        Every step of the pool gets ``p = p_search^(1-w) x p_full^w`` (``w = rescore_weight``; ``p_full`` is the
+        full model's probability of the same precursor set, ``min_score`` when it does not propose it; both
+        clipped as step costs are) and its route the difference in step cost; the pool is sorted by the same key
+        (flags, route score, steps) and the first ``k`` routes whose steps pass forward validation are returned.
+        When the full model's tables for the pool do not fit in the time left, ``entries`` (the search's order)
+        stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
+        search cost."""
+        from molx_agent.retro.search_routes import kbest_routes, rank_key, route_reactions
+        from molx_agent.retro.single_step import canonical_reactant_set
+
+        cfg = self.config
+        t0, calls0 = time.perf_counter(), self.n_model_calls
+        pool = kbest_routes(self, max(k, cfg.rescore_routes), cfg.rank_by, validated_only=self.validation_cut)
+        info: dict[str, Any] = {"routes": len(pool), "applied": False, "weight": cfg.rescore_weight}
+        self.rescoring = info
+        products: dict[str, None] = {}
+        for entry in pool:
+            for rxn in route_reactions(entry):
+                products.setdefault(rxn.parent.smiles)
+        tables: dict[str, dict[tuple[str, ...], float]] = {}
+        for smiles in products:
+            table = self.full_table(smiles)
+            if table is None:
+                break
+            tables[smiles] = table
+        info.update(molecules=len(products), n_model_calls=self.n_model_calls - calls0)
+        if len(tables) < len(products):
+            info.update(reason="the full model's tables did not fit in the time limit: the search's order stands",
+                        time_s=round(time.perf_counter() - t0, 3))
+            return entries
+        w, floor = cfg.rescore_weight, cfg.min_score
+        deltas: dict[int, float] = {}
+
+        def delta(rxn: ReactionEdge) -> float:
+            if rxn.id not in deltas:
+                pred = rxn.prediction
+                p_search = _clip(getattr(pred, "score", None), floor)
+                key = canonical_reactant_set(".".join(getattr(pred, "reactants", []) or []))
+                p_full = _clip(tables[rxn.parent.smiles].get(key) if key is not None else None, floor)
+                p = math.exp((1.0 - w) * math.log(p_search) + w * math.log(p_full))
+                deltas[rxn.id] = self.step_cost(p) - self.step_cost(p_search)
+            return deltas[rxn.id]
+
+        rescored = []
+        for entry in pool:
+            self.search_costs[entry[2]] = entry[1]
+            rescored.append((entry[0], entry[1] + sum(map(delta, route_reactions(entry))), *entry[2:]))
+        rescored.sort(key=rank_key(cfg.rank_by, cfg.route_step_weight))
+        out = []
+        for entry in rescored:
+            if len(out) >= k:
+                break
+            if self._confirm_entry(entry):
+                out.append(entry)
+        moved = [e[2] for e in out] != [e[2] for e in entries[: len(out)]]
+        info.update(applied=True, reordered=moved, time_s=round(time.perf_counter() - t0, 3))
+        return out
+
+    def _confirm_entry(self, entry: Any) -> bool:
+        """Forward-validate the steps of one k-best entry (until ``confirm_deadline``); whether all pass."""
+        from molx_agent.retro.search_routes import route_reactions
+
+        for rxn in route_reactions(entry):
+            if rxn.validated and not rxn.dead:
+                continue
+            if rxn.dead:
+                return False
+            if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
+                self.validation_cut = True
+                return False
+            if not self.ensure_valid(rxn):
+                return False
+        return True
+
     # -- values ------------------------------------------------------------------------------------------
     @staticmethod
     def _update_reaction(rxn: ReactionEdge) -> None:
@@ -670,6 +803,8 @@ class RetroStarSearch:
         self.deadline = deadline
         self.confirm_deadline = deadline + 0.05 * cfg.time_limit
         stopped_by = "exhausted"
+        # once the target is solved, the search stops this much early: the full model re-scores the best routes
+        reserve = cfg.rescore_share * cfg.time_limit if self.rescoring_enabled() else 0.0
         recent: list[float] = []  # durations of the last expansions that called the model
         while True:
             if cfg.stop_at_n_routes and self.root.solved and len(self.confirm_best(cfg.n_routes)) >= cfg.n_routes:
@@ -678,7 +813,8 @@ class RetroStarSearch:
             if self.n_expansions >= cfg.max_expansions:
                 stopped_by = "max_expansions"
                 break
-            if time.perf_counter() >= deadline:
+            limit = deadline - reserve if self.root.solved else deadline
+            if time.perf_counter() >= limit:
                 stopped_by = "time_limit"
                 break
             node = self.select()
@@ -687,7 +823,7 @@ class RetroStarSearch:
                 break
             cached = node.smiles in self.caches.predictions
             now = time.perf_counter()
-            if not cached and recent and now + max(recent[-5:]) > deadline:
+            if not cached and recent and now + max(recent[-5:]) > limit:
                 # the model call cannot be interrupted: do not start one that would overrun the limit
                 stopped_by = "time_limit"
                 break
@@ -714,7 +850,7 @@ class RetroStarSearch:
                     "first_solution_s": self.first_solution_s,
                     "best_value": self.root.value if self.root.solved else None,
                 })
-        self.confirm_best(cfg.n_routes)
+        self.final_routes(cfg.n_routes)
         return stopped_by, time.perf_counter() - start
 
 
@@ -827,6 +963,8 @@ def search_routes(
         "n_analog_shortcuts": search.n_analog_shortcuts,
         "n_implausible_steps": search.n_implausible,
         "n_nodes": search._next_id,
+        # the final re-ranking of the best routes with the full model (SearchConfig.rescore_routes)
+        "rescoring": dict(search.rescoring),
         # which single-step model expanded (the default search: the kNN + named-template model, no policy)
         "single_step_model": _model_info(mdl),
         # target_expansion "union": the model whose predictions joined the search model's for the target
@@ -842,7 +980,8 @@ def search_routes(
                    "reuse_solved": cfg.reuse_solved, "twin_values": cfg.twin_values, "leaf_cost": cfg.leaf_cost,
                    "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom,
                    "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion,
-                   "union_depth": cfg.union_depth},
+                   "union_depth": cfg.union_depth, "rescore_routes": cfg.rescore_routes,
+                   "rescore_weight": cfg.rescore_weight, "rescore_share": cfg.rescore_share},
     }
     return SearchResult(
         target=target_can,

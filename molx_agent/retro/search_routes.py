@@ -203,16 +203,19 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
     """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last:
-    :func:`judge.route_rank_tier`), every step forward-validated; each carries ``metadata.route`` =
-    ``{confidence, verdict, issues, score}``."""
-    entries = search.confirm_best(k)
+    :func:`judge.route_rank_tier`; by default the best routes re-ranked with the full model first:
+    ``RetroStarSearch.final_routes``), every step forward-validated; each carries ``metadata.route`` =
+    ``{confidence, verdict, issues, score}`` and, when re-ranked, ``metadata.search_route_score`` (the search's own
+    route score beside ``route_score``)."""
+    entries = search.final_routes(k)
     weight = search.config.route_step_weight
-    graphs = [
-        _graph(search, entry[3], name, {"rank": i, "solved": True, "total_cost": round(entry[1], 4),
-                                        "route_score": route_score(entry, weight), "n_flags": entry[4],
-                                        "rank_by": search.config.rank_by})
-        for i, entry in enumerate(entries, start=1)
-    ]
+    graphs = []
+    for i, entry in enumerate(entries, start=1):
+        meta = {"rank": i, "solved": True, "total_cost": round(entry[1], 4), "route_score": route_score(entry, weight),
+                "n_flags": entry[4], "rank_by": search.config.rank_by}
+        if entry[2] in search.search_costs:  # re-ranked with the full model: the search's own score beside it
+            meta["search_route_score"] = route_score((entry[0], search.search_costs[entry[2]]), weight)
+        graphs.append(_graph(search, entry[3], name, meta))
     if search.config.rank_by == "score" and graphs:
         # the search penalises an analog bought one step from the target; the route judgement also finds one bought
         # several functional-group interconversions away, and steps whose mechanism fails: among the routes

@@ -81,6 +81,17 @@ class SearchConfig:
     plausibility_floor: float = 1e-3
     implausible_penalty: float = 10.0
     low_score_step: float = 0.01
+    # -- re-ranking the finished routes with the full single-step model (target_expansion "union") --
+    # the search expands with the fast view of the model (no learned policy below union_depth); once it stops, the
+    # rescore_routes best routes (route score order) get every step re-scored with the full model's probability of
+    # the same precursors, p = p_search^(1 - rescore_weight) x p_full^rescore_weight (0.5: the geometric mean; a set
+    # the full model does not propose counts as min_score), and the routes are returned in that order (flags and
+    # trust tiers first, as always).  rescore_share of the time limit is kept for the extra model calls once the
+    # target is solved; when they do not all fit, the search's order stands.  0 routes: off.  Measured in
+    # docs/benchmarks.md ("Re-ranking the finished routes with the full model")
+    rescore_routes: int = 50
+    rescore_weight: float = 0.5
+    rescore_share: float = 0.05
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 
@@ -178,6 +189,8 @@ class SearchCaches:
     listed: dict[str, str] = field(default_factory=dict)  # SMILES -> the form the stock lists it in
     heavy_atoms: dict[str, int] = field(default_factory=dict)  # SMILES -> heavy-atom count (leaf estimates)
     predicted_steps: dict[str, float] = field(default_factory=dict)  # SMILES -> learned value's reaction count
+    # SMILES -> {canonical precursor set: probability}: the full model's table for route re-scoring
+    full_scores: dict[str, dict[tuple[str, ...], float]] = field(default_factory=dict)
 
 
 __all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 
 import pytest
@@ -535,7 +536,8 @@ def test_target_expansion_union_adds_the_full_models_steps_for_the_target_only(p
     assert res.stats["config"]["target_expansion"] == "search" and res.stats["target_model"] is None
     # union (the default): the full model's steps join the target's expansion, each at the higher of the two scores
     assert SearchConfig().target_expansion == "union"
-    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, union_depth=1)
+    # (rescore_routes 0: the final re-ranking, which calls the full model on the routes' other molecules, is tested apart)
+    cfg = SearchConfig(time_limit=30, max_expansions=100, validate=False, n_routes=5, union_depth=1, rescore_routes=0)
     view_calls = view.n_calls
     res = search_routes(PARACETAMOL, stock=phenol_stock, model=model, config=cfg)
     assert res.solved
@@ -578,6 +580,7 @@ def test_union_depth_two_gives_the_targets_precursors_the_full_models_steps_too(
         NITROPHENOL: [([PHENOL], 0.9, "nitration, full model")],
     })
     model = _ModelWithView(full, view)
+    no_validation = dataclasses.replace(no_validation, rescore_routes=0)  # no final re-ranking (tested apart)
     # 1: the full model predicts for the target alone
     res = search_routes(PARACETAMOL, stock=phenol_stock, model=model,
                         config=dataclasses.replace(no_validation, union_depth=1))
@@ -595,6 +598,108 @@ def test_union_depth_two_gives_the_targets_precursors_the_full_models_steps_too(
             search_routes(PARACETAMOL, stock=phenol_stock, model=model,
                           config=dataclasses.replace(no_validation, union_depth=bad))
         assert err.value.code == "invalid_union_depth"
+
+
+# -- the final re-ranking of the best routes with the full model ------------------------------------------------------
+BROMOPHENOL = "Oc1ccc(Br)cc1"
+
+
+def _rerank_models(cut_short: bool = False):
+    """The search view prefers aminophenol from nitrophenol (0.6) to the amination of 4-bromophenol (0.4); the full
+    model does not propose the nitro route and rates the amination 0.9.  With ``cut_short`` the full model's table
+    for aminophenol comes back cut short by the deadline."""
+    from molx_agent.retro.single_step import PredictionList
+
+    view = DictSingleStepModel({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation (acid chloride)")],
+        AMINOPHENOL: [([NITROPHENOL], 0.6, "nitro reduction"), ([BROMOPHENOL, "N"], 0.4, "amination")],
+    })
+
+    class Full(DictSingleStepModel):
+        def predict(self, product_smiles, top_k=50, *, deadline=None):
+            out = super().predict(product_smiles, top_k, deadline=deadline)
+            return PredictionList(out, cut_short=cut_short and product_smiles == AMINOPHENOL)
+
+    full = Full({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation (acid chloride)")],
+        AMINOPHENOL: [([BROMOPHENOL, "N"], 0.9, "amination, full model")],
+    })
+    return _ModelWithView(full, view), full
+
+
+@pytest.fixture
+def amination_stock(tmp_path):
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join([ACCL, NITROPHENOL, BROMOPHENOL, "N"]) + "\n")
+    return FileStock(path)
+
+
+def _second_step(graph):
+    return tuple(_reactions(graph)[1][1])
+
+
+def test_final_routes_are_re_ranked_with_the_full_models_step_probabilities(amination_stock, no_validation):
+    cfg = dataclasses.replace(no_validation, union_depth=1)  # aminophenol is expanded by the search view alone
+    assert SearchConfig().rescore_routes == 50 and SearchConfig().rescore_weight == 0.5
+    # off: the search's order (the nitro route, 0.6 against 0.4)
+    model, full = _rerank_models()
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=model, config=dataclasses.replace(cfg, rescore_routes=0))
+    assert [_second_step(g) for g in res.routes] == [(NITROPHENOL,), tuple(sorted([BROMOPHENOL, "N"]))]
+    assert full.n_calls == 1 and res.stats["rescoring"] == {}
+    assert "search_route_score" not in res.routes[0].metadata
+    # on (the default): the nitro step, which the full model does not propose, counts at min_score: geometric mean
+    # sqrt(0.6 x 0.001) = 0.024 against sqrt(0.4 x 0.9) = 0.6 for the amination, which now ranks first
+    model, full = _rerank_models()
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=model, config=cfg)
+    assert [_second_step(g) for g in res.routes] == [tuple(sorted([BROMOPHENOL, "N"])), (NITROPHENOL,)]
+    assert full.n_calls == 2  # the target (the union) and aminophenol (for the re-ranking)
+    info = res.stats["rescoring"]
+    assert info["applied"] and info["reordered"] and info["routes"] == 2 and info["molecules"] == 2
+    assert info["n_model_calls"] == 1  # the target's table came from the union's call
+    first, second = res.routes
+    # route scores in the search's units: the step costs change by -log of the ratio of the two probabilities
+    assert first.metadata["route_score"] == pytest.approx(
+        first.metadata["search_route_score"] + math.log(0.4) - math.log(math.sqrt(0.4 * 0.9)), abs=1e-3)
+    assert second.metadata["route_score"] == pytest.approx(
+        second.metadata["search_route_score"] + math.log(0.6) - math.log(math.sqrt(0.6 * 1e-3)), abs=1e-3)
+    assert first.metadata["rank"] == 1 and first.metadata["route_score"] < second.metadata["route_score"]
+    assert res.stats["config"]["rescore_routes"] == 50
+    # weight 0: the search's probabilities alone, the search's order
+    model, _ = _rerank_models()
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=model,
+                        config=dataclasses.replace(cfg, rescore_weight=0.0))
+    assert [_second_step(g) for g in res.routes][0] == (NITROPHENOL,)
+    assert res.stats["rescoring"]["applied"] and not res.stats["rescoring"]["reordered"]
+
+
+def test_re_ranking_keeps_the_search_order_when_the_full_model_is_cut_short(amination_stock, no_validation):
+    model, _ = _rerank_models(cut_short=True)
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=model,
+                        config=dataclasses.replace(no_validation, union_depth=1))
+    assert [_second_step(g) for g in res.routes][0] == (NITROPHENOL,)
+    info = res.stats["rescoring"]
+    assert not info["applied"] and "did not fit in the time limit" in info["reason"]
+    assert "search_route_score" not in res.routes[0].metadata
+
+
+def test_re_ranking_needs_a_full_model_apart_from_the_search_model(amination_stock, no_validation):
+    # one model (no search view): nothing to re-rank with, no extra call
+    view = _rerank_models()[0].view
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=view, config=no_validation)
+    assert res.stats["rescoring"] == {} and res.routes[0].metadata.get("search_route_score") is None
+
+
+def test_re_ranked_routes_are_forward_validated(amination_stock, monkeypatch):
+    # the amination ranks first after re-ranking, but its step fails validation: the nitro route is returned
+    def validator(reactants, product, **kw):
+        return {"hard_fail_reasons": ["test gate"]} if "Br" in ".".join(reactants) else {}
+
+    monkeypatch.setattr(search_mod, "_forward_validator", lambda: validator)
+    model, _ = _rerank_models()
+    res = search_routes(PARACETAMOL, stock=amination_stock, model=model,
+                        config=SearchConfig(time_limit=30, max_expansions=100, n_routes=5, union_depth=1))
+    assert [_second_step(g) for g in res.routes] == [(NITROPHENOL,)]
+    assert res.stats["rejected"]["validation"] >= 1
 
 
 # -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
