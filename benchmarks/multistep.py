@@ -248,6 +248,8 @@ def run_target(tid: str, target: dict[str, Any], overrides: dict[str, Any]) -> d
         "stopped_by": res.stopped_by,
         "first_solution_s": res.stats.get("first_solution_s"),
         "rejected": res.stats.get("rejected"),
+        # the final re-ranking with the full model (SearchConfig.rescore_routes): applied, molecules, calls, seconds
+        "rescoring": res.stats.get("rescoring") or None,
         "routes": trees,
     }
 

@@ -7,7 +7,8 @@ best first, :func:`molx_agent.retro.export.to_aizynth_tree`), ``partial_route`` 
 ``n_steps``, ``total_cost``, ``longest_linear_sequence``, ``confidence``, ``issues`` and ``starting_materials`` with
 their ``source`` and purchasability ``tier``), ``search_stats`` (what the search spent: ``n_model_calls`` and
 ``model_time_s`` in the single-step model, ``n_validations`` and ``validation_time_s`` judging steps, ``n_nodes``,
-``first_solution_s``, ``single_step_model``: ``{name, policy}``, the model the search expanded with, ...) and ``summary`` (prose, English or Chinese).
+``first_solution_s``, ``single_step_model``: ``{name, policy}``, the model the search expanded with, ``rescoring``:
+what the final re-ranking with the full model did, ...) and ``summary`` (prose, English or Chinese).
 :meth:`SearchResult.to_dict` stays the engine's internal dump (``RetroGraph.to_dict()`` per route).
 """
 
@@ -38,7 +39,7 @@ def route_summary(graph: RetroGraph) -> dict[str, Any]:
 
 SEARCH_STAT_KEYS = ("n_model_calls", "model_time_s", "n_validations", "validation_time_s", "n_nodes",
                     "n_replicated", "first_solution_s", "n_predictions_cut_short", "single_step_model",
-                    "target_model")
+                    "target_model", "rescoring")
 
 
 def search_payload(result: SearchResult, *, target: str | None = None, name: str = "",

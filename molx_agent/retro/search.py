@@ -656,7 +656,8 @@ class RetroStarSearch:
                 pred = rxn.prediction
                 p_search = _clip(getattr(pred, "score", None), floor)
                 key = canonical_reactant_set(".".join(getattr(pred, "reactants", []) or []))
-                p_full = _clip(tables[rxn.parent.smiles].get(key) if key is not None else None, floor)
+                rxn.full_score = tables[rxn.parent.smiles].get(key, 0.0) if key is not None else 0.0
+                p_full = _clip(rxn.full_score, floor)
                 p = math.exp((1.0 - w) * math.log(p_search) + w * math.log(p_full))
                 deltas[rxn.id] = self.step_cost(p) - self.step_cost(p_search)
             return deltas[rxn.id]

@@ -133,6 +133,9 @@ def _add_step(graph: RetroGraph, product_id: str, rxn: ReactionEdge, kids: list[
             selection_reasoning=(
                 f"Retro* search (rules): accepted proposal {rank} of {len(siblings)} for this molecule; "
                 f"model score {score:.3g}, step cost {rxn.cost:.2f}"
+                + ("" if rxn.full_score is None else
+                   f"; full single-step model {rxn.full_score:.3g}" if rxn.full_score > 0 else
+                   "; not proposed by the full single-step model (routes re-ranked with it)")
                 + (" (under the plausibility floor: used because nothing better solved this molecule)"
                    if rxn.implausible else "")
             ),

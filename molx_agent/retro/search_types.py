@@ -138,6 +138,9 @@ class ReactionEdge:
     validated: bool = False  # forward validation is run lazily, before the step is relied upon
     dead: bool = False  # failed the forward-validation hard gates
     implausible: bool = False  # the model's score is under SearchConfig.plausibility_floor (penalised, flagged)
+    # the full model's probability of this step when the final re-ranking scored it (0.0: the full model does not
+    # propose it), None when it did not (RetroStarSearch._rerank)
+    full_score: float | None = None
     # the selection's next event in this reaction's cheapest subtree (see MolNode.event; ``_update_reaction``)
     event: tuple[float, int, int] = field(default=(INF, 2, 0), repr=False, compare=False)
 

@@ -664,6 +664,12 @@ def test_final_routes_are_re_ranked_with_the_full_models_step_probabilities(amin
         second.metadata["search_route_score"] + math.log(0.6) - math.log(math.sqrt(0.6 * 1e-3)), abs=1e-3)
     assert first.metadata["rank"] == 1 and first.metadata["route_score"] < second.metadata["route_score"]
     assert res.stats["config"]["rescore_routes"] == 50
+    # each step says what the full model made of it; the route payload carries what the re-ranking did
+    assert "full single-step model 0.9" in first.reaction_nodes[1].llm_decision.selection_reasoning
+    assert "not proposed by the full single-step model" in second.reaction_nodes[1].llm_decision.selection_reasoning
+    from molx_agent.retro.payload import search_payload
+
+    assert search_payload(res)["search_stats"]["rescoring"]["reordered"] is True
     # weight 0: the search's probabilities alone, the search's order
     model, _ = _rerank_models()
     res = search_routes(PARACETAMOL, stock=amination_stock, model=model,
