@@ -6,7 +6,10 @@ For every solved target whose reference route is among its routes, this script r
 under several rules and reports the rank of the reference route under each (top-1 / 5 / 10 counts):
 
 - ``recorded``: the order the search returned (route score, then the trust tiers of ``judge.route_rank_tier``);
-- ``search_steps``: the recorded route score alone (no tiers);
+- ``recorded_score``: the recorded route score alone (no tiers).  The tiers only reorder the routes a search
+  returns, so with the benchmark's 10 routes this order's top 10 are the routes returned: with a wide pool
+  (``--n-routes 50``) compare top-10 counts under this rule and ``search_steps``, not ``recorded``;
+- ``search_steps``: the search's route score alone (no tiers; ``search_score`` when the run re-ranked its routes);
 - ``full_steps``: the full model's probability of the same precursor set (``TemplateKNNModel().predict(product,
   top_k=50)``; a set it does not propose gets the search's floor, ``SearchConfig.min_score``);
 - ``geo_mean``: the geometric mean of the search's and the full model's probabilities;
@@ -32,7 +35,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 FLOOR = 1e-3  # SearchConfig.min_score: the search clips step scores here
-RULES = ("recorded", "search_steps", "full_steps", "geo_mean", "full_if_known")
+RULES = ("recorded", "recorded_score", "search_steps", "full_steps", "geo_mean", "full_if_known")
 
 
 def steps_of(tree: dict[str, Any]) -> list[tuple[str, tuple[str, ...], float | None]]:
@@ -92,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         with_reference += 1
         # per route: its recorded score and, per step, (the search's probability, the full model's or None)
-        scored = [(float((tree.get("metadata") or {}).get("score") or 0.0),
+        # a run that re-ranked its routes records the search's own route score as ``search_score``
+        scored = [(float((tree.get("metadata") or {}).get("search_score", (tree.get("metadata") or {}).get("score"))
+                         or 0.0),
                    [(max(score or FLOOR, FLOOR), full(product).get(canonical_reactant_set(".".join(precursors))))
                     for product, precursors, score in steps_of(tree)])
                   for tree in routes]
@@ -101,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             for i, (route_score, steps) in enumerate(scored):
                 if rule == "recorded":
                     costs.append(float(i))
+                    continue
+                if rule == "recorded_score":
+                    costs.append(float((routes[i].get("metadata") or {}).get("score") or 0.0))
                     continue
                 total = route_score
                 for ps, pf in steps:

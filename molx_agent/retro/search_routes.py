@@ -56,6 +56,39 @@ def route_score(entry: Any, step_weight: float = 1.0) -> float:
     return round(entry[1] + step_weight * entry[0], 4)
 
 
+def _combine(a: Any, b: Any) -> Any:
+    """One more child's sub-route ``b`` added to a partial combination ``a`` of a reaction's children."""
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]], a[4] + b[4]
+
+
+def _merge(k: int, left: list[Any], right: list[Any], key: Any) -> list[Any]:
+    """The ``k`` best combinations of one entry of ``left`` with one of ``right``, both sorted by ``key``, best first.
+
+    Every key is additive over sub-routes (counts and costs add, reaction ids concatenate in pre-order, and two
+    different sub-routes of one molecule never have one id sequence a prefix of the other), so ``left[i] + right[j]``
+    never ranks before ``left[i-1] + right[j]`` or ``left[i] + right[j-1]``: a walk from (0, 0) that pops the best
+    combination and offers its two successors finds the ``k`` best after about ``2k`` combinations instead of all
+    ``len(left) x len(right)``."""
+    if not left or not right:
+        return []
+
+    def entry(i: int, j: int) -> tuple[Any, int, int, Any]:
+        c = _combine(left[i], right[j])
+        return key((c[0], c[1], c[2], None, c[4])), i, j, c
+
+    heap = [entry(0, 0)]
+    seen = {(0, 0)}
+    out: list[Any] = []
+    while heap and len(out) < k:
+        _, i, j, c = heapq.heappop(heap)
+        out.append(c)
+        for ni, nj in ((i + 1, j), (i, j + 1)):
+            if ni < len(left) and nj < len(right) and (ni, nj) not in seen:
+                seen.add((ni, nj))
+                heapq.heappush(heap, entry(ni, nj))
+    return out
+
+
 def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps,
            validated_only: bool = False) -> list[Entry]:
     if mol.in_stock:
@@ -68,12 +101,7 @@ def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_s
             continue
         combos: list[tuple[int, float, tuple[int, ...], list[Any], int]] = [(0, 0.0, (), [], 0)]
         for child in rxn.children:
-            sub = _kbest(child, k, memo, key, validated_only)
-            combos = heapq.nsmallest(
-                k,
-                ((a[0] + b[0], a[1] + b[1], a[2] + b[2], [*a[3], b[3]], a[4] + b[4]) for a in combos for b in sub),
-                key=lambda e: key((e[0], e[1], e[2], None, e[4])),
-            )
+            combos = _merge(k, combos, _kbest(child, k, memo, key, validated_only), key)
             if not combos:
                 break
         for steps, cost, ids, kids, flags in combos:
