@@ -622,8 +622,9 @@ class RetroStarSearch:
         full model's probability of the same precursor set, ``min_score`` when it does not propose it; both
         clipped as step costs are) and its route the difference in step cost; the pool is sorted by the same key
         (flags, route score, steps) and the first ``k`` routes whose steps pass forward validation are returned.
-        When the full model's tables for the pool do not fit in the time left, ``entries`` (the search's order)
-        stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
+        The tables are computed route by route, best first, until the time limit: when they cover fewer than the
+        pool's routes, the routes they cover are re-ranked, and when they cover fewer than ``k``, ``entries`` (the
+        search's order) stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
         search cost."""
         from molx_agent.retro.search_routes import kbest_routes, rank_key, route_reactions
         from molx_agent.retro.single_step import canonical_reactant_set
@@ -633,21 +634,29 @@ class RetroStarSearch:
         pool = kbest_routes(self, max(k, cfg.rescore_routes), cfg.rank_by, validated_only=self.validation_cut)
         info: dict[str, Any] = {"routes": len(pool), "applied": False, "weight": cfg.rescore_weight}
         self.rescoring = info
-        products: dict[str, None] = {}
+        # the full model's table of every product, route by route (best first), as long as the time allows
+        tables: dict[str, dict[tuple[str, ...], float]] = {}
+        n_scored = 0
         for entry in pool:
             for rxn in route_reactions(entry):
-                products.setdefault(rxn.parent.smiles)
-        tables: dict[str, dict[tuple[str, ...], float]] = {}
-        for smiles in products:
-            table = self.full_table(smiles)
-            if table is None:
-                break
-            tables[smiles] = table
-        info.update(molecules=len(products), n_model_calls=self.n_model_calls - calls0)
-        if len(tables) < len(products):
+                smiles = rxn.parent.smiles
+                if smiles not in tables:
+                    table = self.full_table(smiles)
+                    if table is None:
+                        break
+                    tables[smiles] = table
+            else:
+                n_scored += 1
+                continue
+            break
+        info.update(routes=n_scored, pool=len(pool), molecules=len(tables), n_model_calls=self.n_model_calls - calls0)
+        if n_scored < min(k, len(pool)):
             info.update(reason="the full model's tables did not fit in the time limit: the search's order stands",
                         time_s=round(time.perf_counter() - t0, 3))
             return entries
+        if n_scored < len(pool):  # the first n_scored routes (the k best among them) are re-ranked
+            info["reason"] = f"the time limit allowed the full model's tables of {n_scored} of the {len(pool)} routes"
+            pool = pool[:n_scored]
         w, floor = cfg.rescore_weight, cfg.min_score
         deltas: dict[int, float] = {}
 

@@ -688,6 +688,42 @@ def test_re_ranking_keeps_the_search_order_when_the_full_model_is_cut_short(amin
     assert "search_route_score" not in res.routes[0].metadata
 
 
+def test_re_ranking_covers_the_routes_whose_tables_fit(tmp_path, no_validation):
+    """The tables are made route by route, best first: when the full model is cut short on the last route's
+    intermediate, the routes before it are re-ranked if they are at least n_routes, else the search's order stands."""
+    from molx_agent.retro.single_step import PredictionList
+
+    ester, amine_ester = "CC(=O)Nc1ccc(OC(C)=O)cc1", "CC(=O)Oc1ccc(N)cc1"
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join([ACCL, NITROPHENOL, BROMOPHENOL, "N", amine_ester, "O"]) + "\n")
+    stock = FileStock(path)
+    view = DictSingleStepModel({
+        PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation"), ([ester, "O"], 0.01, "ester hydrolysis")],
+        AMINOPHENOL: [([NITROPHENOL], 0.6, "nitro reduction"), ([BROMOPHENOL, "N"], 0.4, "amination")],
+        ester: [([ACCL, amine_ester], 0.5, "N-acetylation")],
+    })
+
+    class Full(DictSingleStepModel):
+        def predict(self, product_smiles, top_k=50, *, deadline=None):
+            out = super().predict(product_smiles, top_k, deadline=deadline)
+            return PredictionList(out, cut_short=product_smiles == ester)
+
+    def run(n_routes):
+        full = Full({PARACETAMOL: [([ACCL, AMINOPHENOL], 0.3, "N-acetylation")],
+                     AMINOPHENOL: [([BROMOPHENOL, "N"], 0.9, "amination, full model")]})
+        return search_routes(PARACETAMOL, stock=stock, model=_ModelWithView(full, view),
+                             config=dataclasses.replace(no_validation, union_depth=1, n_routes=n_routes))
+
+    res = run(2)  # the ester route is third: the two aminophenol routes are re-ranked
+    info = res.stats["rescoring"]
+    assert info["applied"] and info["routes"] == 2 and info["pool"] == 3
+    assert "2 of the 3 routes" in info["reason"]
+    assert [_second_step(g) for g in res.routes] == [tuple(sorted([BROMOPHENOL, "N"])), (NITROPHENOL,)]
+    res = run(3)  # three routes wanted, two covered: the search's order
+    assert not res.stats["rescoring"]["applied"] and _second_step(res.routes[0]) == (NITROPHENOL,)
+    assert len(res.routes) == 3
+
+
 def test_re_ranking_needs_a_full_model_apart_from_the_search_model(amination_stock, no_validation):
     # one model (no search view): nothing to re-rank with, no extra call
     view = _rerank_models()[0].view
