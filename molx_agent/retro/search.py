@@ -561,8 +561,7 @@ class RetroStarSearch:
                 for rxn in route_reactions(entry):
                     if rxn.validated:
                         continue
-                    if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
-                        self.validation_cut = True
+                    if self._validation_cut_now():
                         return kbest_routes(self, k, self.config.rank_by, validated_only=True)
                     if not self.ensure_valid(rxn):
                         clean = False
@@ -632,7 +631,7 @@ class RetroStarSearch:
         cfg = self.config
         t0, calls0 = time.perf_counter(), self.n_model_calls
         pool = kbest_routes(self, max(k, cfg.rescore_routes), cfg.rank_by, validated_only=self.validation_cut)
-        info: dict[str, Any] = {"routes": len(pool), "applied": False, "weight": cfg.rescore_weight}
+        info: dict[str, Any] = {"applied": False, "weight": cfg.rescore_weight}
         self.rescoring = info
         # the full model's table of every product, route by route (best first), as long as the time allows
         tables: dict[str, dict[tuple[str, ...], float]] = {}
@@ -691,16 +690,18 @@ class RetroStarSearch:
         from molx_agent.retro.search_routes import route_reactions
 
         for rxn in route_reactions(entry):
-            if rxn.validated and not rxn.dead:
-                continue
-            if rxn.dead:
-                return False
-            if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
-                self.validation_cut = True
+            if not rxn.validated and self._validation_cut_now():
                 return False
             if not self.ensure_valid(rxn):
                 return False
         return True
+
+    def _validation_cut_now(self) -> bool:
+        """Whether no more step may be validated for the routes returned: ``confirm_deadline`` has passed (then
+        ``validation_cut`` is set)."""
+        if self.confirm_deadline is not None and time.perf_counter() > self.confirm_deadline:
+            self.validation_cut = True
+        return self.validation_cut
 
     # -- values ------------------------------------------------------------------------------------------
     @staticmethod
