@@ -64,7 +64,7 @@ def _heavy(smiles: str) -> int | None:
 
 
 def run_one(name: str, time_limit: float, target_expansion: str | None = None,
-            union_depth: int | None = None) -> dict[str, Any]:
+            union_depth: int | None = None, rescore_routes: int | None = None) -> dict[str, Any]:
     import logging
 
     logging.disable(logging.WARNING)
@@ -73,23 +73,25 @@ def run_one(name: str, time_limit: float, target_expansion: str | None = None,
 
     entry = lookup_name(name)
     t0 = time.perf_counter()
-    # the CLI's defaults but the time limit (and the target expansion and union depth when asked)
+    # the CLI's defaults but the time limit (and the target expansion, union depth and re-ranking when asked)
     cfg = SearchConfig(time_limit=float(time_limit))
     if target_expansion is not None:
         cfg = dataclasses.replace(cfg, target_expansion=target_expansion)
     if union_depth is not None:
         cfg = dataclasses.replace(cfg, union_depth=union_depth)
+    if rescore_routes is not None:
+        cfg = dataclasses.replace(cfg, rescore_routes=rescore_routes)
     res = search_routes(entry.smiles, config=cfg, name=name)
     out: dict[str, Any] = {"name": name, "smiles": entry.smiles, "solved": res.solved, "n_routes": len(res.routes),
                            "time_s": round(time.perf_counter() - t0, 1), "stopped_by": res.stopped_by,
-                           "n_expansions": res.n_expansions}
+                           "n_expansions": res.n_expansions, "rescoring": (res.stats or {}).get("rescoring")}
     best = res.best_route
     if best is not None:
         out["first_route"] = _route_view(best)
     return out
 
 
-def _packed(args: tuple[str, float, str | None, int | None]) -> dict[str, Any]:
+def _packed(args: tuple[str, float, str | None, int | None, int | None]) -> dict[str, Any]:
     return run_one(*args)
 
 
@@ -124,14 +126,19 @@ def main(argv: list[str] | None = None) -> int:
                     help="SearchConfig.target_expansion (default: the CLI's)")
     ap.add_argument("--union-depth", type=int, default=None,
                     help="SearchConfig.union_depth (default: the CLI's)")
+    ap.add_argument("--rescore-routes", type=int, default=None,
+                    help="SearchConfig.rescore_routes: routes re-ranked with the full model, 0 for none "
+                         "(default: the CLI's)")
     args = ap.parse_args(argv)
     if args.union_depth is not None and args.union_depth < 1:
         ap.error("--union-depth must be a positive integer")
+    if args.rescore_routes is not None and args.rescore_routes < 0:
+        ap.error("--rescore-routes must be 0 or a positive integer")
     names = drug_names(args.drugs)
     unknown = [name for name in names if lookup_name(name) is None]
     if unknown or not names:
         ap.error(f"not in the packaged name table: {', '.join(unknown)}" if unknown else "--drugs names no drug")
-    jobs = [(name, args.time_limit, args.target_expansion, args.union_depth) for name in names]
+    jobs = [(name, args.time_limit, args.target_expansion, args.union_depth, args.rescore_routes) for name in names]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
             records = list(pool.map(_packed, jobs))
@@ -144,8 +151,10 @@ def main(argv: list[str] | None = None) -> int:
 
         expansion = args.target_expansion or SearchConfig.target_expansion  # None: the CLI's default
         depth = args.union_depth if args.union_depth is not None else SearchConfig.union_depth
+        rescore = args.rescore_routes if args.rescore_routes is not None else SearchConfig.rescore_routes
         args.out.write_text(json.dumps({"time_limit": args.time_limit, "target_expansion": expansion,
-                                        "union_depth": depth, "records": records}, indent=1))
+                                        "union_depth": depth, "rescore_routes": rescore, "records": records},
+                                       indent=1))
     return 0
 
 

@@ -20,6 +20,11 @@ Four questions:
   A reference route is a published one, so each hit is a false alarm, a salt written as the free base or a record's
   omission.
 
+- ``organometallic``: on the recorded USPTO-50K reactions, the steps with an organometallic precursor (RLi, RMgX,
+  RZnX, a cuprate: ``chem.fg_warnings.has_organometallic``) and how many keep a carboxylic acid, alcohol, phenol,
+  primary amine or thiol that would protonate it (``organometallic_quenchers``, an ``incompatible_group`` warning of
+  the route judgement): recorded reactions that do so anyway use excess reagent or a dianion.
+
 ``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` looks at
 (``aromatic_substitutions``: electrophilic substitutions at an aromatic C-H, by ring, benzene or other, and kind),
 the denominator of its rate.
@@ -30,6 +35,7 @@ Usage::
     uv run python benchmarks/mechanism_flags.py routes --records R.jsonl[.gz] [--drugs D.json] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py molecules --records R.jsonl[.gz] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py references [--benchmark B.json.gz] [--examples 5] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py organometallic [--examples 5] [--out OUT.json]
 """
 
 from __future__ import annotations
@@ -90,6 +96,42 @@ def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
             if len(shown[code]) < examples:
                 shown[code].append(rxn)
     return {"reactions": dict(n), "flagged": dict(fired), "aromatic_substitutions": dict(judged), "examples": shown}
+
+
+def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
+    """Recorded USPTO-50K steps with an organometallic precursor, and those that keep a group protonating it."""
+    import re
+
+    from rdkit import Chem
+
+    from molx_agent.chem.fg_warnings import has_organometallic, organometallic_quenchers
+
+    metal = re.compile(r"\[(?:Li|Mg|Zn|Cu|Na|K|Cs)[^a-z]")
+    n: Counter[str] = Counter()
+    with_metal: Counter[str] = Counter()
+    fired: Counter[str] = Counter()
+    groups: Counter[str] = Counter()
+    shown: list[str] = []
+    for split, rxn in literature_reactions(data):
+        n[split] += 1
+        if not metal.search(rxn):  # a cheap filter before the SMARTS
+            continue
+        reactants, _, product = rxn.partition(">>")
+        mols = [Chem.MolFromSmiles(x) for x in reactants.split(".")]
+        if any(m is None for m in mols) or Chem.MolFromSmiles(product) is None:
+            continue
+        precursors = reactants.split(".")
+        if not has_organometallic(precursors):
+            continue
+        with_metal[split] += 1
+        kept = organometallic_quenchers(precursors, product)
+        if kept:
+            fired[split] += 1
+            groups.update(kept)
+            if len(shown) < examples:
+                shown.append(rxn)
+    return {"reactions": dict(n), "organometallic_steps": dict(with_metal), "flagged": dict(fired),
+            "groups": dict(groups), "examples": shown}
 
 
 class StepMapper:
@@ -293,7 +335,19 @@ def main(argv: list[str] | None = None) -> int:
     refs.add_argument("--benchmark", type=Path, default=BENCHMARK)
     refs.add_argument("--examples", type=int, default=5)
     refs.add_argument("--out", type=Path)
+    orgm = sub.add_parser("organometallic", help="organometallic steps of USPTO-50K that keep a protic group")
+    orgm.add_argument("--examples", type=int, default=5)
+    orgm.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.mode == "organometallic":
+        if not (DATA / "train_mapped.csv.gz").is_file():
+            print(f"USPTO-50K files not found under {DATA}", file=sys.stderr)
+            return 2
+        counted = organometallic(args.examples)
+        print(json.dumps(counted, indent=1))
+        if args.out:
+            atomic_write_json(args.out, counted)
+        return 0
     if args.mode == "references":
         if not args.benchmark.is_file():
             print(f"benchmark file not found: {args.benchmark}", file=sys.stderr)

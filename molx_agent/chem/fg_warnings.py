@@ -98,6 +98,12 @@ _REACTION_KEYWORDS: tuple[tuple[str, str], ...] = (
     ("bbr3", "ether_cleavage"), ("ether_cleavage", "ether_cleavage"),
 )
 
+#: A carbon bonded to an electropositive metal: an organolithium, Grignard, organozinc, cuprate or organosodium/
+#: potassium reagent (a strong base as well as the nucleophile); not a metal cyanide (CuCN, Zn(CN)2), no base.
+_ORGANOMETALLIC_PATTERN = Chem.MolFromSmarts("[#6;!$([#6]#[#7])]~[Li,Mg,Zn,Cu,Na,K,Cs]")
+#: Groups whose proton such a reagent takes before it reacts at carbon.
+_ORGANOMETALLIC_QUENCHERS = FORBIDDEN_GROUPS["grignard"]
+
 #: An acyclic ether with at least one sp3 carbon (methyl, methoxyethyl, MOM, benzyl ethers; not a diaryl ether).
 _ALKYL_ETHER_PATTERN = Chem.MolFromSmarts("[OX2;!R]([CX4])[#6;!$([#6]=[O,S,N])]")
 
@@ -166,7 +172,10 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
       keeps (BBr3 cleaves methyl, methoxyethyl, MOM and benzyl ethers alike: erlotinib's 6-OMe "removed" beside
       two methoxyethyl ethers). A medium-confidence warning, not a verdict: 48 of the 420 recorded aryl
       O-demethylations of USPTO-50K (train and validation, any reagent) keep such an ether, through an
-      ortho-carbonyl's chelation or one equivalent at low temperature.
+      ortho-carbonyl's chelation or one equivalent at low temperature. Whatever the reaction type's name, an
+      organometallic precursor (RLi, RMgX, RZnX, a cuprate) beside a carboxylic acid, alcohol, phenol, primary amine
+      or thiol the product keeps: the reagent is protonated first (ibuprofen's isobutylzinc coupled to a bromoaryl
+      propionic acid); excess reagent or a protection step the route does not show.
 
     Returns ``[{code, groups, reason}]``; empty when nothing conflicts or a SMILES does not parse.
     """
@@ -200,7 +209,36 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                   "ether is selectively cleaved only beside an ortho carbonyl or with one equivalent "
                                   "in the cold; install that ether after the cleavage, or protect the phenol "
                                   "differently)"})
+    if has_organometallic(precursors):
+        flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
+        for n in _quenchers(spectators, consumed):
+            if n not in flagged:
+                out.append({"code": "incompatible_group", "groups": [n],
+                            "reason": f"the {n.replace('_', ' ')} the product keeps would protonate the "
+                                      "organometallic reagent before it reacts at carbon (protect it, use excess "
+                                      "reagent, or change the order)"})
     return out
+
+
+def has_organometallic(precursors: list[str]) -> bool:
+    """Whether a precursor is an organometallic reagent (a carbon bonded to Li, Mg, Zn, Cu, Na, K or Cs)."""
+    return any(as_mol(smi).HasSubstructMatch(_ORGANOMETALLIC_PATTERN) for smi in precursors)
+
+
+def _quenchers(spectators: set[str], consumed: set[str]) -> list[str]:
+    return [n for n in _ORGANOMETALLIC_QUENCHERS if n in spectators and n not in consumed]
+
+
+def organometallic_quenchers(precursors: list[str], product: str) -> list[str]:
+    """The groups of ``precursors`` that the product keeps and that would protonate an organometallic precursor
+    (empty when no precursor is one): the rule ``step_selectivity`` applies to such a step."""
+    if not has_organometallic(precursors):
+        return []
+    prec = _group_counts(list(precursors))
+    prod = _group_counts(product)
+    consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
+    spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
+    return _quenchers(spectators, consumed)
 
 
 def _keeps_alkyl_ether(smiles: str) -> bool:

@@ -48,6 +48,27 @@ def test_bbr3_with_no_other_alkyl_ether_is_clean():
         == []
 
 
+def test_organometallic_beside_a_kept_acid_is_an_incompatible_group_whatever_the_name():
+    # ibuprofen's first route at 30 s (default stock): isobutylzinc coupled to 2-(4-bromophenyl)propionic acid under
+    # the class name "C-C bond formation" (no reaction-type keyword): the acid protonates the organozinc first
+    found = step_selectivity(["CC(C)[CH2][Zn+]", "CC(C(=O)O)c1ccc(Br)cc1"], "CC(C)Cc1ccc(C(C)C(=O)O)cc1",
+                             "C-C bond formation")
+    assert codes(found) == {("incompatible_group", ("carboxylic_acid",))}
+    assert "organometallic" in found[0]["reason"]
+    # a Grignard step whose product keeps a phenol; the reaction type's own rule names the phenol once
+    found = step_selectivity(["C[Mg]Br", "O=Cc1ccc(O)cc1"], "CC(O)c1ccc(O)cc1", "Grignard Addition")
+    assert codes(found) == {("incompatible_group", ("phenol",))}
+
+
+def test_organometallic_without_a_kept_proton_is_clean():
+    # the same coupling on the methyl ester, and a Grignard addition whose only alcohol is the one it makes
+    assert step_selectivity(["CC(C)[CH2][Zn+]", "COC(=O)C(C)c1ccc(Br)cc1"], "COC(=O)C(C)c1ccc(CC(C)C)cc1",
+                            "C-C bond formation") == []
+    assert step_selectivity(["C[Mg]Br", "O=Cc1ccccc1"], "CC(O)c1ccccc1", "Grignard Addition") == []
+    # a Rosenmund-von Braun cyanation beside a phenol: copper(I) cyanide is no base (a recorded USPTO-50K step)
+    assert step_selectivity(["N#C[Cu]", "Oc1ccc(-c2ccc(Br)cc2)cc1"], "N#Cc1ccc(-c2ccc(O)cc2)cc1", "Cyanation") == []
+
+
 def test_clean_steps_have_no_conflict():
     # the sulfonamide of sildenafil's last step consumes the only sulfonyl chloride; paracetamol's acetylation
     assert step_selectivity(["CN1CCNCC1", "CCOc1ccc(S(=O)(=O)Cl)cc1"], "CCOc1ccc(S(=O)(=O)N2CCN(C)CC2)cc1",
