@@ -221,7 +221,8 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
 
 
 def has_organometallic(precursors: list[str]) -> bool:
-    """Whether a precursor is an organometallic reagent (a carbon bonded to Li, Mg, Zn, Cu, Na, K or Cs)."""
+    """Whether a precursor is an organometallic reagent: a carbon bonded to Li, Mg, Zn, Cu, Na, K or Cs, other than a
+    cyanide's (CuCN and Zn(CN)2 are no base); an alkoxide or an amide base (O-Na, N-Li) is not one."""
     return any(as_mol(smi).HasSubstructMatch(_ORGANOMETALLIC_PATTERN) for smi in precursors)
 
 
