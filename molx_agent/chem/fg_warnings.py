@@ -160,6 +160,15 @@ def _group_counts(smiles: list[str] | str) -> dict[str, int]:
     return counts
 
 
+def _consumed_and_spectators(precursors: list[str], product: str) -> tuple[set[str], set[str]]:
+    """The functional groups a step consumes (fewer in the product than in the precursors) and those it keeps."""
+    prec = _group_counts(list(precursors))
+    prod = _group_counts(product)
+    consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
+    spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
+    return consumed, spectators
+
+
 def step_selectivity(precursors: list[str], product: str, reaction_type: str | None = None) -> list[dict[str, Any]]:
     """Selectivity conflicts of one step ``precursors >> product`` (a chemist's glance, not a proof):
 
@@ -180,12 +189,9 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
     Returns ``[{code, groups, reason}]``; empty when nothing conflicts or a SMILES does not parse.
     """
     try:
-        prec = _group_counts(list(precursors))
-        prod = _group_counts(product)
+        consumed, spectators = _consumed_and_spectators(precursors, product)
     except Exception:  # noqa: BLE001 - an unparsable step has no selectivity verdict here (validation rejects it)
         return []
-    consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
-    spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
     out: list[dict[str, Any]] = []
     for a, b, sev, why in CONFLICT_PAIRS:
         if sev != "high":
@@ -211,7 +217,7 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                   "differently)"})
     if has_organometallic(precursors):
         flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
-        for n in _quenchers(spectators, consumed):
+        for n in _quenchers(consumed, spectators):
             if n not in flagged:
                 out.append({"code": "incompatible_group", "groups": [n],
                             "reason": f"the {n.replace('_', ' ')} the product keeps would protonate the "
@@ -226,7 +232,7 @@ def has_organometallic(precursors: list[str]) -> bool:
     return any(as_mol(smi).HasSubstructMatch(_ORGANOMETALLIC_PATTERN) for smi in precursors)
 
 
-def _quenchers(spectators: set[str], consumed: set[str]) -> list[str]:
+def _quenchers(consumed: set[str], spectators: set[str]) -> list[str]:
     return [n for n in _ORGANOMETALLIC_QUENCHERS if n in spectators and n not in consumed]
 
 
@@ -235,11 +241,7 @@ def organometallic_quenchers(precursors: list[str], product: str) -> list[str]:
     (empty when no precursor is one): the rule ``step_selectivity`` applies to such a step."""
     if not has_organometallic(precursors):
         return []
-    prec = _group_counts(list(precursors))
-    prod = _group_counts(product)
-    consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
-    spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
-    return _quenchers(spectators, consumed)
+    return _quenchers(*_consumed_and_spectators(precursors, product))
 
 
 def _keeps_alkyl_ether(smiles: str) -> bool:
