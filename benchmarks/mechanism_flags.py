@@ -10,8 +10,8 @@ Four questions:
   full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``).
 
 - ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
-  or heterocumulene; ``strained_ring``) on every intermediate of every returned route of ``--records`` (JSONL or
-  ``.jsonl.gz``), and of the best routes. The ``literature`` mode also counts the USPTO-50K products that
+  or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``) on every intermediate of every
+  returned route of ``--records`` (JSONL or ``.jsonl.gz``), and of the best routes. The ``literature`` mode also counts the USPTO-50K products that
   ``self_reactive`` names (``self_reactive_product``): a literature product is isolable, so each is a false alarm
   or a salt the record writes as the free base.
 

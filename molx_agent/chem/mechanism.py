@@ -66,14 +66,16 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   learned from records that map the work-up's hydroxide as the oxygen source; the same model also proposes the
   sulfide with H2O2 or mCPBA). A peroxide (H2O2, mCPBA, oxone), periodate, hypochlorite, nitrite or metal oxide is an
   oxidant and is not flagged, nor is an intramolecular oxygen.
-- ``electrophile_selectivity``: an N-H, O-H or S-H nucleophile (or its anion) forms a bond to a weaker electrophile
-  (an alkyl or aryl halide or sulfonate, an epoxide, a carbonyl, an ester, a Michael acceptor) while the product keeps
-  a far stronger one that it would attack first: an acyl halide, sulfonyl chloride, anhydride or isocyanate (and,
-  for N and S nucleophiles, an isothiocyanate), carried through the step unchanged. Example: imatinib's side chain
-  "from" N-methylpiperazine and 4-(chloromethyl)benzoyl chloride, N-alkylated at the benzylic chloride with the
-  acid chloride kept (the piperazine's NH acylates first; the literature makes the amide first, or alkylates the
-  ester or acid and activates it afterwards). Not flagged: a step that reacts at one strong electrophile while
-  keeping another (an acyl chloride beside a sulfonyl chloride), or at a carboxylic acid (activated in situ, often as
+- ``electrophile_selectivity``: an N-H, O-H or S-H nucleophile (or its anion, or a sulfinate's sulfur) forms a bond
+  to a weaker electrophile (an alkyl or aryl halide or sulfonate, an epoxide, a carbonyl, an ester, a Michael
+  acceptor) while the product keeps a far stronger one that it would attack first: an acyl halide, sulfonyl
+  chloride, anhydride or isocyanate (and, for N and S nucleophiles, an isothiocyanate), carried through the step
+  unchanged. Example: imatinib's side chain "from" N-methylpiperazine and 4-(chloromethyl)benzoyl chloride,
+  N-alkylated at the benzylic chloride with the acid chloride kept (the piperazine's NH acylates first; the
+  literature makes the amide first, or alkylates the ester or acid and activates it afterwards); a sulfone "from"
+  4-fluorobenzenesulfinic acid and 3-iodo-2-hydroxy-2-methylpropanoyl chloride with the acid chloride kept (a
+  bicalutamide route; the sulfinate S-acylates first), or from the sulfonyl chloride that sulfite reduces to the
+  sulfinate in the same pot. Not flagged: a step that reacts at one strong electrophile while keeping another (an acyl chloride beside a sulfonyl chloride), or at a carboxylic acid (activated in situ, often as
   the acid chloride, which reacts before a sulfonyl chloride: 3-(chlorosulfonyl)benzoic acid esterified), a kept
   cyclic anhydride (diaryl maleic anhydrides survive the N-alkylation of their indoles), and a step that makes the
   strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
@@ -769,6 +771,19 @@ def _smarts(pattern: str) -> Chem.Mol:
     return mol
 
 
+#: Free O-H and S-H nucleophiles that an acyl halide in the same molecule esterifies without a base (the HCl leaves
+#: as a gas): a primary or secondary alcohol (a hydroxy acid chloride closes a lactone or oligomerises; it is made and
+#: used with the hydroxyl protected, as 2-acetoxyacetyl chloride stands for glycolyl chloride) and a thiol
+#: (a thioester).  Not a tertiary alcohol (slow, and hindered: bicalutamide's 2-hydroxy-2-methyl acid chloride is made
+#: and coupled in situ), not a phenol (salicyloyl chlorides are published reagents; 4-hydroxy-3-methoxy-5-nitrobenzoyl
+#: chloride is a published intermediate), and not beside a sulfonyl chloride, anhydride or isocyanate, which need a
+#: base or catalyst (3-chlorosulfonyl-4-hydroxybenzoic acid is a published intermediate).  No product of the 50,085
+#: USPTO-50K reactions and no intermediate of the ref-lin-600 and PaRoutes n5 reference routes holds such a pair; two
+#: recorded reactants do (glycolyl chloride, one other).  (name, SMARTS, what forms)
+SELF_REACTIVE_OXY_NUCLEOPHILES: tuple[tuple[str, str, str], ...] = (
+    ("a free primary or secondary alcohol", "[OX2H;+0][CX4;H1,H2]", "an ester (a lactone or an oligoester)"),
+    ("a thiol", "[SX2H;+0][#6]", "a thioester"),
+)
 #: Carbonyl partners a free alkyl amine condenses with at room temperature to a stable product: (name, what forms,
 #: SMARTS).  A beta-keto ester, amide or 1,3-diketone gives a beta-enamino carbonyl (a vinylogous amide, no water
 #: needed to drive it), so an intermediate holding both as drawn oligomerises or closes a ring (amlodipine's amino
@@ -781,6 +796,8 @@ SELF_CONDENSING_CARBONYLS: tuple[tuple[str, str, str], ...] = (
 
 _NUCLEOPHILES = tuple((name, _smarts(sma), nitro_spares) for name, sma, nitro_spares in SELF_REACTIVE_NUCLEOPHILES)
 _ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
+_OXY_NUCLEOPHILES = tuple((name, _smarts(sma), forms) for name, sma, forms in SELF_REACTIVE_OXY_NUCLEOPHILES)
+_ACYL_HALIDE = _smarts(SELF_REACTIVE_ELECTROPHILES[0][2])
 _ALKYL_AMINE = _smarts(SELF_REACTIVE_NUCLEOPHILES[0][1])
 _CONDENSING = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_CONDENSING_CARBONYLS)
 #: A free alkyl amine whose neighbouring carbon carries a CH2 or CH with a chloride, bromide or iodide (a
@@ -807,12 +824,13 @@ def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
 def self_reactive(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` react with itself as drawn: a free amine (or hydrazine) beside an acyl
     halide, sulfonyl chloride, anhydride, isocyanate or isothiocyanate in the same molecule, which couple
-    (intermolecularly, or to a ring) as soon as the free base exists, a free alkyl amine beside a beta-keto ester
-    or 1,3-diketone (:data:`SELF_CONDENSING_CARBONYLS`), which condense to an enamine, or a 2-haloethylamine, which
-    closes an aziridine.  Such a molecule is handled
-    only as its ammonium salt or with the amine protected, so a route that makes it as drawn skips a step.
-    ``None``: nothing, or unparsable; a SMILES without N is answered without parsing."""
-    if "N" not in smiles and "n" not in smiles:
+    (intermolecularly, or to a ring) as soon as the free base exists, a free primary or secondary alcohol or a thiol
+    beside an acyl halide (:data:`SELF_REACTIVE_OXY_NUCLEOPHILES`: a lactone, oligoester or thioester), a free alkyl
+    amine beside a beta-keto ester or 1,3-diketone (:data:`SELF_CONDENSING_CARBONYLS`), which condense to an enamine,
+    or a 2-haloethylamine, which closes an aziridine.  Such a molecule is handled
+    only as its ammonium salt or with the nucleophile protected, so a route that makes it as drawn skips a step.
+    ``None``: nothing, or unparsable; a SMILES without N and without a halogen is answered without parsing."""
+    if "N" not in smiles and "n" not in smiles and not any(x in smiles for x in ("Cl", "Br", "I", "F")):
         return None
     mol = _parse(smiles)
     if mol is None:
@@ -830,6 +848,11 @@ def self_reactive(smiles: str) -> str | None:
             # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
             if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
                 return f"{n_name} and {e_name} in one molecule: they give {forms}"
+    acyl = [hit[0] for hit in mol.GetSubstructMatches(_ACYL_HALIDE)]
+    for o_name, pat, forms in _OXY_NUCLEOPHILES if acyl else ():
+        for match in mol.GetSubstructMatches(pat):
+            if any(fragment[c] == fragment[match[0]] for c in acyl):
+                return f"{o_name} and an acyl halide in one molecule: they give {forms}"
     return _self_condensing(mol)
 
 
@@ -907,6 +930,40 @@ def _carboxylic_acid(carbon: Chem.Atom) -> bool:
         elif nb.GetDegree() == 1 and (nb.GetTotalNumHs() == 1 or nb.GetFormalCharge() == -1):
             hydroxy = True
     return oxo and hydroxy
+
+
+#: What a sulfinate's sulfur (a sulfinic acid or sulfinate salt, RS(=O)O-H or RS(=O)O-) makes of each strong
+#: electrophile it meets: sulfinates are S-acylated (acyl sulfones) and add to isocyanates (carbamoyl sulfones) at room
+#: temperature, far faster than they displace an alkyl halide (bicalutamide's sulfone).
+_SULFINATE_FORMS = {"an acyl halide": "an acyl sulfone", "an anhydride": "an acyl sulfone",
+                    "an isocyanate": "a carbamoyl sulfone"}
+
+
+def _sulfinate_sulfur(s_react: Chem.Atom, s_prod: Chem.Atom, partner: Chem.Atom) -> bool:
+    """Whether ``s_react`` reacts as a sulfinate's sulfur with the reactant carbon ``partner``: the sulfur of a
+    sulfinic acid or sulfinate (three neighbours: one carbon, one oxygen by a double bond, one OH or O-), whose proton
+    or charge sits on its oxygen, so :func:`_loses_proton` does not see it react (a sulfone from a sulfinate and an
+    alkyl halide), or a sulfonyl halide's sulfur that gives up its halide for a bond to an sp3 carbon (the one-pot
+    sulfone: sulfite reduces the sulfonyl chloride to the sulfinate in situ, which the alkyl halide then S-alkylates;
+    not a Friedel-Crafts sulfonylation of an arene)."""
+    if s_react.GetAtomicNum() != 16 or s_react.GetFormalCharge() != 0:
+        return False
+    oxo = hydroxy = carbon = halide = 0
+    for bond in s_react.GetBonds():
+        nb = bond.GetOtherAtom(s_react)
+        if nb.GetAtomicNum() == 8 and bond.GetBondType() == Chem.BondType.DOUBLE:
+            oxo += 1
+        elif nb.GetAtomicNum() == 8 and nb.GetDegree() == 1 and (nb.GetTotalNumHs() == 1 or nb.GetFormalCharge() == -1):
+            hydroxy += 1
+        elif nb.GetAtomicNum() == 6:
+            carbon += 1
+        elif nb.GetAtomicNum() in (17, 35, 53):
+            halide += 1
+    if s_react.GetDegree() == 3:
+        return oxo == 1 and hydroxy == 1 and carbon == 1
+    return (s_react.GetDegree() == 4 and oxo == 2 and halide == 1 and carbon == 1
+            and partner.GetHybridization() == Chem.HybridizationType.SP3
+            and not any(nb.GetAtomicNum() in (17, 35, 53) for nb in s_prod.GetNeighbors()))
 
 
 def _loses_proton(n_react: Chem.Atom, n_prod: Chem.Atom) -> bool:
@@ -1541,13 +1598,14 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         strong, kept_strong = _strong_electrophiles(reactants, product, rmap)
     for x, y in new if kept_strong else ():
         for n, e in ((x, y), (y, x)):
-            forms = _STRONG_FORMS.get(n.GetAtomicNum())
             mn, me = n.GetAtomMapNum(), e.GetAtomMapNum()
+            sulfinate = _sulfinate_sulfur(rmap[mn], n, rmap[me])
+            forms = _SULFINATE_FORMS if sulfinate else _STRONG_FORMS.get(n.GetAtomicNum())
             if forms is None or e.GetAtomicNum() != 6 or rmap[me].GetIdx() in strong:
                 continue  # not an X-H nucleophile, not a carbon partner, or the partner is a strong one itself
             if _carboxylic_acid(rmap[me]):
                 continue  # an acid is activated in situ, often as its acid chloride, which reacts first
-            if not _loses_proton(rmap[mn], n) or _same_fragment(reactants, rmap[mn], rmap[me]):
+            if not (sulfinate or _loses_proton(rmap[mn], n)) or _same_fragment(reactants, rmap[mn], rmap[me]):
                 continue  # not a nucleophile here, or a ring closure (intramolecular, so far faster)
             hit = next(((name, mk) for name, mk in kept_strong if name in forms), None)
             if hit is None:
@@ -1556,6 +1614,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             what = "N-H" if n.GetAtomicNum() == 7 else f"{n.GetSymbol()}-H"
             if rmap[mn].GetFormalCharge() < 0:
                 what = f"{n.GetSymbol()}- anion"
+            if sulfinate:
+                what = "sulfinate sulfur"
             out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
                         "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
                             nucleophile=f"{what} at atom {mn} of {_marked(reactants, [mn])}",
@@ -1622,4 +1682,5 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
 
 
 __all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_CONDENSING_CARBONYLS", "SELF_REACTIVE_ELECTROPHILES",
-           "SELF_REACTIVE_NUCLEOPHILES", "aromatic_substitutions", "self_reactive", "step_mechanism", "strained_ring"]
+           "SELF_REACTIVE_NUCLEOPHILES", "SELF_REACTIVE_OXY_NUCLEOPHILES", "aromatic_substitutions", "self_reactive",
+           "step_mechanism", "strained_ring"]

@@ -76,8 +76,8 @@ ISSUE_TEXT = {
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "competing_site": "selectivity: {reason}",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
-                              "only as its ammonium salt or with the amine protected until the electrophile has "
-                              "reacted, a step the route does not show",
+                              "only as a salt or with the amine, alcohol or thiol protected until the electrophile "
+                              "has reacted, a step the route does not show",
     "strained_molecule": "the route needs a molecule that cannot be isolated as drawn ({what}): a transient "
                          "species, not a starting material or intermediate",
 }
@@ -100,7 +100,8 @@ IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_al
                                           "electrophile_selectivity", "aromatic_regiochemistry",
                                           "deactivated_arene"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
-#: heterocumulene, a free alkyl amine beside a beta-keto carbonyl, or a 2-haloethylamine
+#: heterocumulene, a free primary or secondary alcohol or a thiol beside an acyl halide, a free alkyl amine beside a
+#: beta-keto carbonyl, or a 2-haloethylamine
 #: (``chem.mechanism.self_reactive``), skips a protection or salt step: it ranks with the mechanism-flagged routes
 #: (tier 1 of :func:`route_rank_tier`).
 SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})

@@ -381,6 +381,12 @@ def test_acylations_without_an_alcohol_carbon_are_not_flagged(mapped):
                       "an aziridine"),
     ("ClCCNCCCl", "a free alkyl amine with a halide on the carbon beyond its own (a 2-haloethylamine): it closes "
                   "an aziridine"),
+    # a hydroxy acid chloride closes its lactone (gamma-butyrolactone) or oligomerises; a mercapto acid chloride
+    ("OCCCC(=O)Cl", "a free primary or secondary alcohol and an acyl halide in one molecule: they give an ester (a "
+                    "lactone or an oligoester)"),
+    ("CC(O)c1ccc(C(=O)Cl)cc1", "a free primary or secondary alcohol and an acyl halide in one molecule: they give an "
+                               "ester (a lactone or an oligoester)"),
+    ("SCC(=O)Cl", "a thiol and an acyl halide in one molecule: they give a thioester"),
 ])
 def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     assert self_reactive(smiles) == what
@@ -393,7 +399,15 @@ def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     "NC(=O)c1ccc(C(=O)Cl)cc1",  # a primary amide
     "NS(=O)(=O)c1ccc(C(=O)Cl)cc1",  # a sulfonamide
     "O=C(Cl)c1ccc2[nH]ccc2c1",  # an indole N-H
-    "OCCC(=O)Cl",  # an alcohol (slow without base)
+    # a tertiary alcohol (bicalutamide's acid chloride is made and coupled in situ), a phenol (salicyloyl chloride,
+    # a published reagent), an alcohol beside a sulfonyl chloride or isocyanate (they need a base or catalyst), an
+    # acetylated hydroxy acid chloride, an alcohol and an acid chloride in two molecules
+    "CC(O)(CS(=O)(=O)c1ccc(F)cc1)C(=O)Cl",
+    "O=C(Cl)c1ccccc1O",
+    "OCCc1ccc(S(=O)(=O)Cl)cc1",
+    "OCCCCN=C=O",
+    "CC(=O)OCC(=O)Cl",
+    "OCC.CC(=O)Cl",
     "NCCS(=O)(=O)F",  # a sulfonyl fluoride (needs activation)
     "NCc1ccc(C=O)cc1",  # an aldehyde (a reversible imine)
     "O=C=NCCCCCCN=C=O",  # two isocyanates, no amine
@@ -618,6 +632,13 @@ PIPERAZINE_BESIDE_ACID_CHLORIDE = (
 )
 
 
+BICALUTAMIDE_SULFINATE = (
+    "[CH3:1][C:2]([OH:3])([CH2:4]I)[C:5](=[O:6])[Cl:7].[O:8]=[S:9]([OH:10])[c:11]1[cH:12][cH:13][c:14]([F:15])[cH:16]"
+    "[cH:17]1>>[CH3:1][C:2]([OH:3])([CH2:4][S:9](=[O:8])(=[O:10])[c:11]1[cH:12][cH:13][c:14]([F:15])[cH:16][cH:17]1)"
+    "[C:5](=[O:6])[Cl:7]"
+)
+
+
 @pytest.mark.parametrize("mapped, atoms, words", [
     (PIPERAZINE_BESIDE_ACID_CHLORIDE, [5, 8, 13], ("N-H at atom 5", "an acyl halide (atom 13", "an amide forms")),
     # a phenol benzylated while its sulfonyl chloride is kept (the phenoxide gives the sulfonate ester first)
@@ -627,6 +648,17 @@ PIPERAZINE_BESIDE_ACID_CHLORIDE = (
     # a reductive amination beside an aryl isocyanate (the amine gives the urea first)
     ("O=[CH:1][c:2]1[cH:3][cH:4][c:5]([N:6]=[C:7]=[O:8])[cH:9][cH:10]1.[NH2:11][CH3:12]>>[CH2:1]([c:2]1[cH:3][cH:4]"
      "[c:5]([N:6]=[C:7]=[O:8])[cH:9][cH:10]1)[NH:11][CH3:12]", [11, 1, 6], ("an isocyanate", "a urea forms")),
+    # bicalutamide's sulfone "from" 4-fluorobenzenesulfinic acid and 3-iodo-2-hydroxy-2-methylpropanoyl chloride,
+    # S-alkylated with the acid chloride kept (the sulfinate S-acylates first; a first route of the sixty drugs)
+    (BICALUTAMIDE_SULFINATE, [9, 4, 5], ("sulfinate sulfur at atom 9", "an acyl halide (atom 5", "an acyl sulfone")),
+    # the same as the sodium sulfinate
+    (BICALUTAMIDE_SULFINATE.replace("[OH:10]", "[O-:10]").replace(">>", ".[Na+]>>"), [9, 4, 5],
+     ("sulfinate sulfur at atom 9", "an acyl sulfone")),
+    # the same sulfone from the sulfonyl chloride, reduced to the sulfinate in the same pot (the next first route
+    # the search found once the sulfinic acid's step was flagged)
+    ("[CH3:1][C:2]([OH:3])([CH2:4]I)[C:5](=[O:6])[Cl:7].[O:8]=[S:9](=[O:10])(Cl)[c:11]1[cH:12][cH:13][c:14]([F:15])"
+     + BICALUTAMIDE_SULFINATE.split("[c:14]([F:15])", 1)[1], [9, 4, 5],
+     ("sulfinate sulfur at atom 9", "an acyl sulfone")),
 ])
 def test_a_nucleophile_reacting_beside_a_kept_stronger_electrophile_is_flagged(mapped, atoms, words):
     flags = step_mechanism(mapped)
@@ -659,6 +691,13 @@ def test_a_nucleophile_reacting_beside_a_kept_stronger_electrophile_is_flagged(m
     # a phenol methylated beside an isothiocyanate (alcohols and phenols take it only when heated)
     "[OH:1][c:2]1[cH:3][cH:4][c:5]([N:6]=[C:7]=[S:8])[cH:9][cH:10]1.I[CH3:11]>>[CH3:11][O:1][c:2]1[cH:3][cH:4][c:5]"
     "([N:6]=[C:7]=[S:8])[cH:9][cH:10]1",
+    # the sulfinate S-alkylated beside the methyl ester instead of the acid chloride (the literature's kind of step)
+    BICALUTAMIDE_SULFINATE.replace("[Cl:7]", "[O:7]C"),
+    # a Friedel-Crafts sulfonylation of toluene by a sulfonyl chloride beside a kept acyl chloride on another ring
+    # (no sulfinate: the sulfonyl chloride is the electrophile)
+    ("[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.Cl[S:8](=[O:9])(=[O:10])[c:11]1[cH:12][cH:13][c:14]([C:15](=[O:16])"
+     "[Cl:17])[cH:18][cH:19]1>>[CH3:1][c:2]1[cH:3][cH:4][c:5]([S:8](=[O:9])(=[O:10])[c:11]2[cH:12][cH:13][c:14]([C:15]"
+     "(=[O:16])[Cl:17])[cH:18][cH:19]2)[cH:6][cH:7]1"),
 ])
 def test_a_nucleophile_at_the_strongest_electrophile_or_beside_a_weak_one_is_not_flagged(mapped):
     assert codes(mapped) == []
