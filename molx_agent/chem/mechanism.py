@@ -1615,7 +1615,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if rmap[mn].GetFormalCharge() < 0:
                 what = f"{n.GetSymbol()}- anion"
             if sulfinate:
-                what = "sulfinate sulfur"
+                what = ("sulfinate sulfur" if rmap[mn].GetDegree() == 3
+                        else "sulfinate sulfur (the sulfonyl halide reduced in the same pot)")
             out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
                         "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
                             nucleophile=f"{what} at atom {mn} of {_marked(reactants, [mn])}",

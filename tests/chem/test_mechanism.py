@@ -658,7 +658,7 @@ BICALUTAMIDE_SULFINATE = (
     # the search found once the sulfinic acid's step was flagged)
     ("[CH3:1][C:2]([OH:3])([CH2:4]I)[C:5](=[O:6])[Cl:7].[O:8]=[S:9](=[O:10])(Cl)[c:11]1[cH:12][cH:13][c:14]([F:15])"
      + BICALUTAMIDE_SULFINATE.split("[c:14]([F:15])", 1)[1], [9, 4, 5],
-     ("sulfinate sulfur at atom 9", "an acyl sulfone")),
+     ("sulfinate sulfur (the sulfonyl halide reduced in the same pot) at atom 9", "an acyl sulfone")),
 ])
 def test_a_nucleophile_reacting_beside_a_kept_stronger_electrophile_is_flagged(mapped, atoms, words):
     flags = step_mechanism(mapped)
