@@ -11,9 +11,9 @@ Four questions:
 
 - ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
   or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``) on every intermediate of every
-  returned route of ``--records`` (JSONL or ``.jsonl.gz``), and of the best routes. The ``literature`` mode also counts the USPTO-50K products that
-  ``self_reactive`` names (``self_reactive_product``): a literature product is isolable, so each is a false alarm
-  or a salt the record writes as the free base.
+  returned route of ``--records`` (JSONL or ``.jsonl.gz``), and of the best routes. The ``literature`` mode also
+  counts the USPTO-50K products that ``self_reactive`` names (``self_reactive_product``): a literature product is
+  isolable, so each is a false alarm or a salt the record writes as the free base.
 
 - ``references``: the same flags on the literature routes of a RetroCast benchmark (``--benchmark``, e.g.
   ``ref-lin-600.json.gz``): every reference step with its recorded atom map, and every reference intermediate.
@@ -339,15 +339,6 @@ def main(argv: list[str] | None = None) -> int:
     orgm.add_argument("--examples", type=int, default=5)
     orgm.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
-    if args.mode == "organometallic":
-        if not (DATA / "train_mapped.csv.gz").is_file():
-            print(f"USPTO-50K files not found under {DATA}", file=sys.stderr)
-            return 2
-        counted = organometallic(args.examples)
-        print(json.dumps(counted, indent=1))
-        if args.out:
-            atomic_write_json(args.out, counted)
-        return 0
     if args.mode == "references":
         if not args.benchmark.is_file():
             print(f"benchmark file not found: {args.benchmark}", file=sys.stderr)
@@ -371,11 +362,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             atomic_write_json(args.out, result)
         return 0
-    if args.mode == "literature":
+    if args.mode in ("literature", "organometallic"):
         if not (DATA / "train_mapped.csv.gz").is_file():
             print(f"USPTO-50K files not found under {DATA}", file=sys.stderr)
             return 2
-        result: dict[str, Any] = literature(args.examples)
+        result: dict[str, Any] = (literature if args.mode == "literature" else organometallic)(args.examples)
     else:
         missing = [str(p) for p in [*args.records, *args.drugs] if not p.is_file()]
         if missing or not (args.records or args.drugs):
@@ -388,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
             result[str(path)] = _judge_routes(routes_of_records(path), mapper)
         for path in args.drugs:
             result[str(path)] = _judge_routes(routes_of_drugs(path), mapper)
-    summary = result if args.mode == "literature" else {path: _brief(res) for path, res in result.items()}
+    summary = result if args.mode != "routes" else {path: _brief(res) for path, res in result.items()}
     print(json.dumps(summary, indent=1))
     if args.out:
         atomic_write_json(args.out, result)

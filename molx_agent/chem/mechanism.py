@@ -797,7 +797,6 @@ SELF_CONDENSING_CARBONYLS: tuple[tuple[str, str, str], ...] = (
 _NUCLEOPHILES = tuple((name, _smarts(sma), nitro_spares) for name, sma, nitro_spares in SELF_REACTIVE_NUCLEOPHILES)
 _ELECTROPHILES = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_REACTIVE_ELECTROPHILES)
 _OXY_NUCLEOPHILES = tuple((name, _smarts(sma), forms) for name, sma, forms in SELF_REACTIVE_OXY_NUCLEOPHILES)
-_ACYL_HALIDE = _smarts(SELF_REACTIVE_ELECTROPHILES[0][2])
 _ALKYL_AMINE = _smarts(SELF_REACTIVE_NUCLEOPHILES[0][1])
 _CONDENSING = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_CONDENSING_CARBONYLS)
 #: A free alkyl amine whose neighbouring carbon carries a CH2 or CH with a chloride, bromide or iodide (a
@@ -848,7 +847,7 @@ def self_reactive(smiles: str) -> str | None:
             # in the same molecule (not a salt's or mixture's other part), and not the heterocumulene's own N
             if any(fragment[hit[0]] == fragment[n_idx] and n_idx not in hit for hit in e_hits):
                 return f"{n_name} and {e_name} in one molecule: they give {forms}"
-    acyl = [hit[0] for hit in mol.GetSubstructMatches(_ACYL_HALIDE)]
+    acyl = next(([hit[0] for hit in hits] for name, _forms, hits in electrophiles if name == "an acyl halide"), [])
     for o_name, pat, forms in _OXY_NUCLEOPHILES if acyl else ():
         for match in mol.GetSubstructMatches(pat):
             if any(fragment[c] == fragment[match[0]] for c in acyl):
