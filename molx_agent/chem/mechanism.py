@@ -8,7 +8,11 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
   enol or enolate: aldol, Claisen, Michael donor, alkylation) while nothing on that carbon makes the hydrogen acidic:
   no neighbouring carbonyl, imine, nitrile, nitro, sulfonyl or other heteroatom, no alkene or alkyne (allylic,
-  propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Example:
+  propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Towards a
+  carbonyl, imine, halide or acceptor partner a heteroaryl ring activates only where a ring nitrogen takes the
+  charge (2- and 4-picoline, a 1,3-azole's C2, an N-substituted pyrazole's or an isoxazole's 5-position), or through
+  a ring carbonyl, a ring cation or an acceptor substituent: a methyl on a thiophene, furan, pyrrole, a pyridine's
+  3-position or an N-H pyrazole (3-amino-5-methylpyrazole "adding" to an aldehyde) is flagged. Example:
   4-methoxyphenethyl bromide "deprotonated" at its benzylic CH2 to add to cyclohexanone (a venlafaxine route of a
   general template); the literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates. When the
   partner is a carbonyl, imine, halide or acceptor carbon (a carbanion's partner), an alcohol or ether oxygen, a plain
@@ -236,17 +240,24 @@ def _double_to_heteroatom(atom: Chem.Atom, skip: int) -> bool:
     )
 
 
-def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom) -> bool:
-    """An aromatic ring through ``aryl`` that holds a heteroatom (picoline-like) or carries a nitro, nitrile,
-    carbonyl or sulfonyl substituent (o-nitrotoluene-like), or an acylated N or O (the directing group of a lateral
-    lithiation, e.g. an o-toluidide in the Madelung indole synthesis): its benzylic hydrogens are acidic enough."""
+def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False) -> bool:
+    """An aromatic ring through ``aryl`` that carries a nitro, nitrile, carbonyl or sulfonyl substituent
+    (o-nitrotoluene-like), or an acylated N or O (the directing group of a lateral lithiation, e.g. an o-toluidide in
+    the Madelung indole synthesis), or holds a heteroatom (picoline-like): its benzylic hydrogens are acidic enough.
+
+    ``polar`` (the partner is a carbonyl, imine, halide or acceptor carbon): a ring heteroatom counts only where a
+    carbanion at the benzylic carbon is stabilised by it (:func:`_azine_activates`): a pyridine-type nitrogen ortho or
+    para on a six-membered ring (2- and 4-picoline, 4-methylpyrimidine), the C2 of a 1,3-azole (2-methylbenzothiazole)
+    or the 5-position of an N-substituted pyrazole or an isoxazole (lateral lithiation); also a ring carbonyl
+    (4-methylcoumarin, a pyridone) or a ring cation (a pyridinium, an N-oxide). A methyl on a thiophene, furan,
+    pyrrole, a pyridine's 3-position or an N-H pyrazole is no carbon nucleophile towards a carbonyl."""
     for ring in mol.GetRingInfo().AtomRings():
         if aryl.GetIdx() not in ring:
             continue
         members = set(ring)
         for idx in ring:
             atom = mol.GetAtomWithIdx(idx)
-            if atom.GetAtomicNum() != 6:
+            if atom.GetAtomicNum() != 6 and not polar:
                 return True
             for nb in atom.GetNeighbors():
                 if nb.GetIdx() in members:
@@ -258,6 +269,34 @@ def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom) -> bool:
                 if nb.GetAtomicNum() in (7, 8) and any(
                         _double_to_heteroatom(acyl, nb.GetIdx()) for acyl in nb.GetNeighbors() if acyl.GetIdx() != idx):
                     return True  # an amide, carbamate or ester on the ring
+        if polar and _azine_activates(mol, aryl, ring):
+            return True
+    return False
+
+
+def _azine_activates(mol: Chem.Mol, aryl: Chem.Atom, ring: tuple[int, ...]) -> bool:
+    """Whether the heteroatoms of aromatic ``ring`` stabilise a carbanion on a carbon attached to its atom ``aryl``
+    (see :func:`_ring_activates` with ``polar``)."""
+    members = set(ring)
+    atoms = [mol.GetAtomWithIdx(i) for i in ring]
+    if any(a.GetFormalCharge() > 0 for a in atoms):
+        return True  # a pyridinium, an N-oxide
+    if any(bond.GetBondType() == Chem.BondType.DOUBLE and bond.GetOtherAtom(a).GetIdx() not in members
+           and bond.GetOtherAtom(a).GetAtomicNum() in (7, 8, 16) for a in atoms for bond in a.GetBonds()):
+        return True  # a ring carbonyl: a pyridone, pyrimidinone, coumarin, quinolone
+    ring_nbs = [nb for nb in aryl.GetNeighbors() if nb.GetIdx() in members]
+    hetero = [nb for nb in ring_nbs if nb.GetAtomicNum() != 6]
+    if len(ring) == 6:
+        para = mol.GetAtomWithIdx(ring[(ring.index(aryl.GetIdx()) + 3) % 6])
+        return any(_pyridine_type(nb) for nb in hetero) or _pyridine_type(para)
+    if len(ring) != 5:
+        return False
+    if len(hetero) >= 2 and any(_pyridine_type(nb) for nb in hetero):
+        return True  # the C2 of a thiazole, oxazole, imidazole, benzimidazole, triazole or tetrazole
+    for x in hetero:  # the 5-position of a 1-substituted pyrazole or an isoxazole, isothiazole (lateral lithiation)
+        if x.GetTotalNumHs() == 0 and not _pyridine_type(x) and any(
+                _pyridine_type(y) for y in x.GetNeighbors() if y.GetIdx() in members and y.GetIdx() != aryl.GetIdx()):
+            return True
     return False
 
 
@@ -300,7 +339,7 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
             continue
         if nb.GetIsAromatic():
             n_aryl += 1
-            if _ring_activates(mol, nb):
+            if _ring_activates(mol, nb, polar):
                 return True
             continue
         for bond in nb.GetBonds():

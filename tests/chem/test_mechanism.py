@@ -89,6 +89,62 @@ def test_beta_and_unactivated_ring_positions_are_flagged(mapped):
     assert codes(mapped) == ["unactivated_carbanion"]
 
 
+def _heteroaryl_methyl_aldol(ring: str) -> str:
+    """The mapped step ``ring`` (its methyl written ``[CH3:1]``) + benzaldehyde >> the styryl compound: the methyl
+    acts as a carbon nucleophile towards a carbonyl (a polar partner)."""
+    mol = Chem.MolFromSmiles(ring)
+    for n, atom in enumerate((a for a in mol.GetAtoms() if not a.GetAtomMapNum()), start=2):
+        atom.SetAtomMapNum(n)
+    het = Chem.MolToSmiles(mol)
+    product = het.replace("[CH3:1]", "[CH:1](=[CH:80][c:81]%90[cH:82][cH:83][cH:84][cH:85][cH:86]%90)")
+    return f"{het}.[O:900]=[CH:80][c:81]1[cH:82][cH:83][cH:84][cH:85][cH:86]1>>{product}"
+
+
+# n5-00747's best route of the all-600 run (c341134, rated high): 3-amino-5-methylpyrazole's methyl "adds" to an
+# aldehyde, a pyrazole N-H and a free NH2 beside it
+AMINOPYRAZOLE_METHYL_STEP = (
+    "[CH3:11][c:12]1[cH:13][c:14]([NH2:15])[n:16][nH:17]1.[CH3:1][CH:2]([CH3:3])[O:4][c:5]1[cH:6][cH:7][cH:8][c:9]"
+    "([CH:10]=[O:900])[cH:18]1>>[CH3:1][CH:2]([CH3:3])[O:4][c:5]1[cH:6][cH:7][cH:8][c:9]([CH2:10][CH2:11][c:12]2"
+    "[cH:13][c:14]([NH2:15])[n:16][nH:17]2)[cH:18]1"
+)
+
+
+@pytest.mark.parametrize("ring", [
+    "[CH3:1]c1cccs1",  # 2-methylthiophene: lithiated on the ring, not at the methyl
+    "[CH3:1]c1ccco1",  # 2-methylfuran
+    "[CH3:1]c1cccn1C",  # 1,2-dimethylpyrrole
+    "[CH3:1]c1cccnc1",  # 3-picoline: the nitrogen is meta, no aza-enolate
+    "[CH3:1]c1cc[nH]n1",  # 3-methyl-1H-pyrazole: the N-H goes first
+    "[CH3:1]c1ccn(C)n1",  # 1,3-dimethylpyrazole: ring C5 lithiation
+    "[CH3:1]c1ccccc1",  # toluene
+])
+def test_a_methyl_that_no_ring_nitrogen_activates_is_flagged_towards_a_carbonyl(ring):
+    assert codes(_heteroaryl_methyl_aldol(ring)) == ["unactivated_carbanion"]
+
+
+def test_the_aminopyrazole_methyl_of_an_all600_route_is_flagged():
+    flags = step_mechanism(AMINOPYRAZOLE_METHYL_STEP)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"]
+    assert flags[0]["atoms"] == [11, 10]
+
+
+@pytest.mark.parametrize("ring", [
+    "[CH3:1]c1ccccn1",  # 2-picoline
+    "[CH3:1]c1ccncc1",  # 4-picoline
+    "[CH3:1]c1ccncn1",  # 4-methylpyrimidine
+    "[CH3:1]c1nc2ccccc2s1",  # 2-methylbenzothiazole (cyanine dyes)
+    "[CH3:1]c1ncc[nH]1",  # 2-methylimidazole
+    "[CH3:1]c1ccnn1C",  # 1,5-dimethylpyrazole: lateral lithiation at the 5-methyl
+    "[CH3:1]c1cc(C)no1",  # 3,5-dimethylisoxazole: the 5-methyl
+    "[CH3:1]c1cc(=O)oc2ccccc12",  # 4-methylcoumarin (a ring carbonyl)
+    "[CH3:1]c1ccc2ccccc2[n+]1[O-]",  # quinaldine N-oxide
+    "[CH3:1]c1ccccc1[N+](=O)[O-]",  # o-nitrotoluene
+    "[CH3:1]c1ccc(C(C)=O)s1",  # an acetylthiophene: an acceptor on the ring
+])
+def test_a_methyl_that_a_ring_nitrogen_or_acceptor_activates_is_spared(ring):
+    assert codes(_heteroaryl_methyl_aldol(ring)) == []
+
+
 def test_free_aniline_c_alkylated_by_an_alkyl_halide_is_flagged():
     flags = step_mechanism(ANILINE_ALKYLATION)
     assert [f["code"] for f in flags] == ["aniline_c_alkylation"]
