@@ -187,6 +187,17 @@ def _why(issues: list[dict[str, Any]], lang: str) -> str:
     return ("；" if lang == "zh" else "; ").join(msgs)
 
 
+def _best_route_key(route: dict[str, Any]) -> tuple[int, int, int, float]:
+    """Which judged route of a target is its best: the better verdict, then confidence, then the route search's own
+    tier (``retro.judge.route_rank_tier``: a route without a step a chemist would not run, an analog shortcut or a
+    self-reactive intermediate before one with), then the lower search score."""
+    from molx_agent.retro.judge import route_rank_tier
+
+    score = route["score"] if isinstance(route["score"], (int, float)) else 1e9
+    tier = route_rank_tier(i.get("code") for i in route.get("issues") or [])
+    return (_VERDICT_RANK.get(route["verdict"], 0), _CONF_RANK.get(route["confidence"], 0), -tier, -score)
+
+
 def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, Any]:
     """The verdict of one target of a ``disconnection`` result, with its judged routes and the best one."""
     label = record.get("target_name") or record.get("target_smiles", "?")
@@ -207,8 +218,7 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
         graphs = [record["route_graph"]]  # a route handed over as such (not a search result)
     routes = [dict(judge_route_dict(engine, g), index=i) for i, g in enumerate(graphs)]
     if routes:
-        best = max(routes, key=lambda r: (_VERDICT_RANK.get(r["verdict"], 0), _CONF_RANK.get(r["confidence"], 0),
-                                          -(r["score"] if isinstance(r["score"], (int, float)) else 1e9)))
+        best = max(routes, key=_best_route_key)
         issues = list(best["issues"])
         guide = record.get("guidance") or {}
         protect = list(guide.get("protection") or [])

@@ -10,9 +10,11 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   no neighbouring carbonyl, imine, nitrile, nitro, sulfonyl or other heteroatom, no alkene or alkyne (allylic,
   propargylic), no heteroaryl, electron-poor or acylamino-substituted aryl ring, not doubly benzylic. Towards a
   carbonyl, imine, halide or acceptor partner a heteroaryl ring activates only where a ring nitrogen takes the
-  charge (2- and 4-picoline, a 1,3-azole's C2, an N-substituted pyrazole's or an isoxazole's 5-position), or through
-  a ring carbonyl, a ring cation or an acceptor substituent: a methyl on a thiophene, furan, pyrrole, a pyridine's
-  3-position or an N-H pyrazole (3-amino-5-methylpyrazole "adding" to an aldehyde) is flagged. Example:
+  charge (2- and 4-picoline, a 1,3-azole's C2, an N-substituted pyrazole's or an isoxazole's 5-position), through a
+  ring cation, a sulfonyl or acylamino substituent, or a carbonyl, nitro or nitrile group (on the ring or a ring
+  carbonyl) that a resonance form of the carbanion reaches (o- and p-nitrotoluene, not m-): a methyl on a thiophene,
+  furan, pyrrole, a pyridine's 3-position or an N-H pyrazole (3-amino-5-methylpyrazole "adding" to an aldehyde) or
+  sildenafil's 3-methyl analogue "condensing" with acetaldehyde is flagged. Example:
   4-methoxyphenethyl bromide "deprotonated" at its benzylic CH2 to add to cyclohexanone (a venlafaxine route of a
   general template); the literature uses 4-methoxyphenylacetonitrile, whose CH2 the nitrile activates. When the
   partner is a carbonyl, imine, halide or acceptor carbon (a carbanion's partner), an alcohol or ether oxygen, a plain
@@ -240,17 +242,21 @@ def _double_to_heteroatom(atom: Chem.Atom, skip: int) -> bool:
     )
 
 
-def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False) -> bool:
+def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False, carbon: Chem.Atom | None = None) -> bool:
     """An aromatic ring through ``aryl`` that carries a nitro, nitrile, carbonyl or sulfonyl substituent
     (o-nitrotoluene-like), or an acylated N or O (the directing group of a lateral lithiation, e.g. an o-toluidide in
     the Madelung indole synthesis), or holds a heteroatom (picoline-like): its benzylic hydrogens are acidic enough.
 
-    ``polar`` (the partner is a carbonyl, imine, halide or acceptor carbon): a ring heteroatom counts only where a
-    carbanion at the benzylic carbon is stabilised by it (:func:`_azine_activates`): a pyridine-type nitrogen ortho or
-    para on a six-membered ring (2- and 4-picoline, 4-methylpyrimidine), the C2 of a 1,3-azole (2-methylbenzothiazole)
-    or the 5-position of an N-substituted pyrazole or an isoxazole (lateral lithiation); also a ring carbonyl
-    (4-methylcoumarin, a pyridone) or a ring cation (a pyridinium, an N-oxide). A methyl on a thiophene, furan,
-    pyrrole, a pyridine's 3-position or an N-H pyrazole is no carbon nucleophile towards a carbonyl."""
+    ``polar`` (the partner is a carbonyl, imine, halide or acceptor carbon) asks where the charge of a carbanion at
+    ``carbon`` (the benzylic carbon on ``aryl``) can go. A ring heteroatom counts only as :func:`_azine_activates`
+    says: a pyridine-type nitrogen ortho or para on a six-membered ring (2- and 4-picoline, 4-methylpyrimidine), the C2
+    of a 1,3-azole (2-methylbenzothiazole), the 5-position of an N-substituted pyrazole or an isoxazole (lateral
+    lithiation), a ring cation (a pyridinium, an N-oxide). A nitro, carbonyl or nitrile substituent, or a ring
+    carbonyl (4-methylcoumarin, a pyridone), counts only where a resonance form puts the charge on its O or N
+    (:func:`_charge_reaches_acceptor`: o- and p-nitrotoluene, not m-; not the lactam carbonyl of a fused ring that
+    the charge cannot reach). A methyl on a thiophene, furan, pyrrole, a pyridine's 3-position or an N-H pyrazole is
+    no carbon nucleophile towards a carbonyl."""
+    acceptor = False
     for ring in mol.GetRingInfo().AtomRings():
         if aryl.GetIdx() not in ring:
             continue
@@ -262,15 +268,22 @@ def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False) -> bool
             for nb in atom.GetNeighbors():
                 if nb.GetIdx() in members:
                     continue
-                if nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1:  # nitro
-                    return True
-                if _double_to_heteroatom(nb, idx):  # C=O, C#N, S(=O)
-                    return True
                 if nb.GetAtomicNum() in (7, 8) and any(
                         _double_to_heteroatom(acyl, nb.GetIdx()) for acyl in nb.GetNeighbors() if acyl.GetIdx() != idx):
                     return True  # an amide, carbamate or ester on the ring
+                if nb.GetAtomicNum() == 16 and _double_to_heteroatom(nb, idx):
+                    return True  # a sulfonyl or sulfinyl group
+                if (nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1) or _double_to_heteroatom(nb, idx):
+                    if not polar:
+                        return True  # a nitro; C=O, C#N
+                    acceptor = True
+                bond = mol.GetBondBetweenAtoms(idx, nb.GetIdx())
+                if polar and bond.GetBondType() == Chem.BondType.DOUBLE and nb.GetAtomicNum() in (7, 8, 16):
+                    acceptor = True  # a ring carbonyl: a pyridone, pyrimidinone, coumarin, quinolone
         if polar and _azine_activates(mol, aryl, ring):
             return True
+    if acceptor:
+        return carbon is None or _charge_reaches_acceptor(mol, carbon)
     return False
 
 
@@ -278,14 +291,9 @@ def _azine_activates(mol: Chem.Mol, aryl: Chem.Atom, ring: tuple[int, ...]) -> b
     """Whether the heteroatoms of aromatic ``ring`` stabilise a carbanion on a carbon attached to its atom ``aryl``
     (see :func:`_ring_activates` with ``polar``)."""
     members = set(ring)
-    atoms = [mol.GetAtomWithIdx(i) for i in ring]
-    if any(a.GetFormalCharge() > 0 for a in atoms):
+    if any(mol.GetAtomWithIdx(i).GetFormalCharge() > 0 for i in ring):
         return True  # a pyridinium, an N-oxide
-    if any(bond.GetBondType() == Chem.BondType.DOUBLE and bond.GetOtherAtom(a).GetIdx() not in members
-           and bond.GetOtherAtom(a).GetAtomicNum() in (7, 8, 16) for a in atoms for bond in a.GetBonds()):
-        return True  # a ring carbonyl: a pyridone, pyrimidinone, coumarin, quinolone
-    ring_nbs = [nb for nb in aryl.GetNeighbors() if nb.GetIdx() in members]
-    hetero = [nb for nb in ring_nbs if nb.GetAtomicNum() != 6]
+    hetero = [nb for nb in aryl.GetNeighbors() if nb.GetIdx() in members and nb.GetAtomicNum() != 6]
     if len(ring) == 6:
         para = mol.GetAtomWithIdx(ring[(ring.index(aryl.GetIdx()) + 3) % 6])
         return any(_pyridine_type(nb) for nb in hetero) or _pyridine_type(para)
@@ -298,6 +306,39 @@ def _azine_activates(mol: Chem.Mol, aryl: Chem.Atom, ring: tuple[int, ...]) -> b
                 _pyridine_type(y) for y in x.GetNeighbors() if y.GetIdx() in members and y.GetIdx() != aryl.GetIdx()):
             return True
     return False
+
+
+def _charge_reaches_acceptor(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
+    """Whether a resonance form of the carbanion at ``carbon`` (one hydrogen removed) puts its charge on an O or N
+    that is not a ring atom of a five-membered ring (RDKit's resonance structures): a carbonyl, nitro or nitrile
+    group, or an azine nitrogen, conjugated with it. An undecidable case answers ``True`` (activated: no flag)."""
+    try:
+        rw = Chem.RWMol(mol)
+        anion = rw.GetAtomWithIdx(carbon.GetIdx())
+        n_h = anion.GetTotalNumHs()
+        if n_h < 1:
+            return True
+        anion.SetNoImplicit(True)
+        anion.SetNumExplicitHs(n_h - 1)
+        anion.SetFormalCharge(anion.GetFormalCharge() - 1)
+        with rdBase.BlockLogs():
+            Chem.SanitizeMol(rw)
+            before = {a.GetIdx() for a in rw.GetAtoms() if a.GetFormalCharge() < 0}
+            ring_info = rw.GetRingInfo()
+            for form in Chem.ResonanceMolSupplier(rw, Chem.KEKULE_ALL, _RESONANCE_FORMS):
+                if form is None:
+                    continue
+                for a in form.GetAtoms():
+                    if (a.GetFormalCharge() < 0 and a.GetIdx() not in before and a.GetAtomicNum() in (7, 8)
+                            and not ring_info.IsAtomInRingOfSize(a.GetIdx(), 5)):
+                        return True
+        return False
+    except Exception:  # noqa: BLE001 - no verdict without resonance forms: keep the lenient answer
+        return True
+
+
+#: At most this many resonance forms of a carbanion are read (:func:`_charge_reaches_acceptor`).
+_RESONANCE_FORMS = 200
 
 
 def _activating_heteroatom(nb: Chem.Atom, carbon: Chem.Atom) -> bool:
@@ -339,7 +380,7 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
             continue
         if nb.GetIsAromatic():
             n_aryl += 1
-            if _ring_activates(mol, nb, polar):
+            if _ring_activates(mol, nb, polar, atom):
                 return True
             continue
         for bond in nb.GetBonds():

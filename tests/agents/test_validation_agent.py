@@ -119,3 +119,23 @@ def test_cli_run_answers_with_verdict_and_balance():
     result = CliRunner().invoke(app, ["run", "--query", f"Is {PARACETAMOL_RXN} balanced?"])
     assert result.exit_code == 0, result.output
     assert "atom-balanced" in result.output and "HCl" in result.output
+
+
+def test_best_route_prefers_the_one_without_an_implausible_mechanism_step(monkeypatch):
+    # two weak routes of medium confidence (sildenafil through the agent): the cheaper one has a step no chemist
+    # would run (tier 1), the other only a low-scored step; the search ranks the latter first, so does the judgement
+    from molx_agent.agents import validation
+
+    judged = [
+        {"verdict": "weak", "confidence": "medium", "score": 10.0, "n_steps": 6, "steps": [],
+         "issues": [{"code": "unactivated_carbanion", "message": "mechanism"}]},
+        {"verdict": "weak", "confidence": "medium", "score": 12.0, "n_steps": 7, "steps": [],
+         "issues": [{"code": "low_score_step", "message": "low"}]},
+    ]
+    monkeypatch.setattr(validation, "judge_route_dict", lambda engine, graph: dict(judged[graph["i"]]))
+    record = {"target_smiles": "CCO", "target_name": "t", "solved": True, "route_graphs": [{"i": 0}, {"i": 1}]}
+    out = validation.judge_target(None, record, "en")
+    assert out["best_route"] == 1 and [i["code"] for i in out["issues"]] == ["low_score_step"]
+    # with the tiers equal, the lower score still decides
+    judged[1]["issues"] = [{"code": "unactivated_carbanion", "message": "mechanism"}]
+    assert validation.judge_target(None, record, "en")["best_route"] == 0

@@ -117,6 +117,11 @@ AMINOPYRAZOLE_METHYL_STEP = (
     "[CH3:1]c1cc[nH]n1",  # 3-methyl-1H-pyrazole: the N-H goes first
     "[CH3:1]c1ccn(C)n1",  # 1,3-dimethylpyrazole: ring C5 lithiation
     "[CH3:1]c1ccccc1",  # toluene
+    "[CH3:1]c1cccc([N+](=O)[O-])c1",  # m-nitrotoluene: the charge cannot reach the nitro group
+    "[CH3:1]c1cccc(C(C)=O)c1",  # 3-methylacetophenone
+    # sildenafil's core with a 3-methyl: the lactam carbonyl of the fused ring is out of the charge's reach (N1 is
+    # substituted), and a pyrazole's N2 takes no charge worth a condensation
+    "CCOc1ccc(S(=O)(=O)N2CCN(C)CC2)cc1-c1nc2c([CH3:1])nn(C)c2c(=O)[nH]1",
 ])
 def test_a_methyl_that_no_ring_nitrogen_activates_is_flagged_towards_a_carbonyl(ring):
     assert codes(_heteroaryl_methyl_aldol(ring)) == ["unactivated_carbanion"]
@@ -139,7 +144,11 @@ def test_the_aminopyrazole_methyl_of_an_all600_route_is_flagged():
     "[CH3:1]c1cc(=O)oc2ccccc12",  # 4-methylcoumarin (a ring carbonyl)
     "[CH3:1]c1ccc2ccccc2[n+]1[O-]",  # quinaldine N-oxide
     "[CH3:1]c1ccccc1[N+](=O)[O-]",  # o-nitrotoluene
-    "[CH3:1]c1ccc(C(C)=O)s1",  # an acetylthiophene: an acceptor on the ring
+    "[CH3:1]c1ccc(C(C)=O)s1",  # an acetylthiophene: an acceptor the charge reaches
+    "[CH3:1]c1ccc([N+](=O)[O-])cc1",  # p-nitrotoluene
+    "[CH3:1]c1ccc(C#N)cc1",  # p-tolunitrile
+    "[CH3:1]c1cccc(=O)[nH]1",  # 6-methyl-2-pyridone
+    "[CH3:1]c1ccc(S(C)(=O)=O)cc1",  # a sulfone on the ring (counted wherever it is)
 ])
 def test_a_methyl_that_a_ring_nitrogen_or_acceptor_activates_is_spared(ring):
     assert codes(_heteroaryl_methyl_aldol(ring)) == []
