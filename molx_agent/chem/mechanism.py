@@ -242,7 +242,7 @@ def _double_to_heteroatom(atom: Chem.Atom, skip: int) -> bool:
     )
 
 
-def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False, carbon: Chem.Atom | None = None) -> bool:
+def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, carbon: Chem.Atom, polar: bool = False) -> bool:
     """An aromatic ring through ``aryl`` that carries a nitro, nitrile, carbonyl or sulfonyl substituent
     (o-nitrotoluene-like), or an acylated N or O (the directing group of a lateral lithiation, e.g. an o-toluidide in
     the Madelung indole synthesis), or holds a heteroatom (picoline-like): its benzylic hydrogens are acidic enough.
@@ -277,14 +277,12 @@ def _ring_activates(mol: Chem.Mol, aryl: Chem.Atom, polar: bool = False, carbon:
                     if not polar:
                         return True  # a nitro; C=O, C#N
                     acceptor = True
-                bond = mol.GetBondBetweenAtoms(idx, nb.GetIdx())
-                if polar and bond.GetBondType() == Chem.BondType.DOUBLE and nb.GetAtomicNum() in (7, 8, 16):
+                if (polar and nb.GetAtomicNum() in (7, 8, 16)
+                        and mol.GetBondBetweenAtoms(idx, nb.GetIdx()).GetBondType() == Chem.BondType.DOUBLE):
                     acceptor = True  # a ring carbonyl: a pyridone, pyrimidinone, coumarin, quinolone
         if polar and _azine_activates(mol, aryl, ring):
             return True
-    if acceptor:
-        return carbon is None or _charge_reaches_acceptor(mol, carbon)
-    return False
+    return acceptor and _charge_reaches_acceptor(mol, carbon)
 
 
 def _azine_activates(mol: Chem.Mol, aryl: Chem.Atom, ring: tuple[int, ...]) -> bool:
@@ -380,7 +378,7 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
             continue
         if nb.GetIsAromatic():
             n_aryl += 1
-            if _ring_activates(mol, nb, polar, atom):
+            if _ring_activates(mol, nb, atom, polar):
                 return True
             continue
         for bond in nb.GetBonds():
