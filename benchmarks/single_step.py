@@ -60,7 +60,8 @@ _MODEL: TemplateKNNModel | None = None
 
 
 def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | None = None,
-                 general_templates: int | None = None, general_mass: float | None = None) -> None:
+                 general_templates: int | None = None, general_mass: float | None = None,
+                 general_screen: int | None = None) -> None:
     global _MODEL
     kwargs: dict = {"n_neighbours": n_neighbours} if n_neighbours else {}
     if policy_templates is not None:
@@ -69,6 +70,8 @@ def _init_worker(n_neighbours: int | None, named: bool, policy_templates: int | 
         kwargs["general_templates"] = general_templates
     if general_mass is not None:
         kwargs["general_mass"] = general_mass
+    if general_screen is not None:
+        kwargs["general_screen"] = general_screen
     _MODEL = TemplateKNNModel(named_templates=named, **kwargs)
 
 
@@ -96,7 +99,7 @@ def run(args: argparse.Namespace) -> dict:
         rows = random.Random(args.seed).sample(rows, args.sample)
     t0 = time.perf_counter()
     _init_worker(args.n_neighbours, not args.no_named, args.policy_templates, args.general_templates,
-                 args.general_mass)
+                 args.general_mass, args.general_screen)
     model = _MODEL
     assert model is not None
     lib = model.library
@@ -108,7 +111,8 @@ def run(args: argparse.Namespace) -> dict:
         with ctx.Pool(args.workers, initializer=_init_worker, initargs=(args.n_neighbours, not args.no_named,
                                                                         args.policy_templates,
                                                                         args.general_templates,
-                                                                        args.general_mass)) as pool:
+                                                                        args.general_mass,
+                                                                        args.general_screen)) as pool:
             for res in pool.imap(_evaluate, rows, chunksize=4):
                 results.append(res)
                 _progress(results, len(rows))
@@ -143,12 +147,14 @@ def run(args: argparse.Namespace) -> dict:
                   "general_policy": model.general_policy is not None,
                   "general_templates": model.general_templates if model.general_policy is not None else 0,
                   "general_mass": model.general_mass,
+                  "general_screen": model.general_screen,
                   "ranker": "trained" if model.ranker.trained else "fallback kNN vote"},
         "workers": args.workers,
         "n_templates": len(lib.templates),
         "n_training_reactions": lib.n_train,
         "model_load_s": round(load_s, 2),
         "topk": {f"top{k}": round(100 * hits[k] / n, 1) for k in KS},
+        "hits": {f"top{k}": hits[k] for k in KS},
         "per_class": {
             str(c): {"n": v["n"], **{f"top{k}": round(100 * v[f"top{k}"] / v["n"], 1) for k in KS}}
             for c, v in sorted(per_class.items())
@@ -198,6 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--general-mass", type=float, default=None,
                     help="stop the general policy's list once it holds this share of the probability "
                          "(default: the model's 0.999; 1: always --general-templates of them)")
+    ap.add_argument("--general-screen", type=int, default=None,
+                    help="screen this many of the general policy's most probable templates for a match and draw "
+                         "its list from the matching ones (default: the model's 0, the raw list)")
     ap.add_argument("--json", type=Path, default=None, help="write the result as JSON here")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)

@@ -218,3 +218,43 @@ def test_the_neighbours_general_templates_support_the_candidates_they_give(small
                             for s in c.general_supports)]
         assert supported, product
         assert all(f[names.index("general_log_vote_s4")] > np.log(1e-4) for _, f in supported)
+
+
+def test_the_general_list_is_drawn_from_the_templates_that_match_the_product():
+    """``general_screen``: the list applied holds only general templates whose product side matches, best first by
+    the policy, stopping at ``general_mass`` of the matching templates' renormalised probability; ``0`` gives the
+    policy's raw list, matching or not."""
+    from rdchiral.initialization import rdchiralReactants
+
+    from molx_agent.retro.single_step import _top_templates, fingerprint_bits_of_mol, parse_product
+
+    assert TemplateKNNModel.__init__.__kwdefaults__["general_screen"] == 0  # opt-in
+    model = TemplateKNNModel(general_screen=300)
+    n_spec = len(model.library.templates)
+    smiles = "O=C(NCc1ccccc1)C1CC1"
+    mol = parse_product(smiles)
+    target = rdchiralReactants(Chem.MolToSmiles(mol))
+    probs = model.general_policy.probabilities(fingerprint_bits_of_mol(mol))
+
+    def matches(g: int) -> bool:
+        patt = model._pattern(n_spec + g)
+        return patt is not None and target.reactants_achiral.HasSubstructMatch(patt)
+
+    screened = model._general_list(probs, target).tolist()
+    raw = _top_templates(probs, model.general_templates, model.general_mass).tolist()
+    assert screened and all(matches(g) for g in screened)
+    assert not all(matches(g) for g in raw)  # the raw list spends slots on templates that cannot apply
+    assert [probs[g] for g in screened] == sorted((probs[g] for g in screened), reverse=True)
+    # the matching templates are taken in the policy's order, none skipped: every matching template of the raw list,
+    # and on until they hold general_mass of the matching templates' renormalised probability
+    top = _top_templates(probs, model.general_screen, 1.0).tolist()
+    matching = [g for g in top if matches(g)]
+    assert screened == matching[: len(screened)]
+    assert {g for g in raw if matches(g)} <= set(screened)
+    share = np.cumsum([probs[g] for g in matching]) / sum(probs[g] for g in matching)
+    n_raw = sum(matches(g) for g in raw)
+    assert len(screened) == max(n_raw, int(np.searchsorted(share, model.general_mass)) + 1)
+    model.general_screen = 0
+    assert model._general_list(probs, target).tolist() == raw
+    with pytest.raises(ValueError, match="general_screen"):
+        TemplateKNNModel(general_screen=-1)
