@@ -114,6 +114,15 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   real reactions (nitrobenzene brominated meta), judged by ``aromatic_regiochemistry`` instead. The same on a
   carbon of an azine ring (pyridine, pyrimidine, the hetero ring of a quinoline) with no heteroatom donor, N-H, ring
   carbonyl or N-oxide: the ring nitrogen withdraws and takes the Lewis acid.
+- ``ipso_substitution``: an electrophilic aromatic substitution (the kinds above, at any site) of a molecule that keeps
+  an aryl boronic acid or ester, silyl or stannyl group on a benzene ring that a heteroatom donor (hydroxy, alkoxy,
+  acylamino, thioether; amino outside nitration and sulfonation) makes electron-rich: electrophiles replace the
+  boron, silicon or tin there first (ipso-halogenation and -nitration of electron-rich arylboronic acids,
+  ipso-desilylation, halodestannylation), and chlorosulfonic or sulfuric acid protodeboronates such a boronic acid (a
+  sildenafil route chlorosulfonated 2-ethoxyphenylboronic acid). Spared: a ring with a meta director or a ring
+  nitrogen, or without a donor (3-carboxyphenylboronic acid, a 2-trimethylsilylbenzamide and phenylboronic acid are
+  nitrated with the group kept in published routes), a MIDA boronate and a silicon bonded to a heteroatom (a TBDPS
+  ether's phenyls). The group is put on after the substitution.
 - ``competing_site``: an amine or alcohol N-H/O-H (a primary or secondary alkyl amine, a primary or secondary
   alcohol, a phenol) bonds to a partner from another molecule while its molecule keeps, unchanged, another group of
   the same kind on the same kind of carbon, which the partner attacks as readily: forward, a mixture (both, or the
@@ -194,6 +203,10 @@ MECHANISM_TEXT = {
                          "group: a ring that deactivated takes no Friedel-Crafts substitution, so forward the step "
                          "gives nothing (the bond is made another way: an organometallic partner, a Pd-catalysed "
                          "coupling, or the group put on after the substitution)",
+    "ipso_substitution": "the {kind} at {atom} runs on a molecule that keeps {group} on an aromatic carbon "
+                         "({where}) whose ring the {donor} makes electron-rich: electrophiles replace that group "
+                         "there (ipso-substitution; strong acid also protodeboronates such an arylboronic acid), so "
+                         "forward the step attacks it first; the group is put on after the substitution",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1168,6 +1181,66 @@ def _sear_kind(e_react: Chem.Atom, e_prod: Chem.Atom) -> str | None:
     return "Friedel-Crafts alkylation" if alkene or lost else None
 
 
+#: Groups on an aromatic carbon that electrophiles replace (ipso-substitution) on an electron-rich ring, by element: a
+#: boronic acid or ester (ipso-halogenation and -nitration, protodeboronation in strong acid), a trialkyl- or
+#: triarylsilyl group (ipso-desilylation) and a trialkylstannyl group (halodestannylation).
+_IPSO_GROUPS = {5: "a boronic acid or ester", 14: "a silyl group", 50: "a stannyl group"}
+
+
+def _ipso_ring_verdict(mol: Chem.Mol, carbon: Chem.Atom, group: Chem.Atom, acidic: bool) -> str | None:
+    """The heteroatom donor that makes the ring of ``carbon`` (which carries ``group``) electron-rich enough for an
+    electrophile to replace the group, or ``None``: no such donor, or a meta director or a pyridine-type ring nitrogen
+    on the ring (published routes nitrate 3-carboxyphenylboronic acid and a 2-trimethylsilylbenzamide with the C-B
+    and C-Si bonds kept; phenylboronic acid itself is nitrated to nitrophenylboronic acids)."""
+    ring = next((r for r in mol.GetRingInfo().AtomRings() if carbon.GetIdx() in r and len(r) == 6), None)
+    if ring is None or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+        return None
+    donor = None
+    for i in ring:
+        atom = mol.GetAtomWithIdx(i)
+        if atom.GetAtomicNum() != 6:
+            return None  # an azine ring: electron-poor
+        for sub in atom.GetNeighbors():
+            if sub.GetIdx() in ring or sub.GetIdx() == group.GetIdx():
+                continue
+            verdict = _director(atom, sub, acidic)
+            if verdict is None:
+                continue
+            if verdict[0] == _META_DIRECTOR:
+                return None
+            if verdict[0] == _DONOR:
+                donor = donor or verdict[1]
+    return donor
+
+
+def _ipso_group(reactants: Chem.Mol, carbon: Chem.Atom, pmap: dict[int, Chem.Atom], kind: str
+                ) -> tuple[int, str, str] | None:
+    """(map number of the aromatic carbon, group, the ring's donor) of an aryl C-B, C-Si or C-Sn bond on an
+    electron-rich benzene ring (:func:`_ipso_ring_verdict`) in the molecule of ``carbon``, which the product keeps;
+    ``None`` when there is none. Spared: a MIDA boronate (tetracoordinate boron bonded to its nitrogen survives
+    strong electrophiles) and a silicon bonded to a heteroatom (the phenyls of a TBDPS ether)."""
+    frag = next(f for f in Chem.GetMolFrags(reactants) if carbon.GetIdx() in f)
+    acidic = kind in ("nitration", "sulfonation")
+    for idx in frag:
+        atom = reactants.GetAtomWithIdx(idx)
+        if atom.GetAtomicNum() != 6 or not atom.GetIsAromatic() or not atom.GetAtomMapNum():
+            continue
+        for nb in atom.GetNeighbors():
+            z = nb.GetAtomicNum()
+            if z not in _IPSO_GROUPS:
+                continue
+            others = [m.GetAtomicNum() for m in nb.GetNeighbors()]
+            if (z == 5 and nb.GetDegree() == 4 and 7 in others) or (z == 14 and any(o != 6 for o in others)):
+                continue
+            kept = pmap.get(atom.GetAtomMapNum())
+            if kept is None or not kept.GetIsAromatic() or not any(m.GetAtomicNum() == z for m in kept.GetNeighbors()):
+                continue
+            donor = _ipso_ring_verdict(reactants, atom, nb, acidic)
+            if donor is not None:
+                return atom.GetAtomMapNum(), _IPSO_GROUPS[z], donor
+    return None
+
+
 def _is_six_ring(mol: Chem.Mol, ring: tuple[int, ...], carbocyclic: bool = False) -> bool:
     """Whether ``ring`` is an aromatic six-membered ring (all carbon when ``carbocyclic``)."""
     return len(ring) == 6 and all(mol.GetAtomWithIdx(i).GetIsAromatic() and (
@@ -1734,6 +1807,12 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["unactivated_snar"].format(
                         group=group, atom=f"atom {mc} of {_marked(reactants, [mc])}", why=why)})
     for order, sites, kind, pairs in _sear_sites(reactants, new, rmap).values():
+        mc, me = pairs[0]
+        if (ipso := _ipso_group(reactants, rmap[mc], pmap, kind)) is not None:
+            out.append({"code": "ipso_substitution", "atoms": [mc, me, ipso[0]],
+                        "reason": MECHANISM_TEXT["ipso_substitution"].format(
+                            kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", group=ipso[1],
+                            where=f"atom {ipso[0]} of {_marked(product, [ipso[0]])}", donor=ipso[2])})
         code, words = "aromatic_regiochemistry", {}
         if order is None:
             site = reactants.GetAtomWithIdx(next(iter(sites)))

@@ -854,6 +854,11 @@ def test_aromatic_substitutions_where_the_groups_direct_or_outside_the_rule_are_
     assert codes(mapped) == []
 
 
+#: 4-methoxyphenylboronic acid chlorosulfonated ortho to its methoxy group, the boronic acid kept
+BORONIC_ACID_CHLOROSULFONATION = (
+    "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1.[Cl:12][S:13](=[O:14])(=[O:15])[OH:16]>>"
+    "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[c:10]([S:13]([Cl:12])(=[O:14])=[O:15])[cH:11]1")
+
 # letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
 BENZONITRILE_ACYLATION = (
     "[C:7](=[O:8])([c:9]1[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15][cH:16]1)Cl.[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6]"
@@ -1101,6 +1106,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      "regiochemistry: "),
     (["N#Cc1ccc(C(=O)Cl)cc1", "N#Cc1ccccc1"], "N#Cc1ccc(C(=O)c2ccc(C#N)cc2)cc1", "Friedel-Crafts acylation",
      BENZONITRILE_ACYLATION, "deactivated_arene", "mechanism: the Friedel-Crafts acylation"),
+    (["COc1ccc(B(O)O)cc1", "O=S(=O)(O)Cl"], "COc1ccc(B(O)O)cc1S(=O)(=O)Cl", "chlorosulfonation",
+     BORONIC_ACID_CHLOROSULFONATION, "ipso_substitution", "mechanism: the sulfonation"),
 ])
 def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, product, reaction_type, mapped, code,
                                                                  prefix):
@@ -1111,3 +1118,56 @@ def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, pro
     assert [i["code"] for i in judged["issues"]] == [code]
     assert judged["issues"][0]["message"].startswith(prefix)
     assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+
+@pytest.mark.parametrize("mapped, atoms, group", [
+    (BORONIC_ACID_CHLOROSULFONATION, [10, 13, 4], "a boronic acid or ester"),
+    # 3-(trimethylsilyl)anisole brominated para to its methoxy group, the aryl-silicon bond kept
+    ("[CH3:1][Si:2]([CH3:3])([CH3:4])[c:5]1[cH:6][cH:7][cH:8][c:9]([O:10][CH3:11])[cH:12]1.[Br:13][Br:14]>>"
+     "[CH3:1][Si:2]([CH3:3])([CH3:4])[c:5]1[cH:6][c:7]([Br:13])[cH:8][c:9]([O:10][CH3:11])[cH:12]1", [7, 13, 5],
+     "a silyl group"),
+    # a pinacol boronate on one ring of a biaryl ether, the other ring nitrated: the whole molecule meets the acid
+    ("[CH3:1][C:2]1([CH3:3])[O:4][B:5]([c:6]2[cH:7][cH:8][c:9]([O:10][c:11]3[cH:12][cH:13][cH:14][cH:15][cH:16]3)"
+     "[cH:17][cH:18]2)[O:19][C:20]1([CH3:21])[CH3:22].[O:23]=[N+:24]([O-:25])O>>[CH3:1][C:2]1([CH3:3])[O:4][B:5]("
+     "[c:6]2[cH:7][cH:8][c:9]([O:10][c:11]3[cH:12][cH:13][c:14]([N+:24](=[O:23])[O-:25])[cH:15][cH:16]3)[cH:17][cH:18]2)"
+     "[O:19][C:20]1([CH3:21])[CH3:22]", [14, 24, 6], "a boronic acid or ester"),
+])
+def test_an_electrophilic_substitution_beside_a_kept_aryl_boron_silicon_or_tin_group_is_flagged(mapped, atoms, group):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["ipso_substitution"] and flags[0]["atoms"] == atoms
+    assert group in flags[0]["reason"] and "ipso" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the same chlorosulfonation of anisole: no boron on the ring
+    "[CH3:9][O:8][c:7]1[cH:6][cH:5][cH:4][cH:11][cH:10]1.[Cl:12][S:13](=[O:14])(=[O:15])[OH:16]>>"
+    "[CH3:9][O:8][c:7]1[cH:6][cH:5][c:4]([S:13]([Cl:12])(=[O:14])=[O:15])[cH:11][cH:10]1",
+    # a MIDA boronate survives: 4-methoxyphenyl MIDA boronate brominated ortho to the methoxy group
+    "[CH3:1][N:2]12[CH2:3][C:4](=[O:5])[O:6][B:7]1([c:8]1[cH:9][cH:10][c:11]([O:12][CH3:13])[cH:14][cH:15]1)[O:16]"
+    "[C:17](=[O:18])[CH2:19]2.[Br:20][Br:21]>>[CH3:1][N:2]12[CH2:3][C:4](=[O:5])[O:6][B:7]1([c:8]1[cH:9][cH:10][c:11]("
+    "[O:12][CH3:13])[c:14]([Br:20])[cH:15]1)[O:16][C:17](=[O:18])[CH2:19]2",
+    # the ipso-bromination itself (the boron replaced, not kept) is the intended reaction
+    "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1.[Br:12]N1C(=O)CCC1=O>>"
+    "[Br:12][c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1",
+])
+def test_no_ipso_flag_without_a_kept_replaceable_group(mapped):
+    assert "ipso_substitution" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+@pytest.mark.parametrize("mapped", [
+    # published (PaRoutes n1-02769): 3-carboxyphenylboronic acid nitrated, the boronic acid kept (a deactivated ring)
+    "O=[N+:12]([OH:13])[O-:14].[O:1]=[C:2]([OH:3])[c:4]1[cH:5][c:6]([B:7]([OH:8])[OH:9])[cH:10][cH:11][cH:15]1>>"
+    "[O:1]=[C:2]([OH:3])[c:4]1[cH:5][c:6]([B:7]([OH:8])[OH:9])[cH:10][c:11]([N+:12](=[O:13])[O-:14])[cH:15]1",
+    # published (PaRoutes n1-05736): a 2-trimethylsilylbenzamide nitrated beside its silicon
+    "O=[N+:13]([OH:14])[O-:15].[CH3:1][CH2:2][NH:3][C:4](=[O:5])[c:6]1[c:7]([Si:8]([CH3:9])([CH3:10])[CH3:11])[cH:12]"
+    "[cH:16][cH:17][c:18]1[Cl:19]>>[CH3:1][CH2:2][NH:3][C:4](=[O:5])[c:6]1[c:7]([Si:8]([CH3:9])([CH3:10])[CH3:11])"
+    "[c:12]([N+:13](=[O:14])[O-:15])[cH:16][cH:17][c:18]1[Cl:19]",
+    # published (PaRoutes n1-03808): an indazole chlorinated beside a TBDPS ether (phenyls on a silicon bonded to O)
+    "O=C1CCC(=O)N1[Cl:16].[CH3:1][C:2]([CH3:3])([CH3:4])[Si:5]([O:6][c:7]1[cH:8][cH:9][c:10]2[c:11]([cH:12]1)[nH:13]"
+    "[n:14][cH:15]2)([c:17]1[cH:18][cH:19][cH:20][cH:21][cH:22]1)[c:23]1[cH:24][cH:25][cH:26][cH:27][cH:28]1>>[CH3:1]"
+    "[C:2]([CH3:3])([CH3:4])[Si:5]([O:6][c:7]1[cH:8][cH:9][c:10]2[c:11]([cH:12]1)[nH:13][n:14][c:15]2[Cl:16])([c:17]1"
+    "[cH:18][cH:19][cH:20][cH:21][cH:22]1)[c:23]1[cH:24][cH:25][cH:26][cH:27][cH:28]1",
+])
+def test_published_substitutions_beside_a_kept_aryl_boron_or_silicon_group_are_not_flagged(mapped):
+    assert "ipso_substitution" not in [f["code"] for f in step_mechanism(mapped)]
