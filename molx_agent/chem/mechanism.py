@@ -119,7 +119,8 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   acylamino, thioether; amino outside nitration and sulfonation) makes electron-rich: electrophiles replace the
   boron, silicon or tin there first (ipso-halogenation and -nitration of electron-rich arylboronic acids,
   ipso-desilylation, halodestannylation), and chlorosulfonic or sulfuric acid protodeboronates such a boronic acid (a
-  sildenafil route chlorosulfonated 2-ethoxyphenylboronic acid). Spared: a ring with a meta director or a ring
+  sildenafil route chlorosulfonated 2-ethoxyphenylboronic acid); likewise on a furan, thiophene or pyrrole ring
+  without a meta director (electron-rich by its own heteroatom). Spared: a ring with a meta director or a ring
   nitrogen, or without a donor (3-carboxyphenylboronic acid, a 2-trimethylsilylbenzamide and phenylboronic acid are
   nitrated with the group kept in published routes), a MIDA boronate and a silicon bonded to a heteroatom (a TBDPS
   ether's phenyls). The group is put on after the substitution.
@@ -1190,10 +1191,27 @@ _IPSO_GROUPS = {5: "a boronic acid or ester", 14: "a silyl group", 50: "a stanny
 def _ipso_ring_verdict(mol: Chem.Mol, carbon: Chem.Atom, group: Chem.Atom, acidic: bool) -> str | None:
     """The heteroatom donor that makes the ring of ``carbon`` (which carries ``group``) electron-rich enough for an
     electrophile to replace the group, or ``None``: no such donor, or a meta director or a pyridine-type ring nitrogen
-    on the ring (published routes nitrate 3-carboxyphenylboronic acid and a 2-trimethylsilylbenzamide with the C-B
+    on the ring. A furan, thiophene or pyrrole ring (one heteroatom, five members) is electron-rich by its own
+    heteroatom unless a meta director sits on it (published routes nitrate 3-carboxyphenylboronic acid and a 2-trimethylsilylbenzamide with the C-B
     and C-Si bonds kept; phenylboronic acid itself is nitrated to nitrophenylboronic acids)."""
-    ring = next((r for r in mol.GetRingInfo().AtomRings() if carbon.GetIdx() in r and len(r) == 6), None)
-    if ring is None or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+    rings = [r for r in mol.GetRingInfo().AtomRings() if carbon.GetIdx() in r
+             and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
+    five = next((r for r in rings if len(r) == 5), None)
+    if five is not None:
+        hetero = [mol.GetAtomWithIdx(i) for i in five if mol.GetAtomWithIdx(i).GetAtomicNum() != 6]
+        if len(hetero) != 1 or hetero[0].GetAtomicNum() not in (7, 8, 16) or hetero[0].GetFormalCharge():
+            return None  # an azole or another ring: not judged
+        for i in five:
+            atom = mol.GetAtomWithIdx(i)
+            for sub in atom.GetNeighbors():
+                if sub.GetIdx() in five or sub.GetIdx() == group.GetIdx():
+                    continue
+                verdict = _director(atom, sub, acidic)
+                if verdict is not None and verdict[0] == _META_DIRECTOR:
+                    return None
+        return {7: "pyrrole", 8: "furan", 16: "thiophene"}[hetero[0].GetAtomicNum()] + " ring's heteroatom"
+    ring = next((r for r in rings if len(r) == 6), None)
+    if ring is None:
         return None
     donor = None
     for i in ring:

@@ -1132,6 +1132,9 @@ def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, pro
      "[cH:17][cH:18]2)[O:19][C:20]1([CH3:21])[CH3:22].[O:23]=[N+:24]([O-:25])O>>[CH3:1][C:2]1([CH3:3])[O:4][B:5]("
      "[c:6]2[cH:7][cH:8][c:9]([O:10][c:11]3[cH:12][cH:13][c:14]([N+:24](=[O:23])[O-:25])[cH:15][cH:16]3)[cH:17][cH:18]2)"
      "[O:19][C:20]1([CH3:21])[CH3:22]", [14, 24, 6], "a boronic acid or ester"),
+    # 2-thienylboronic acid brominated at C5 by NBS: the thiophene ring is electron-rich by its own sulfur
+    ("[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][cH:7][s:8]1.[Br:9]N1C(=O)CCC1=O>>[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6]"
+     "[c:7]([Br:9])[s:8]1", [7, 9, 4], "thiophene ring"),
 ])
 def test_an_electrophilic_substitution_beside_a_kept_aryl_boron_silicon_or_tin_group_is_flagged(mapped, atoms, group):
     flags = step_mechanism(mapped)
@@ -1150,6 +1153,12 @@ def test_an_electrophilic_substitution_beside_a_kept_aryl_boron_silicon_or_tin_g
     # the ipso-bromination itself (the boron replaced, not kept) is the intended reaction
     "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1.[Br:12]N1C(=O)CCC1=O>>"
     "[Br:12][c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1",
+    # a thiophene boronic acid with an aldehyde on its ring (a meta director): brominated with the boron kept
+    "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([CH:10]=[O:11])[s:8]1.[Br:9]N1C(=O)CCC1=O>>[OH:1][B:2]([OH:3])"
+    "[c:4]1[cH:5][c:6]([Br:9])[c:7]([CH:10]=[O:11])[s:8]1",
+    # phenylboronic acid nitrated (no donor: nitrophenylboronic acids are made so)
+    "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][cH:7][cH:10][cH:11]1.O=[N+:12]([OH:13])[O-:14]>>[OH:1][B:2]([OH:3])[c:4]1"
+    "[cH:5][c:6]([N+:12](=[O:13])[O-:14])[cH:7][cH:10][cH:11]1",
 ])
 def test_no_ipso_flag_without_a_kept_replaceable_group(mapped):
     assert "ipso_substitution" not in [f["code"] for f in step_mechanism(mapped)]
