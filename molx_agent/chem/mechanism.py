@@ -1189,35 +1189,27 @@ _IPSO_GROUPS = {5: "a boronic acid or ester", 14: "a silyl group", 50: "a stanny
 
 
 def _ipso_ring_verdict(mol: Chem.Mol, carbon: Chem.Atom, group: Chem.Atom, acidic: bool) -> str | None:
-    """The heteroatom donor that makes the ring of ``carbon`` (which carries ``group``) electron-rich enough for an
-    electrophile to replace the group, or ``None``: no such donor, or a meta director or a pyridine-type ring nitrogen
-    on the ring. A furan, thiophene or pyrrole ring (one heteroatom, five members) is electron-rich by its own
-    heteroatom unless a meta director sits on it (published routes nitrate 3-carboxyphenylboronic acid and a 2-trimethylsilylbenzamide with the C-B
-    and C-Si bonds kept; phenylboronic acid itself is nitrated to nitrophenylboronic acids)."""
+    """What makes the aromatic ring of ``carbon`` (which carries ``group``) electron-rich enough for an electrophile to
+    replace the group: a heteroatom donor on a benzene ring, or the ring's own heteroatom in a furan, thiophene or
+    pyrrole ring (one heteroatom, five members); ``None`` when nothing does, or when a meta director sits on the ring
+    or it is an azine or azole (published routes nitrate 3-carboxyphenylboronic acid and a
+    2-trimethylsilylbenzamide with the C-B and C-Si bonds kept; phenylboronic acid itself is nitrated to
+    nitrophenylboronic acids)."""
     rings = [r for r in mol.GetRingInfo().AtomRings() if carbon.GetIdx() in r
              and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
-    five = next((r for r in rings if len(r) == 5), None)
-    if five is not None:
-        hetero = [mol.GetAtomWithIdx(i) for i in five if mol.GetAtomWithIdx(i).GetAtomicNum() != 6]
-        if len(hetero) != 1 or hetero[0].GetAtomicNum() not in (7, 8, 16) or hetero[0].GetFormalCharge():
-            return None  # an azole or another ring: not judged
-        for i in five:
-            atom = mol.GetAtomWithIdx(i)
-            for sub in atom.GetNeighbors():
-                if sub.GetIdx() in five or sub.GetIdx() == group.GetIdx():
-                    continue
-                verdict = _director(atom, sub, acidic)
-                if verdict is not None and verdict[0] == _META_DIRECTOR:
-                    return None
-        return {7: "pyrrole", 8: "furan", 16: "thiophene"}[hetero[0].GetAtomicNum()] + " ring's heteroatom"
-    ring = next((r for r in rings if len(r) == 6), None)
+    ring = next((r for r in rings if len(r) == 5), None) or next((r for r in rings if len(r) == 6), None)
     if ring is None:
         return None
+    hetero = [mol.GetAtomWithIdx(i) for i in ring if mol.GetAtomWithIdx(i).GetAtomicNum() != 6]
     donor = None
+    if len(ring) == 5:
+        if len(hetero) != 1 or hetero[0].GetAtomicNum() not in (7, 8, 16) or hetero[0].GetFormalCharge():
+            return None  # an azole or another ring: not judged
+        donor = {7: "pyrrole", 8: "furan", 16: "thiophene"}[hetero[0].GetAtomicNum()] + " ring's heteroatom"
+    elif hetero:
+        return None  # an azine ring: electron-poor
     for i in ring:
         atom = mol.GetAtomWithIdx(i)
-        if atom.GetAtomicNum() != 6:
-            return None  # an azine ring: electron-poor
         for sub in atom.GetNeighbors():
             if sub.GetIdx() in ring or sub.GetIdx() == group.GetIdx():
                 continue
@@ -1233,8 +1225,8 @@ def _ipso_ring_verdict(mol: Chem.Mol, carbon: Chem.Atom, group: Chem.Atom, acidi
 
 def _ipso_group(reactants: Chem.Mol, carbon: Chem.Atom, pmap: dict[int, Chem.Atom], kind: str
                 ) -> tuple[int, str, str] | None:
-    """(map number of the aromatic carbon, group, the ring's donor) of an aryl C-B, C-Si or C-Sn bond on an
-    electron-rich benzene ring (:func:`_ipso_ring_verdict`) in the molecule of ``carbon``, which the product keeps;
+    """(map number of the aromatic carbon, group, what makes its ring electron-rich) of an aryl C-B, C-Si or C-Sn bond
+    on an electron-rich ring (:func:`_ipso_ring_verdict`) in the molecule of ``carbon``, which the product keeps;
     ``None`` when there is none. Spared: a MIDA boronate (tetracoordinate boron bonded to its nitrogen survives
     strong electrophiles) and a silicon bonded to a heteroatom (the phenyls of a TBDPS ether)."""
     frag = next(f for f in Chem.GetMolFrags(reactants) if carbon.GetIdx() in f)
@@ -1844,7 +1836,6 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         else:
             words["why"] = _sear_verdict(reactants, order, sites, kind)
         if None not in words.values():
-            mc, me = pairs[0]
             out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[code].format(
                 kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", **words)})
     centres = _unsourced_centres(reactants, product, rmap)
