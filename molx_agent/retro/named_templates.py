@@ -30,6 +30,7 @@ from rdkit import Chem, RDLogger
 
 from molx_agent.retro.fast_rdchiral import _write_and_clear_maps, run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
+from molx_agent.retro.sn2_stereo import invert_substitution_centres
 from molx_agent.retro.templates_db import DATA_DIR
 
 log = logging.getLogger(__name__)
@@ -605,6 +606,7 @@ class NamedTemplateMatcher:
                     try:
                         outcomes, mapped = run_template(family.reaction, target, combine_enantiomers=False,
                                                        return_mapped=True)
+                        outcomes, mapped = invert_substitution_centres(family.reaction, target, outcomes, mapped)
                     except Exception:  # noqa: BLE001 - a template that fails on this product gives nothing
                         continue
                     outcomes = sorted(outcomes)  # rdchiral lists a set: one order in every process

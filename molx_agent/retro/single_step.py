@@ -85,6 +85,7 @@ from molx_agent.retro.reaction_scorer import (
     difference_features,
     load_reaction_scorer,
 )
+from molx_agent.retro.sn2_stereo import invert_substitution_centres
 from molx_agent.retro.templates_db import (
     TemplateLibrary,
     TemplateRecord,
@@ -513,6 +514,7 @@ class TemplateKNNModel:
             return []
         try:
             outcomes, mapped = run_template(rxn, target, combine_enantiomers=False, return_mapped=True)
+            outcomes, mapped = invert_substitution_centres(rxn, target, outcomes, mapped)
         except Exception:  # noqa: BLE001 - rdchiral raises on odd stereo cases; the template just fails
             return []
         # rdchiral's outcomes are already canonical SMILES without atom maps, components sorted; rdchiral lists
