@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.single_step import SPLITS, load_split  # noqa: E402
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
-from molx_agent.retro.policy import load_general_policy, load_policy  # noqa: E402
+from molx_agent.retro.policy import load_general_policy, load_policy, read_policy  # noqa: E402
 from molx_agent.retro.ranker import DATA_DIR, FEATURES, POLICY_RANKER_FILE, LinearRanker  # noqa: E402
 from molx_agent.retro.single_step import GENERAL_TEMPLATES, TemplateKNNModel  # noqa: E402
 from scripts.train_single_step_ranker import fit_conditional_logit, run_queries  # noqa: E402
@@ -40,9 +40,9 @@ _MODEL: TemplateKNNModel | None = None
 KS = (1, 3, 5, 10, 50)
 
 
-def _init(n_neighbours: int, policy_templates: int, general_templates: int) -> None:
+def _init(n_neighbours: int, policy_templates: int, general_templates: int, policy_path: str | None = None) -> None:
     global _MODEL
-    policy = load_policy()
+    policy = read_policy(policy_path) if policy_path else load_policy()
     if policy is None:
         raise SystemExit("no packaged policy: run scripts/train_template_policy.py first")
     general = load_general_policy() if general_templates > 0 else None
@@ -121,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--cache", type=Path, default=None, help="reuse/store the collected features here")
     ap.add_argument("--out", type=Path, default=DATA_DIR / POLICY_RANKER_FILE)
+    ap.add_argument("--policy", type=Path, default=None,
+                    help="the template policy to collect features with (default: the packaged one)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     t0 = time.time()
@@ -131,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         picked = random.Random(args.seed).sample(range(len(rows)), args.queries)
         queries = [(rows[i]["product"], rows[i]["truth"]) for i in picked]
         groups = run_queries(queries, _collect, _init,
-                             (args.n_neighbours, args.policy_templates, args.general_templates),
+                             (args.n_neighbours, args.policy_templates, args.general_templates,
+                              str(args.policy) if args.policy else None),
                              workers=args.workers, every=100, chunksize=4)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(groups))
