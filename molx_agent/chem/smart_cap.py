@@ -18,6 +18,7 @@ from typing import Any
 from rdkit import Chem
 from rdkit.Chem import rdmolops
 
+from molx_agent.chem.substitution_stereo import TETRAHEDRAL, invert_substituted_centres
 from molx_agent.chem.utils import MolLike, as_mol, parse_mol, quiet_rdkit, strip_atom_maps
 from molx_agent.errors import ChemistryError, ValidationError
 
@@ -102,6 +103,8 @@ def _cap_mol(text: str, original: str) -> Chem.Mol:
     if m is None or m.GetNumAtoms() == 0:
         raise ValidationError("invalid_cap", f"cap {original!r} is not a valid SMILES group", value=original,
                               hint="examples: 'Br', 'B(O)O', '[Zn]Cl', 'H', '=O'")
+    for atom in m.GetAtoms():  # a cap's atoms are new atoms (map number 0), whatever the text says
+        atom.SetAtomMapNum(0)
     return m
 
 
@@ -122,8 +125,12 @@ def cap_bond(mol_or_smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: s
 
 
 def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None, str | None]]) -> list[str]:
-    """Break several bonds at once; ``specs`` = ``[(i, j, cap_i, cap_j), ...]`` (indices of the input)."""
-    mol = as_mol(mol_or_smiles)
+    """Break several bonds at once; ``specs`` = ``[(i, j, cap_i, cap_j), ...]`` (indices of the input).
+
+    A leaving group (Cl, Br, I, OH, a sulfonate) capped onto a stereocentre whose bond to N, O or S was broken gets
+    the inverted configuration (SN2, Mitsunobu; ``chem.substitution_stereo``), not the product's.
+    """
+    mol = Chem.Mol(as_mol(mol_or_smiles))  # a copy: its atoms are numbered (map number = index + 1) below
     if not specs:
         raise ValidationError("invalid_operations", "no bond to break", value=list(specs))
     bonds: list[Chem.Bond] = []
@@ -139,6 +146,8 @@ def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None
             raise ValidationError("duplicate_bond", f"bond {i}-{j} is listed twice", value=[i, j])
         bonds.append(b)
         owners.append((i, j))
+    for atom in mol.GetAtoms():
+        atom.SetAtomMapNum(atom.GetIdx() + 1)
     labels = [(2 * k + 1, 2 * k + 2) for k in range(len(bonds))]
     with quiet_rdkit():
         frag = Chem.FragmentOnBonds(mol, [b.GetIdx() for b in bonds], addDummies=True, dummyLabels=labels)
@@ -183,6 +192,11 @@ def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None
             out.UpdatePropertyCache(strict=False)
             Chem.SanitizeMol(out)
             out = Chem.RemoveHs(out)
+            chiral = [a.GetAtomMapNum() for a in mol.GetAtoms() if a.GetChiralTag() in TETRAHEDRAL]
+            if chiral:
+                invert_substituted_centres(out, {a.GetAtomMapNum(): a for a in mol.GetAtoms()}, chiral)
+            for atom in out.GetAtoms():
+                atom.SetAtomMapNum(0)
             smiles = Chem.MolToSmiles(out)
             parts = [Chem.MolFromSmiles(p) for p in smiles.split(".")]
         except Exception as exc:  # noqa: BLE001 - RDKit raises several types; all mean "not a molecule"

@@ -128,3 +128,21 @@ def test_an_amine_on_the_next_carbon_keeps_the_configuration():
     assert _run(template, product) == _run(template, product, correct=False)
     amide = "CN[C@H](CNC(C)=O)c1ccccc1"  # an amide nitrogen does not take part: inverted
     assert _run(template, amide) != _run(template, amide, correct=False)
+
+
+def test_capping_a_leaving_group_onto_the_stereocentre_inverts_it():
+    from molx_agent.chem.smart_cap import cap_bond, suggest_capping
+
+    # atom 1 is the stereocentre, atom 2 the ether oxygen
+    for cap, element in (("Br", "Br"), ("O", "O"), ("OS(C)(=O)=O", "O")):
+        frags = cap_bond(CRIZOTINIB_ETHER, (1, 2), cap, "H")
+        assert _cip(frags[0], element) == {"S"}, (cap, frags)
+    williamson = next(p for p in suggest_capping(CRIZOTINIB_ETHER, (1, 2)) if p["reaction_type"] == "Williamson ether")
+    assert _cip(_precursor_with(williamson["fragments"], "[CX4]Br"), "Br") == {"S"}
+    # a carbon cap is no leaving group: the configuration is the product's
+    methyl = cap_bond(CRIZOTINIB_ETHER, (1, 2), "C", "H")[0]
+    assert Chem.MolToSmiles(Chem.MolFromSmiles(methyl)) == Chem.MolToSmiles(Chem.MolFromSmiles(
+        "C[C@@H](C)c1c(Cl)ccc(F)c1Cl"))
+    # beside an amine on the next carbon: retention (aziridinium), as the cap is placed
+    alcohol = _precursor_with(cap_bond("CN[C@H](CN1CCCC1)c1ccccc1", (2, 1), "O", "H"), "[CX4][OX2H1]")
+    assert _cip(alcohol, "O") == _cip("O[C@H](CN1CCCC1)c1ccccc1", "O") != set()
