@@ -144,7 +144,7 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
                       "in_ring": b["in_ring"], "reaction_type": caps[0]["reaction_type"],
                       "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],
-                      "confidence": caps[0].get("confidence"),
+                      "confidence": caps[0].get("confidence"), "mapped_reaction": caps[0].get("mapped_reaction"),
                       "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance")})
         if len(bonds) >= MAX_GUIDANCE_BONDS:
             break

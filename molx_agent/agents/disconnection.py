@@ -290,7 +290,10 @@ class DisconnectionAgent(BaseAgent):
             else:
                 smiles, name, spec, slots, leaf = payload
                 frag_recs = [done[x] if isinstance(x, int) else x for x in slots]
-                judgement = engine.judge_step(spec["fragments"], smiles, reaction_type=spec.get("reaction_type"))
+                # the capping's own atom map (each atom of the target mapped to itself) when the analysis gave one:
+                # a mapper guessing it can swap two like rings and see a C-C cleavage that is not there
+                judgement = engine.judge_step(spec["fragments"], smiles, reaction_type=spec.get("reaction_type"),
+                                              mapped_reaction=spec.get("mapped_reaction"))
                 comp = compose_first_disconnection(smiles, name, spec, judgement, frag_recs, language)
                 rec = {"target_smiles": _canonical(smiles), "target_name": name, "solved": comp["solved"],
                        "route_graphs": [comp["graph"]] if comp["solved"] else [],

@@ -112,7 +112,8 @@ def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> 
         bond = next((b for b in guide.get("strategic_bonds") or [] if b.get("fragments")), None)
         if bond is not None:
             plans[_canonical(target) or target] = {k: bond.get(k) for k in (
-                "bond_idx", "atoms", "label", "reaction_type", "fragments", "priority", "confidence")}
+                "bond_idx", "atoms", "label", "reaction_type", "fragments", "priority", "confidence",
+                "mapped_reaction")}
     return plans
 
 

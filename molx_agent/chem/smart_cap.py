@@ -130,6 +130,13 @@ def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None
     A leaving group (Cl, Br, I, OH, a sulfonate) capped onto a stereocentre whose bond to N, O or S was broken gets
     the inverted configuration (SN2, Mitsunobu; ``chem.substitution_stereo``), not the product's.
     """
+    return cap_bonds_mapped(mol_or_smiles, specs)[0]
+
+
+def cap_bonds_mapped(mol_or_smiles: MolLike,
+                     specs: Sequence[tuple[int, int, str | None, str | None]]) -> tuple[list[str], str]:
+    """:func:`cap_bonds` and the atom-mapped reaction ``precursors>>product`` it implies (each input atom mapped to
+    itself, map number = index + 1; the caps' atoms unmapped), so a judge need not guess the mapping."""
     mol = Chem.Mol(as_mol(mol_or_smiles))  # a copy: its atoms are numbered (map number = index + 1) below
     if not specs:
         raise ValidationError("invalid_operations", "no bond to break", value=list(specs))
@@ -195,6 +202,7 @@ def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None
             chiral = [a.GetAtomMapNum() for a in mol.GetAtoms() if a.GetChiralTag() in TETRAHEDRAL]
             if chiral:
                 invert_substituted_centres(out, {a.GetAtomMapNum(): a for a in mol.GetAtoms()}, chiral)
+            mapped_reaction = f"{Chem.MolToSmiles(out)}>>{Chem.MolToSmiles(mol)}"
             for atom in out.GetAtoms():
                 atom.SetAtomMapNum(0)
             smiles = Chem.MolToSmiles(out)
@@ -206,7 +214,7 @@ def cap_bonds(mol_or_smiles: MolLike, specs: Sequence[tuple[int, int, str | None
             ) from exc
     if any(p is None for p in parts):
         raise ChemistryError("capping_failed", "capping gives an invalid molecule", value=where)
-    return [Chem.MolToSmiles(p) for p in parts]
+    return [Chem.MolToSmiles(p) for p in parts], mapped_reaction
 
 
 def _attach_multiple(mol: Chem.Mol, items: list[tuple[int, int, str, str, float]]) -> Chem.Mol:
@@ -446,7 +454,7 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
     seen: set[tuple[str, ...]] = set()
     for rule, i, j in sorted(applicable_rules(mol, b), key=lambda r: -r[0].confidence):
         try:
-            frags = cap_bond(mol, (i, j), rule.cap_i, rule.cap_j)
+            frags, mapped_reaction = cap_bonds_mapped(mol, [(i, j, rule.cap_i, rule.cap_j)])
         except ChemistryError:
             continue
         key = (rule.reaction_type, *sorted(frags))
@@ -462,6 +470,7 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
                 "bond_class": rule.bond_class,
                 "notes": precursor_notes(frags),
+                "mapped_reaction": mapped_reaction,
             }
         )
     # stable: the seed's confidence order, and within a rule the orientation without unstable reagents first
@@ -503,6 +512,7 @@ __all__ = [
     "parse_clean",
     "precursor_notes",
     "cap_bond",
+    "cap_bonds_mapped",
     "cap_bonds",
     "capping_summary",
     "custom_cap",

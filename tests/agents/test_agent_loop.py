@@ -314,6 +314,23 @@ def test_strategic_route_combines_the_first_step_with_fragment_routes(toy_engine
     assert GSK3B_021 not in json.dumps(res)
 
 
+def test_strategic_first_step_is_judged_on_the_cappings_own_atom_map(toy_engine):
+    from molx_agent.agents.disconnection import DisconnectionAgent
+    from molx_agent.chem.smart_cap import suggest_capping
+
+    target = "C[C@@H](Oc1ccccc1)c1ccccc1"  # two phenyl rings: a guessed map can swap them (a false C-C cleavage)
+    cap = next(p for p in suggest_capping(target, (1, 2)) if p["reaction_type"] == "Williamson ether")
+    assert cap["fragments"][0] == "C[C@H](Br)c1ccccc1"  # the inverted (S)-bromide for the (R)-ether
+    spec = {"label": "ether O-C(sp3)", "reaction_type": "Williamson ether", "confidence": cap["confidence"],
+            "fragments": cap["fragments"], "mapped_reaction": cap["mapped_reaction"]}
+    task = {"id": "t1", "type": "disconnection", "status": "pending", "depends_on": [],
+            "inputs": {"smiles": [target], "options": {"first_disconnection": {target: spec},
+                                                        "strategy": "strategic_disconnection"}}}
+    out = DisconnectionAgent(engine=toy_engine).run({"current_task_id": "t1", "tasks": {"t1": task}, "results": {}})
+    judgement = out["results"]["t1"]["first_disconnection"]["step_judgement"]
+    assert judgement["verdict"] != "invalid", judgement
+
+
 def test_a_finished_turn_keeps_one_checkpoint(tmp_path):
     saver, conn = open_sqlite_saver(tmp_path / "c.sqlite")
     agent = MolxAgent(llm=None, checkpointer=saver)
