@@ -103,9 +103,7 @@ def _cap_mol(text: str, original: str) -> Chem.Mol:
     if m is None or m.GetNumAtoms() == 0:
         raise ValidationError("invalid_cap", f"cap {original!r} is not a valid SMILES group", value=original,
                               hint="examples: 'Br', 'B(O)O', '[Zn]Cl', 'H', '=O'")
-    for atom in m.GetAtoms():  # a cap's atoms are new atoms (map number 0), whatever the text says
-        atom.SetAtomMapNum(0)
-    return m
+    return strip_atom_maps(m)  # a cap's atoms are new atoms (map number 0), whatever the text says
 
 
 def cap_bond(mol_or_smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> list[str]:
@@ -203,9 +201,7 @@ def cap_bonds_mapped(mol_or_smiles: MolLike,
             if chiral:
                 invert_substituted_centres(out, {a.GetAtomMapNum(): a for a in mol.GetAtoms()}, chiral)
             mapped_reaction = f"{Chem.MolToSmiles(out)}>>{Chem.MolToSmiles(mol)}"
-            for atom in out.GetAtoms():
-                atom.SetAtomMapNum(0)
-            smiles = Chem.MolToSmiles(out)
+            smiles = Chem.MolToSmiles(strip_atom_maps(out))
             parts = [Chem.MolFromSmiles(p) for p in smiles.split(".")]
         except Exception as exc:  # noqa: BLE001 - RDKit raises several types; all mean "not a molecule"
             raise ChemistryError(

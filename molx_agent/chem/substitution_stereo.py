@@ -96,7 +96,7 @@ def invert_substituted_centres(mol: Chem.Mol, product_atoms: Mapping[int, Chem.A
     whether any atom's tag changed.
 
     ``product_atoms``: the product's atoms by map number (every product atom mapped); ``chiral``: the map numbers of
-    its tetrahedral stereocentres.  A precursor atom qualifies when its map number is in ``chiral``, it is a saturated
+    its stereocentres (only tetrahedral ones are read).  A precursor atom qualifies when its map number is in ``chiral``, it is a saturated
     carbon with the product atom's hydrogens, it lost exactly one N/O/S neighbour and gained exactly one leaving-group
     atom (unmapped, or mapped to no product neighbour), and no amine or thioether sits on the next carbon.  The
     configuration is set by permutation parity against the product's, so an inverted precursor stays as it is.
@@ -107,9 +107,10 @@ def invert_substituted_centres(mol: Chem.Mol, product_atoms: Mapping[int, Chem.A
         if m not in chiral or atom.GetAtomicNum() != 6 or atom.GetIsAromatic():
             continue
         p_atom = product_atoms[m]
-        if atom.GetTotalNumHs() != p_atom.GetTotalNumHs():
+        if p_atom.GetChiralTag() not in TETRAHEDRAL or atom.GetTotalNumHs() != p_atom.GetTotalNumHs():
             continue
-        p_maps = [b.GetOtherAtom(p_atom).GetAtomMapNum() for b in p_atom.GetBonds()]
+        p_nbrs = [b.GetOtherAtom(p_atom) for b in p_atom.GetBonds()]
+        p_maps = [n.GetAtomMapNum() for n in p_nbrs]
         o_nbrs = [b.GetOtherAtom(atom) for b in atom.GetBonds()]
         o_maps = [n.GetAtomMapNum() for n in o_nbrs]
         lost = [x for x in p_maps if x not in o_maps]
@@ -118,8 +119,7 @@ def invert_substituted_centres(mol: Chem.Mol, product_atoms: Mapping[int, Chem.A
             continue
         if not is_leaving_atom(o_nbrs[gained[0]], atom.GetIdx()):
             continue
-        nucleophile = next(b.GetOtherAtom(p_atom) for b in p_atom.GetBonds()
-                           if b.GetOtherAtom(p_atom).GetAtomMapNum() == lost[0])
+        nucleophile = p_nbrs[p_maps.index(lost[0])]
         if nucleophile.GetAtomicNum() not in _NUCLEOPHILES or _neighbouring_group(atom, o_nbrs[gained[0]]):
             continue
         first = ["X" if x == lost[0] else x for x in p_maps]

@@ -30,7 +30,8 @@ import rdchiral.main as rdchiral_main
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem
 
-from molx_agent.chem.substitution_stereo import TETRAHEDRAL, invert_substituted_centres, is_leaving_atom
+from molx_agent.chem.substitution_stereo import invert_substituted_centres, is_leaving_atom
+from molx_agent.retro.fast_rdchiral import _chiral_mapnums, _write_and_clear_maps
 
 __all__ = ["invert_substitution_centres", "is_substitution_template"]
 
@@ -72,7 +73,7 @@ def invert_substitution_centres(
     if not outcomes or not is_substitution_template(rxn):
         return outcomes, mapped
     product_atoms = target.atoms_r
-    chiral = frozenset(m for m, a in product_atoms.items() if a.GetChiralTag() in TETRAHEDRAL)
+    chiral = _chiral_mapnums(target)  # cached on the product across templates
     if not chiral:
         return outcomes, mapped
     new_outcomes: list[str] = []
@@ -86,9 +87,7 @@ def invert_substitution_centres(
         except Exception:  # noqa: BLE001 - an outcome this check cannot read stays as rdchiral gave it
             changed = False
         if changed:
-            mapped_smiles = Chem.MolToSmiles(mol)
-            for a in mol.GetAtoms():
-                a.SetAtomMapNum(0)
+            mapped_smiles = _write_and_clear_maps(mol)
             canon = rdchiral_main.canonicalize_outcome_smiles(Chem.MolToSmiles(mol))
             if canon is not None:
                 any_change = True
