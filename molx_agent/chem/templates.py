@@ -190,6 +190,70 @@ def resolve_template_ids(names_or_ids: str | Iterable[str], *, strict: bool = Tr
     return out
 
 
+# ----------------------------------------------------------------------------------------- removed atoms
+def removed_atom_count(reaction: rdChemReactions.ChemicalReaction) -> int:
+    """How many product-side atoms of a retro template have no counterpart among its precursors.
+
+    A hand-written template may write a protecting or leaving group as unmapped atoms on both sides (the benzyl of
+    ``[O:2]-[CH2]-c1ccccc1>>[OH:2].BrCc1ccccc1``): RDKit removes the product atoms they match and builds the group
+    anew.  Templates extracted from mapped reactions map every product-side atom (0 here).
+    """
+    kept = {a.GetAtomMapNum() for t in reaction.GetProducts() for a in t.GetAtoms() if a.GetAtomMapNum()}
+    return sum(1 for t in reaction.GetReactants() for a in t.GetAtoms()
+               if not a.GetAtomMapNum() or a.GetAtomMapNum() not in kept)
+
+
+def removes_only_matched_atoms(outcome: tuple[Chem.Mol, ...], product: Chem.Mol, n_removed: int) -> bool:
+    """Whether an RDKit ``RunReactants`` outcome of a retro template on ``product`` lost exactly the product atoms
+    the template's ``n_removed`` unmapped atoms matched (:func:`removed_atom_count`), and no product bond to an atom
+    the template does not cover.
+
+    RDKit also drops every product atom it can reach only through a removed atom, and a kept atom that is not part
+    of the match silently loses its bond to a removed one.  Both happen when the template's group matched part of a
+    larger structure (its "phenyl" a substituted or fused ring of the product): the outcome then writes a fresh
+    group where the product had something else, and is no precursor set of this product.
+    """
+    present: set[int] = set()
+    matched: set[int] = set()
+    for mol in outcome:
+        for atom in mol.GetAtoms():
+            if atom.HasProp("react_atom_idx"):
+                idx = atom.GetIntProp("react_atom_idx")
+                present.add(idx)
+                if atom.HasProp("old_mapno"):
+                    matched.add(idx)
+    n = product.GetNumAtoms()
+    if n - len(present) != n_removed:
+        return False
+    for idx in range(n):
+        if idx in present:
+            continue
+        for nb in product.GetAtomWithIdx(idx).GetNeighbors():
+            j = nb.GetIdx()
+            if j in present and j not in matched:
+                return False
+    return True
+
+
+class MatchedRemovalOnly:
+    """Wraps an RDKit retro reaction so ``RunReactants`` keeps only the outcomes that remove exactly the product
+    atoms the template's unmapped atoms matched (:func:`removes_only_matched_atoms`); a template that maps every
+    product-side atom is passed through untouched."""
+
+    def __init__(self, reaction: Any) -> None:
+        self._reaction = reaction
+        self.n_removed = removed_atom_count(reaction)
+
+    def RunReactants(self, reactants: tuple, *args: Any, **kwargs: Any) -> tuple:  # noqa: N802 - RDKit name
+        outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
+        if not self.n_removed or not outcomes:
+            return outcomes
+        return tuple(o for o in outcomes if removes_only_matched_atoms(o, reactants[0], self.n_removed))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reaction, name)
+
+
 # ----------------------------------------------------------------------------------------- compilation
 @lru_cache(maxsize=256)
 def _rdchiral_reaction(template_id: str):
@@ -198,10 +262,12 @@ def _rdchiral_reaction(template_id: str):
     tpl = get_template(template_id)
     try:
         with quiet_rdkit():
-            return rdchiralReaction(tpl.retro_smarts)
+            rxn = rdchiralReaction(tpl.retro_smarts)
     except Exception as exc:  # rdchiral raises bare ValueErrors
         raise ChemistryError("invalid_template", f"template {template_id} does not compile: {exc}",
                              value=tpl.retro_smarts) from exc
+    rxn.rxn = MatchedRemovalOnly(rxn.rxn)
+    return rxn
 
 
 @lru_cache(maxsize=512)

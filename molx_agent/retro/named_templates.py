@@ -28,6 +28,7 @@ from typing import Any
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem, RDLogger
 
+from molx_agent.chem.templates import removed_atom_count, removes_only_matched_atoms
 from molx_agent.retro.fast_rdchiral import _write_and_clear_maps, run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.sn2_stereo import invert_substitution_centres
@@ -204,11 +205,16 @@ class UniqueOutcomes:
     product atoms (read from the first atoms of each outcome molecule, which RDKit builds from the template).
     An outcome whose set no other outcome shares is kept unkeyed; the grouping never merges outcomes, only the
     key does, so what is dropped is still exactly an identical outcome.
+
+    A template that writes a group as unmapped atoms (a benzyl, a Boc) also drops the outcomes where that group
+    matched part of a larger structure of the product (``chem.templates.removes_only_matched_atoms``).
     """
 
     def __init__(self, reaction: Any) -> None:
         self._reaction = reaction
         self._template_sizes = tuple(p.GetNumAtoms() for p in reaction.GetProducts())
+        # a template with unmapped product-side atoms keeps only outcomes that remove just the atoms those matched
+        self.n_removed = removed_atom_count(reaction)
 
     def _matched(self, outcome: tuple[Chem.Mol, ...]) -> frozenset[int]:
         """The product atoms the template's atoms matched (their ``react_atom_idx``)."""
@@ -224,6 +230,8 @@ class UniqueOutcomes:
         if _application_expired():  # see application_deadline: no new outcomes once the time is up
             return ()
         outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
+        if self.n_removed and outcomes:
+            outcomes = tuple(o for o in outcomes if removes_only_matched_atoms(o, reactants[0], self.n_removed))
         if len(outcomes) < 2:
             return outcomes
         groups: dict[frozenset[int], list[int]] = {}

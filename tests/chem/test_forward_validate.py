@@ -129,3 +129,15 @@ def test_bad_input():
     with pytest.raises(ChemistryError) as exc:
         validate_forward(["CCO"], "C1CC")
     assert exc.value.value == "C1CC"
+
+
+def test_a_template_that_deletes_product_atoms_vouches_for_nothing():
+    """Citalopram's route held "benzyl bromide + 4-chloro-1-(4-fluorophenyl)butan-1-ol -> the 5-bromophthalane":
+    the benzyl template had matched the phthalane's fused, brominated ring and rewritten it as plain benzyl bromide,
+    so it "regenerated" the step and waived the alignment's impossible bond changes.  It no longer regenerates it."""
+    precursors = ["BrCc1ccccc1", "OC(CCCCl)c1ccc(F)cc1"]
+    product = "Fc1ccc(C2(CCCCl)OCc3cc(Br)ccc32)cc1"
+    res = validate_forward(precursors, product, template_id="G79_benzyl_protection_retro")
+    assert res["steps"]["template_forward"]["reproduced"] is False
+    assert res["ok"] is False and res["waived_gates"] == []
+    assert "bond_topology_violation" in res["hard_fail_reasons"]

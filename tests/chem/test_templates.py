@@ -161,3 +161,39 @@ def test_scanning_bad_input_raises():
         with pytest.raises(ChemistryError) as exc:
             scan_applicable_reactions(bad)
         assert exc.value.code == "invalid_smiles"
+
+
+# ----------------------------------------------------------------------------------------- removed atoms
+def test_removed_atom_count_counts_the_unmapped_product_side_atoms():
+    from rdkit.Chem import rdChemReactions
+
+    from molx_agent.chem.templates import removed_atom_count
+
+    benzyl = rdChemReactions.ReactionFromSmarts(get_template("G79_benzyl_protection_retro").retro_smarts)
+    assert removed_atom_count(benzyl) == 7  # CH2 and the six ring carbons
+    extracted = rdChemReactions.ReactionFromSmarts("[C:1]-[NH:2]-[C:3]=[O:4]>>[C:1]-[NH2:2].Cl-[C:3]=[O:4]")
+    assert removed_atom_count(extracted) == 0
+
+
+@pytest.mark.parametrize("product", [
+    "CCOCc1ccc(Br)cc1",  # a 4-bromobenzyl ether
+    "Fc1ccc(C2(CCCCl)OCc3cc(Br)ccc32)cc1",  # citalopram's bromophthalane: the "benzyl" is a fused ring
+    "Nc1cnc(-c2ccc(C3CCC3)c(OCc3cc(F)ccc3Cl)c2F)cn1",  # a 2-chloro-5-fluorobenzyl ether
+])
+def test_a_group_template_never_deletes_product_atoms_it_does_not_match(product):
+    """The benzyl template's "phenyl" matched a substituted or fused ring: RDKit removed the ring with its halogen
+    (or cut the phthalane's ring bond) and the template wrote plain benzyl bromide.  No such outcome is given."""
+    for outcome in run_named_template("G79_benzyl_protection_retro", product):
+        assert "BrCc1ccccc1" not in outcome.precursors
+        heavy = sum(Chem.MolFromSmiles(s).GetNumHeavyAtoms() for s in outcome.precursors)
+        assert heavy >= Chem.MolFromSmiles(product).GetNumHeavyAtoms()
+
+
+def test_a_group_template_still_removes_the_group_it_matches():
+    assert apply_named_template("G79_benzyl_protection_retro", "CCCCOCc1ccccc1") == [["BrCc1ccccc1", "CCCCO"]]
+    assert apply_named_template("G71_boc_protection_retro", "CC(C)(C)OC(=O)N1CCNCC1") == [
+        ["C1CNCCN1", "CC(C)(C)OC(=O)OC(=O)OC(C)(C)C"]]
+    assert apply_named_template("G83_acetal_protection_retro", "CC1(CCC(=O)O)OCCO1") == [
+        ["CC(=O)CCC(=O)O", "OCCO"]]
+    # one benzyl of two: each is a whole benzyl group, so both outcomes stay
+    assert len(apply_named_template("G79_benzyl_protection_retro", "OCC(COCc1ccccc1)OCc1ccccc1")) == 2

@@ -179,3 +179,13 @@ def test_only_outcomes_that_match_the_same_atoms_are_keyed_and_only_identical_on
     assert keyed[0] == (12, 2, 12)  # every CF3 match shares its atoms with five others: one outcome per CF3
     assert keyed[1] == (2, 2, 0)  # the two esters match different atoms: no key computed
     assert keyed[2] == (4, 4, 0)  # each C-Br with either ortho carbon: identical pairs that matched other atoms
+
+
+def test_the_matcher_proposes_no_precursors_that_lose_product_atoms(matchers):
+    """A substituted benzyl ether is no benzyl-protected alcohol: the table holds no plain benzyl bromide for it
+    (before the fix the benzyl template removed the ring's chlorine and fluorine and proposed BnBr + the phenol)."""
+    product = "Nc1cnc(-c2ccc(C3CCC3)c(OCc3cc(F)ccc3Cl)c2F)cn1"
+    for matcher in matchers:
+        table = matcher.precursor_table(product)
+        assert table  # other templates still apply (the biaryl, the aryl ether)
+        assert not [canon for canon in table if "BrCc1ccccc1" in canon]
