@@ -208,6 +208,12 @@ MECHANISM_TEXT = {
                          "({where}) whose ring the {donor} makes electron-rich: electrophiles replace that group "
                          "there (ipso-substitution; strong acid also protodeboronates such an arylboronic acid), so "
                          "forward the step attacks it first; the group is put on after the substitution",
+    "amide_condensation": "the {nitrogen} condenses onto the carbonyl of {acyl} ({atom}), which gives up its "
+                          "oxygen: an amide-type carbonyl does not condense with an amine as a ketone does, so "
+                          "forward the step needs it activated first (POCl3 or Tf2O to the imidoyl chloride, "
+                          "Lawesson's reagent to the thioamide, a Meerwein salt to the imidate), which it does not "
+                          "name; a guanidine comes from a cyanamide, an S-methylisothiourea or a "
+                          "pyrazole-1-carboxamidine rather than a urea",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -667,6 +673,82 @@ def _snar_leaving_group(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | No
                 and not any(_double_to_heteroatom(o, nb.GetIdx()) for o in nb.GetNeighbors())):
             return nb
     return None
+
+
+_ACYL_KIND = {(7,): "an amide", (8,): "an ester", (7, 7): "a urea", (7, 8): "a carbamate", (8, 8): "a carbonate"}
+
+
+#: Reagents that activate an amide-type carbonyl for an amine (imidoyl chloride, chloroiminium, thioamide, imidate).
+_CARBONYL_ACTIVATORS = tuple(Chem.MolFromSmarts(sma) for sma in (
+    "O=P(Cl)(Cl)Cl", "P(Cl)(Cl)(Cl)(Cl)Cl", "O=S(Cl)Cl", "O=C(Cl)C(=O)Cl", "ClC(Cl)=O", "ClC(Cl)(Cl)OC(=O)OC(Cl)(Cl)Cl",
+    "O=S(=O)(OS(=O)(=O)C(F)(F)F)C(F)(F)F", "[#15]=[#16]", "[O+;X3]([#6])([#6])[#6]", "Cl[Ti](Cl)(Cl)Cl"))
+
+
+def _amide_type_carbonyl(carbon: Chem.Atom) -> tuple[Chem.Atom, str] | None:
+    """(the carbonyl oxygen, a name) when ``carbon`` is the C=O carbon of an amide, urea, carbamate, ester or
+    carbonate (a carbonyl with one or two single-bonded N or O neighbours); ``None`` otherwise."""
+    if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic():
+        return None
+    oxo, hetero, hydroxy = None, [], False
+    for bond in carbon.GetBonds():
+        nb = bond.GetOtherAtom(carbon)
+        if bond.GetBondType() == Chem.BondType.DOUBLE:
+            if nb.GetAtomicNum() != 8 or oxo is not None:
+                return None
+            oxo = nb
+        elif bond.GetBondType() == Chem.BondType.SINGLE and nb.GetAtomicNum() in (7, 8):
+            hetero.append(nb.GetAtomicNum())
+            hydroxy = hydroxy or (nb.GetAtomicNum() == 8 and nb.GetTotalNumHs() > 0)
+    kind = _ACYL_KIND.get(tuple(sorted(hetero)))
+    if kind == "an ester" and hydroxy:
+        kind = "a carboxylic acid"
+    return (oxo, kind) if oxo is not None and kind is not None else None
+
+
+def _amide_condensations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                         pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, str]]:
+    """(carbon map, nitrogen map, the carbonyl's name) for each new C-N bond that joins a nitrogen of one precursor to
+    the amide-type carbonyl carbon (:func:`_amide_type_carbonyl`) of another, the carbon losing its C=O oxygen but no
+    hydrogen count and carrying a C=N in the product (an amidine, guanidine, isourea or imidate forms), outside any
+    ring of the product, when no precursor is an activator (``_CARBONYL_ACTIVATORS``).  A ring closure
+    (benzimidazole, quinazolinone, oxadiazole) is a cyclodehydration that heat or acid drives, so it is left out,
+    as are an amide formed from an ester or acid chloride (the C=O stays) and an amine added to a nitrile."""
+    out: list[tuple[int, int, str]] = []
+    if not any(x.GetAtomicNum() in (6, 7) and y.GetAtomicNum() in (6, 7) for x, y in new) \
+            or any(reactants.HasSubstructMatch(patt) for patt in _CARBONYL_ACTIVATORS):
+        return out  # no new C-N bond, or the step names its activator
+    for x, y in new:
+        for c, n in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6 or n.GetAtomicNum() != 7:
+                continue
+            mc, mn = c.GetAtomMapNum(), n.GetAtomMapNum()
+            c_react, n_react = rmap.get(mc), rmap.get(mn)
+            if c_react is None or n_react is None:
+                continue
+            hit = _amide_type_carbonyl(c_react)
+            if hit is None or _same_fragment(reactants, c_react, n_react):
+                continue
+            oxo, kind = hit
+            if oxo.GetAtomMapNum() and oxo.GetAtomMapNum() in pmap:
+                kept = product.GetBondBetweenAtoms(c.GetIdx(), pmap[oxo.GetAtomMapNum()].GetIdx())
+                if kept is not None and kept.GetBondType() == Chem.BondType.DOUBLE:
+                    continue  # the C=O stays: an acylation of the amine, not a condensation
+            if any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(c).GetAtomicNum() == 8
+                   for b in c.GetBonds()):
+                continue  # the product carbon still carries a C=O (an unmapped oxygen): an acylation
+            if any(b.GetBondType() == Chem.BondType.SINGLE and b.GetOtherAtom(c).GetAtomicNum() == 8
+                   and b.GetOtherAtom(c).GetTotalNumHs() for b in c.GetBonds()):
+                continue  # C(OH)=N: an amide or hydroxamic acid drawn as its imidic-acid tautomer (an acylation)
+            if c.GetTotalNumHs() != c_react.GetTotalNumHs():
+                continue  # the carbon gains hydrogen: a reduction (an amide or ester to the amine), not a condensation
+            if not any(b.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.AROMATIC)
+                       and b.GetOtherAtom(c).GetAtomicNum() == 7 for b in c.GetBonds()):
+                continue  # no C=N formed (a cyanamide's C#N, a single C-N): not an amidine, guanidine or imidate
+            bond = product.GetBondBetweenAtoms(c.GetIdx(), n.GetIdx())
+            if bond is None or bond.IsInRing():
+                continue
+            out.append((mc, mn, kind))
+    return out
 
 
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
@@ -1838,6 +1920,12 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         if None not in words.values():
             out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[code].format(
                 kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", **words)})
+    for mc, mn, kind in _amide_condensations(reactants, product, rmap, pmap, new):
+        n_react = rmap[mn]
+        nitrogen = ("amine" if n_react.GetTotalNumHs() else "nitrogen") + f" at atom {mn} of {_marked(reactants, [mn])}"
+        out.append({"code": "amide_condensation", "atoms": [mc, mn],
+                    "reason": MECHANISM_TEXT["amide_condensation"].format(
+                        nitrogen=nitrogen, acyl=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

@@ -191,6 +191,10 @@ def resolve_template_ids(names_or_ids: str | Iterable[str], *, strict: bool = Tr
 
 
 # ----------------------------------------------------------------------------------------- removed atoms
+def _counterpart_maps(reaction: rdChemReactions.ChemicalReaction) -> set[int]:
+    return {a.GetAtomMapNum() for t in reaction.GetProducts() for a in t.GetAtoms() if a.GetAtomMapNum()}
+
+
 def removed_atom_count(reaction: rdChemReactions.ChemicalReaction) -> int:
     """How many product-side atoms of a retro template have no counterpart among its precursors.
 
@@ -198,41 +202,45 @@ def removed_atom_count(reaction: rdChemReactions.ChemicalReaction) -> int:
     ``[O:2]-[CH2]-c1ccccc1>>[OH:2].BrCc1ccccc1``): RDKit removes the product atoms they match and builds the group
     anew.  Templates extracted from mapped reactions map every product-side atom (0 here).
     """
-    kept = {a.GetAtomMapNum() for t in reaction.GetProducts() for a in t.GetAtoms() if a.GetAtomMapNum()}
+    kept = _counterpart_maps(reaction)
     return sum(1 for t in reaction.GetReactants() for a in t.GetAtoms()
                if not a.GetAtomMapNum() or a.GetAtomMapNum() not in kept)
 
 
-def removes_only_matched_atoms(outcome: tuple[Chem.Mol, ...], product: Chem.Mol, n_removed: int) -> bool:
-    """Whether an RDKit ``RunReactants`` outcome of a retro template on ``product`` lost exactly the product atoms
-    the template's ``n_removed`` unmapped atoms matched (:func:`removed_atom_count`), and no product bond to an atom
-    the template does not cover.
+def removal_signature(reaction: rdChemReactions.ChemicalReaction) -> tuple[int, int]:
+    """(:func:`removed_atom_count`, how many of the template's product-side bonds join such an atom to one with a
+    counterpart): what an outcome that removes exactly the matched group loses (:func:`removes_only_matched_atoms`)."""
+    kept = _counterpart_maps(reaction)
+    boundary = 0
+    for t in reaction.GetReactants():
+        for b in t.GetBonds():
+            ends = [b.GetBeginAtom().GetAtomMapNum(), b.GetEndAtom().GetAtomMapNum()]
+            boundary += sum(1 for n in ends if n and n in kept) == 1
+    return removed_atom_count(reaction), boundary
 
-    RDKit also drops every product atom it can reach only through a removed atom, and a kept atom that is not part
-    of the match silently loses its bond to a removed one.  Both happen when the template's group matched part of a
+
+def removes_only_matched_atoms(outcome: tuple[Chem.Mol, ...], product: Chem.Mol, signature: tuple[int, int]) -> bool:
+    """Whether an RDKit ``RunReactants`` outcome of a retro template on ``product`` lost exactly the product atoms
+    the template's unmapped atoms matched and no product bond the template does not name (``signature``:
+    :func:`removal_signature`).
+
+    RDKit also drops every product atom it can reach only through a removed atom, and a kept atom silently loses a
+    bond to a removed one that the template does not show.  Both happen when the template's group matched part of a
     larger structure (its "phenyl" a substituted or fused ring of the product): the outcome then writes a fresh
-    group where the product had something else, and is no precursor set of this product.
+    group where the product had something else, and is no precursor set of this product.  So the outcome must miss
+    exactly as many product atoms as the template removes, joined to the kept atoms by exactly as many bonds as the
+    template's group has to its mapped atoms.
     """
+    n_removed, n_boundary = signature
     present: set[int] = set()
-    matched: set[int] = set()
     for mol in outcome:
         for atom in mol.GetAtoms():
             if atom.HasProp("react_atom_idx"):
-                idx = atom.GetIntProp("react_atom_idx")
-                present.add(idx)
-                if atom.HasProp("old_mapno"):
-                    matched.add(idx)
-    n = product.GetNumAtoms()
-    if n - len(present) != n_removed:
+                present.add(atom.GetIntProp("react_atom_idx"))
+    if product.GetNumAtoms() - len(present) != n_removed:
         return False
-    for idx in range(n):
-        if idx in present:
-            continue
-        for nb in product.GetAtomWithIdx(idx).GetNeighbors():
-            j = nb.GetIdx()
-            if j in present and j not in matched:
-                return False
-    return True
+    boundary = sum(1 for b in product.GetBonds() if (b.GetBeginAtomIdx() in present) != (b.GetEndAtomIdx() in present))
+    return boundary == n_boundary
 
 
 class MatchedRemovalOnly:
@@ -242,13 +250,13 @@ class MatchedRemovalOnly:
 
     def __init__(self, reaction: Any) -> None:
         self._reaction = reaction
-        self.n_removed = removed_atom_count(reaction)
+        self.signature = removal_signature(reaction)
 
     def RunReactants(self, reactants: tuple, *args: Any, **kwargs: Any) -> tuple:  # noqa: N802 - RDKit name
         outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
-        if not self.n_removed or not outcomes:
+        if not self.signature[0] or not outcomes:
             return outcomes
-        return tuple(o for o in outcomes if removes_only_matched_atoms(o, reactants[0], self.n_removed))
+        return tuple(o for o in outcomes if removes_only_matched_atoms(o, reactants[0], self.signature))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._reaction, name)

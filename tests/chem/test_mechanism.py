@@ -859,6 +859,11 @@ BORONIC_ACID_CHLOROSULFONATION = (
     "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[cH:10][cH:11]1.[Cl:12][S:13](=[O:14])(=[O:15])[OH:16]>>"
     "[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([O:8][CH3:9])[c:10]([S:13]([Cl:12])(=[O:14])=[O:15])[cH:11]1")
 
+#: famotidine's route: urea + 2-amino-4-(chloromethyl)thiazole -> the 2-guanidinothiazole (a general template's C=O to
+#: C=N condensation at a urea carbon)
+UREA_GUANIDINE = ("[NH2:1][C:2]([NH2:3])=[O:900].[NH2:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1>>"
+                  "[NH2:1][C:2]([NH2:3])=[N:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1")
+
 # letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
 BENZONITRILE_ACYLATION = (
     "[C:7](=[O:8])([c:9]1[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15][cH:16]1)Cl.[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6]"
@@ -1108,6 +1113,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      BENZONITRILE_ACYLATION, "deactivated_arene", "mechanism: the Friedel-Crafts acylation"),
     (["COc1ccc(B(O)O)cc1", "O=S(=O)(O)Cl"], "COc1ccc(B(O)O)cc1S(=O)(=O)Cl", "chlorosulfonation",
      BORONIC_ACID_CHLOROSULFONATION, "ipso_substitution", "mechanism: the sulfonation"),
+    (["NC(N)=O", "Nc1nc(CCl)cs1"], "NC(N)=Nc1nc(CCl)cs1", "guanidine formation", UREA_GUANIDINE,
+     "amide_condensation", "mechanism: the amine at atom 4"),
 ])
 def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, product, reaction_type, mapped, code,
                                                                  prefix):
@@ -1180,3 +1187,48 @@ def test_no_ipso_flag_without_a_kept_replaceable_group(mapped):
 ])
 def test_published_substitutions_beside_a_kept_aryl_boron_or_silicon_group_are_not_flagged(mapped):
     assert "ipso_substitution" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+@pytest.mark.parametrize("mapped, atoms, kind", [
+    (UREA_GUANIDINE, [2, 4], "a urea"),
+    # N,N-dimethylacetamide + aniline -> the N,N-dimethylacetamidine
+    ("[CH3:1][C:2](=[O:3])[N:4]([CH3:5])[CH3:6].[NH2:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+     "[CH3:1][C:2](=[N:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)[N:4]([CH3:5])[CH3:6]", [2, 7], "an amide"),
+    # an ethyl carbamate + benzylamine -> the isourea (O-ethyl, C=N to the benzylamine)
+    ("[CH3:1][CH2:2][O:3][C:4](=[O:5])[NH:6][CH3:7].[NH2:8][CH2:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1>>"
+     "[CH3:1][CH2:2][O:3][C:4](=[N:8][CH2:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1)[NH:6][CH3:7]", [4, 8],
+     "a carbamate"),
+])
+def test_an_amine_condensed_onto_an_amide_type_carbonyl_is_flagged(mapped, atoms, kind):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["amide_condensation"] and flags[0]["atoms"] == atoms
+    assert kind in flags[0]["reason"] and "activated" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # an ester aminolysis and an acid chloride acylation keep the C=O: amides, not amidines
+    "[CH3:1][O:2][C:3](=[O:4])[CH3:5].[NH2:6][CH3:7]>>[CH3:7][NH:6][C:3](=[O:4])[CH3:5]",
+    "Cl[C:3](=[O:4])[CH3:5].[NH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>"
+    "[CH3:5][C:3](=[O:4])[NH:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1",
+    # a ketone and an amine condense to the imine as a ketone does
+    "[CH3:1][C:2](=[O:3])[CH3:4].[NH2:5][CH3:6]>>[CH3:1][C:2](=[N:5][CH3:6])[CH3:4]",
+    # Phillips benzimidazole synthesis: the amidine closes a ring (a cyclodehydration acid or heat drives)
+    "[NH2:1][c:2]1[cH:3][cH:4][cH:5][cH:6][c:7]1[NH2:8].[CH3:9][C:10](=[O:11])[NH2:12]>>"
+    "[CH3:9][c:10]1[nH:1][c:2]2[cH:3][cH:4][cH:5][cH:6][c:7]2[n:8]1",
+    # an amidine from a nitrile (Pinner-type): no carbonyl
+    "[CH3:1][C:2]#[N:3].[NH2:4][CH3:5]>>[CH3:1][C:2](=[NH:3])[NH:4][CH3:5]",
+    # the same molecule's amine and amide close a ring
+    "[NH2:1][CH2:2][CH2:3][NH:4][C:5](=[O:6])[CH3:7]>>[CH3:7][C:5]1=[N:1][CH2:2][CH2:3][NH:4]1",
+    # an ester and methylamine to the N-methyl amine (a PaRoutes record compressing the amide and its reduction)
+    "CO[C:3](=O)[CH:4]1[CH2:5][CH2:6][O:7][CH2:8][CH2:9]1.[CH3:1][NH2:2]>>"
+    "[CH3:1][NH:2][CH2:3][CH:4]1[CH2:5][CH2:6][O:7][CH2:8][CH2:9]1",
+])
+def test_acylations_ring_closures_and_ketone_condensations_are_not_amide_condensations(mapped):
+    assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+def test_an_amide_condensation_that_names_its_activator_is_not_flagged():
+    # N,N-dimethylacetamide + 2-amino-4,5-dimethoxybenzonitrile with POCl3 (a USPTO-50K record): the chloroiminium
+    mapped = ("[CH3:1][C:2](=[O:3])[N:4]([CH3:5])[CH3:6].[NH2:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1."
+              "O=P(Cl)(Cl)Cl>>[CH3:1][C:2](=[N:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)[N:4]([CH3:5])[CH3:6]")
+    assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]

@@ -173,11 +173,16 @@ def test_removed_atom_count_counts_the_unmapped_product_side_atoms():
     assert removed_atom_count(benzyl) == 7  # CH2 and the six ring carbons
     extracted = rdChemReactions.ReactionFromSmarts("[C:1]-[NH:2]-[C:3]=[O:4]>>[C:1]-[NH2:2].Cl-[C:3]=[O:4]")
     assert removed_atom_count(extracted) == 0
+    from molx_agent.chem.templates import removal_signature
+
+    assert removal_signature(benzyl) == (7, 1)  # the group joins the kept atoms by its O-CH2 bond alone
+    assert removal_signature(extracted) == (0, 0)
 
 
 @pytest.mark.parametrize("product", [
     "CCOCc1ccc(Br)cc1",  # a 4-bromobenzyl ether
     "Fc1ccc(C2(CCCCl)OCc3cc(Br)ccc32)cc1",  # citalopram's bromophthalane: the "benzyl" is a fused ring
+    "Fc1ccc(C2(CCCCl)OCc3ccccc32)cc1",  # the phthalane itself: no atom lost, but the ring's C-C bond would be cut
     "Nc1cnc(-c2ccc(C3CCC3)c(OCc3cc(F)ccc3Cl)c2F)cn1",  # a 2-chloro-5-fluorobenzyl ether
 ])
 def test_a_group_template_never_deletes_product_atoms_it_does_not_match(product):
@@ -197,3 +202,25 @@ def test_a_group_template_still_removes_the_group_it_matches():
         ["CC(=O)CCC(=O)O", "OCCO"]]
     # one benzyl of two: each is a whole benzyl group, so both outcomes stay
     assert len(apply_named_template("G79_benzyl_protection_retro", "OCC(COCc1ccccc1)OCc1ccccc1")) == 2
+
+
+@pytest.mark.parametrize("product", [
+    "NC(=CC(=O)N1CCn2c(nnc2C(F)(F)F)C1)Cc1cc(F)c(F)cc1F",  # sitagliptin's enamine: the "aldehyde" an amide
+    "COC(C)=CC(=O)c1ccccc1",  # a beta-methoxy enone: the "aldehyde" an ester
+    "ClC(=CC(=O)c1ccccc1)c1ccccc1",  # a beta-chloro enone: the "aldehyde" an acid chloride
+])
+def test_an_aldol_condensation_needs_an_aldehyde_or_ketone_as_the_electrophile(product):
+    assert apply_named_template("G48_aldol_condensation_retro", product) == []
+
+
+@pytest.mark.parametrize("template_id", ["G46_hwe_retro", "G169_hwe_methyl_phosphonate_retro"])
+def test_an_hwe_olefination_needs_an_aldehyde_or_ketone(template_id):
+    # sitagliptin's next route: triethyl phosphonoacetate "olefinating" a primary amide to the enamino ester
+    assert apply_named_template(template_id, "CCOC(=O)C=C(N)Cc1cc(F)c(F)cc1F") == []
+    assert apply_named_template(template_id, "COC(=O)C=C(OC)c1ccccc1") == []  # an ester's carbonyl
+    assert apply_named_template(template_id, "CCOC(=O)/C=C/c1ccccc1")  # the aldehyde's
+
+
+def test_an_aldol_condensation_of_a_ketone_and_an_aldehyde_is_still_found():
+    assert apply_named_template("G48_aldol_condensation_retro", "O=C(/C=C/c1ccccc1)c1ccccc1") == [
+        ["CC(=O)c1ccccc1", "O=Cc1ccccc1"]]
