@@ -198,6 +198,21 @@ def _best_route_key(route: dict[str, Any]) -> tuple[int, int, int, float]:
     return (_VERDICT_RANK.get(route["verdict"], 0), _CONF_RANK.get(route["confidence"], 0), -tier, -score)
 
 
+def _avoided_steps(record: dict[str, Any]) -> set[tuple[tuple[str, ...], str]]:
+    """The steps the target's searches were told to avoid (``exclude_steps`` of a re-plan), as search step keys."""
+    from molx_agent.retro.search import step_key
+
+    keys = (step_key(step) for search in record.get("searches") or [] if isinstance(search, dict)
+            for step in search.get("exclude_steps") or [])
+    return {key for key in keys if key is not None}
+
+
+def _keeps_avoided_step(route: dict[str, Any], avoided: set[tuple[tuple[str, ...], str]]) -> bool:
+    from molx_agent.retro.search import step_key
+
+    return any(step_key(str(step.get("reaction_smiles") or "")) in avoided for step in route.get("steps") or [])
+
+
 def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, Any]:
     """The verdict of one target of a ``disconnection`` result, with its judged routes and the best one."""
     label = record.get("target_name") or record.get("target_smiles", "?")
@@ -218,7 +233,13 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
         graphs = [record["route_graph"]]  # a route handed over as such (not a search result)
     routes = [dict(judge_route_dict(engine, g), index=i) for i, g in enumerate(graphs)]
     if routes:
-        best = max(routes, key=_best_route_key)
+        avoided = _avoided_steps(record)
+        for route in routes:
+            if avoided:
+                route["keeps_avoided_step"] = _keeps_avoided_step(route, avoided)
+        # a route kept from an earlier attempt that holds a step a re-plan set out to avoid ranks after every route
+        # without one (it stays the answer only when no search found another)
+        best = max(routes, key=lambda r: (not r.get("keeps_avoided_step"), *_best_route_key(r)))
         issues = list(best["issues"])
         guide = record.get("guidance") or {}
         protect = list(guide.get("protection") or [])

@@ -114,8 +114,9 @@ def _below(score: Any, floor: float) -> bool:
     return not p >= floor  # NaN counts as below
 
 
-def _step_key(step: str) -> tuple[tuple[str, ...], str] | None:
-    """``((sorted canonical reactants), canonical product)`` of a ``reactants>>product`` string, or ``None``."""
+def step_key(step: str) -> tuple[tuple[str, ...], str] | None:
+    """``((sorted canonical reactants), canonical product)`` of a ``reactants>>product`` string, or ``None``: how
+    ``SearchConfig.exclude_steps`` names a step, whatever order and SMILES it was written in."""
     if not isinstance(step, str) or ">>" not in step:
         return None
     left, _, right = step.partition(">>")
@@ -124,6 +125,9 @@ def _step_key(step: str) -> tuple[tuple[str, ...], str] | None:
     if product is None or not reactants or any(r is None for r in reactants):
         return None
     return tuple(sorted(reactants)), product  # type: ignore[arg-type]
+
+
+_step_key = step_key
 
 
 def _forward_validator() -> Callable[..., dict[str, Any]] | None:

@@ -139,3 +139,33 @@ def test_best_route_prefers_the_one_without_an_implausible_mechanism_step(monkey
     # with the tiers equal, the lower score still decides
     judged[1]["issues"] = [{"code": "unactivated_carbanion", "message": "mechanism"}]
     assert validation.judge_target(None, record, "en")["best_route"] == 0
+
+
+def test_a_route_kept_from_an_earlier_attempt_with_a_step_the_replan_avoids_is_not_the_best(monkeypatch):
+    # citalopram through the agent: attempt 1's route cyanates with N-methylpyrrolidone (stripped_amine); the re-plan
+    # excluded that step and attempt 2 found other weak routes, yet the kept attempt-1 route (lower score) was chosen
+    from molx_agent.agents import validation
+
+    avoided = "CN(C)CCCC1(c2ccc(F)cc2)OCc2cc(Cl)ccc21.CN1CCCC1=O>>CN(C)CCCC1(c2ccc(F)cc2)OCc2cc(C#N)ccc21"
+    judged = [
+        {"verdict": "weak", "confidence": "medium", "score": 14.0, "n_steps": 4, "issues": [
+            {"code": "stripped_amine", "message": "mechanism"}], "steps": [{"reaction_smiles": "CC>>CCC"}]},
+        {"verdict": "weak", "confidence": "medium", "score": 9.0, "n_steps": 3, "issues": [
+            {"code": "stripped_amine", "message": "mechanism"}],
+         # the same step written in another reactant order and SMILES
+         "steps": [{"reaction_smiles": "O=C1CCCN1C.CN(C)CCCC1(OCc2cc(Cl)ccc12)c1ccc(F)cc1>>"
+                                       "CN(C)CCCC1(c2ccc(F)cc2)OCc2cc(C#N)ccc21"}]},
+    ]
+    monkeypatch.setattr(validation, "judge_route_dict", lambda engine, graph: dict(judged[graph["i"]]))
+    record = {"target_smiles": "CCO", "target_name": "t", "solved": True, "route_graphs": [{"i": 0}, {"i": 1}],
+              "searches": [{"attempt": 1}, {"attempt": 2, "exclude_steps": [avoided]}]}
+    out = validation.judge_target(None, record, "en")
+    assert out["best_route"] == 0
+    assert [r["keeps_avoided_step"] for r in out["routes"]] == [False, True]
+    # with no re-plan to avoid it, the lower score decides as before
+    record["searches"] = [{"attempt": 1}]
+    out = validation.judge_target(None, record, "en")
+    assert out["best_route"] == 1 and "keeps_avoided_step" not in out["routes"][1]
+    # when every route keeps an avoided step, the best of them is still the answer
+    record["searches"] = [{"attempt": 2, "exclude_steps": [avoided, "CC>>CCC"]}]
+    assert validation.judge_target(None, record, "en")["best_route"] == 1
