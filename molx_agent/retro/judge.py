@@ -33,12 +33,14 @@ TIERS = ("verified", "probable", "estimated", "unavailable")
 
 #: Reactive intermediates: made and used in situ, never bought unless an exact stock lists them (n-BuLi, PhMgBr).
 #: (name, SMARTS); the carbanion pattern covers organometallics written with the metal stripped (``[c-]``).
+#: A metal cyanide (CuCN, Zn(CN)2, NaCN, KCN written with a C-metal bond) is a stable salt sold as a reagent, not an
+#: organometallic: its carbon, triple-bonded to nitrogen, is left out.
 REACTIVE_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("organolithium", "[#6]~[Li]"),
-    ("organomagnesium (Grignard)", "[#6]~[Mg]"),
-    ("organozinc", "[#6]~[Zn]"),
-    ("organocopper", "[#6]~[Cu]"),
-    ("organosodium/potassium", "[#6]~[Na,K,Cs]"),
+    ("organolithium", "[#6;!$([#6]#[#7])]~[Li]"),
+    ("organomagnesium (Grignard)", "[#6;!$([#6]#[#7])]~[Mg]"),
+    ("organozinc", "[#6;!$([#6]#[#7])]~[Zn]"),
+    ("organocopper", "[#6;!$([#6]#[#7])]~[Cu]"),
+    ("organosodium/potassium", "[#6;!$([#6]#[#7])]~[Na,K,Cs]"),
     ("diazonium salt", "[#6][N+]#N"),
     ("acyl azide", "[CX3](=O)N=[N+]=[N-]"),
     ("carbanion (metal stripped)", "[#6-;!$([C-]#[N,O]);!$([C-]#[N+,O+]);!$([#6-][#7+,#15+,#16+])]"),

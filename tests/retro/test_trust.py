@@ -317,3 +317,15 @@ def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
     assert [route_rank_tier(c) for c in ([], ["low_score_step", "unsourced_stereocentre"], ["unactivated_snar"],
                                          ["unactivated_carbanion", "analog_shortcut"], ["strained_molecule"])] \
         == [0, 0, 1, 2, 2]
+
+
+@pytest.mark.parametrize("smiles, kind", [
+    ("N#[C][Cu]", None), ("N#C[Zn]C#N", None), ("N#C[Na]", None), ("[C-]#N.[K+]", None),  # metal cyanides: reagents
+    ("CCCC[Li]", "organolithium"), ("C[Mg]Br", "organomagnesium (Grignard)"), ("c1ccccc1[Cu]", "organocopper"),
+    ("CC[Zn]CC", "organozinc"),
+])
+def test_a_metal_cyanide_is_a_reagent_not_an_organometallic(smiles, kind):
+    # citalopram's Rosenmund-von Braun cyanation buys CuCN: it was flagged "reactive intermediate (organocopper)"
+    from molx_agent.retro.judge import reactive_kind
+
+    assert reactive_kind(smiles) == kind
