@@ -234,9 +234,8 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
     routes = [dict(judge_route_dict(engine, g), index=i) for i, g in enumerate(graphs)]
     if routes:
         avoided = _avoided_steps(record)
-        for route in routes:
-            if avoided:
-                route["keeps_avoided_step"] = _keeps_avoided_step(route, avoided)
+        for route in routes if avoided else ():
+            route["keeps_avoided_step"] = _keeps_avoided_step(route, avoided)
         # a route kept from an earlier attempt that holds a step a re-plan set out to avoid ranks after every route
         # without one (it stays the answer only when no search found another)
         best = max(routes, key=lambda r: (not r.get("keeps_avoided_step"), *_best_route_key(r)))

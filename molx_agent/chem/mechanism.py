@@ -684,8 +684,8 @@ _CARBONYL_ACTIVATORS = tuple(Chem.MolFromSmarts(sma) for sma in (
     "O=S(=O)(OS(=O)(=O)C(F)(F)F)C(F)(F)F", "[#15]=[#16]", "[O+;X3]([#6])([#6])[#6]", "Cl[Ti](Cl)(Cl)Cl"))
 
 
-def _amide_type_carbonyl(carbon: Chem.Atom) -> tuple[Chem.Atom, str] | None:
-    """(the carbonyl oxygen, a name) when ``carbon`` is the C=O carbon of an amide, urea, carbamate, ester or
+def _amide_type_carbonyl(carbon: Chem.Atom) -> str | None:
+    """A name ("a urea") when ``carbon`` is the C=O carbon of an amide, urea, carbamate, ester or
     carbonate (a carbonyl with one or two single-bonded N or O neighbours); ``None`` otherwise."""
     if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic():
         return None
@@ -702,7 +702,7 @@ def _amide_type_carbonyl(carbon: Chem.Atom) -> tuple[Chem.Atom, str] | None:
     kind = _ACYL_KIND.get(tuple(sorted(hetero)))
     if kind == "an ester" and hydroxy:
         kind = "a carboxylic acid"
-    return (oxo, kind) if oxo is not None and kind is not None else None
+    return kind if oxo is not None else None
 
 
 def _amide_condensations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
@@ -725,17 +725,12 @@ def _amide_condensations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int,
             c_react, n_react = rmap.get(mc), rmap.get(mn)
             if c_react is None or n_react is None:
                 continue
-            hit = _amide_type_carbonyl(c_react)
-            if hit is None or _same_fragment(reactants, c_react, n_react):
+            kind = _amide_type_carbonyl(c_react)
+            if kind is None or _same_fragment(reactants, c_react, n_react):
                 continue
-            oxo, kind = hit
-            if oxo.GetAtomMapNum() and oxo.GetAtomMapNum() in pmap:
-                kept = product.GetBondBetweenAtoms(c.GetIdx(), pmap[oxo.GetAtomMapNum()].GetIdx())
-                if kept is not None and kept.GetBondType() == Chem.BondType.DOUBLE:
-                    continue  # the C=O stays: an acylation of the amine, not a condensation
             if any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(c).GetAtomicNum() == 8
                    for b in c.GetBonds()):
-                continue  # the product carbon still carries a C=O (an unmapped oxygen): an acylation
+                continue  # the product carbon still carries a C=O: an acylation of the amine, not a condensation
             if any(b.GetBondType() == Chem.BondType.SINGLE and b.GetOtherAtom(c).GetAtomicNum() == 8
                    and b.GetOtherAtom(c).GetTotalNumHs() for b in c.GetBonds()):
                 continue  # C(OH)=N: an amide or hydroxamic acid drawn as its imidic-acid tautomer (an acylation)

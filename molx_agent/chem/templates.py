@@ -192,6 +192,8 @@ def resolve_template_ids(names_or_ids: str | Iterable[str], *, strict: bool = Tr
 
 # ----------------------------------------------------------------------------------------- removed atoms
 def _counterpart_maps(reaction: rdChemReactions.ChemicalReaction) -> set[int]:
+    """Map numbers (non-zero) of the template's precursor-side atoms: a product-side atom with none has no
+    counterpart."""
     return {a.GetAtomMapNum() for t in reaction.GetProducts() for a in t.GetAtoms() if a.GetAtomMapNum()}
 
 
@@ -202,21 +204,17 @@ def removed_atom_count(reaction: rdChemReactions.ChemicalReaction) -> int:
     ``[O:2]-[CH2]-c1ccccc1>>[OH:2].BrCc1ccccc1``): RDKit removes the product atoms they match and builds the group
     anew.  Templates extracted from mapped reactions map every product-side atom (0 here).
     """
-    kept = _counterpart_maps(reaction)
-    return sum(1 for t in reaction.GetReactants() for a in t.GetAtoms()
-               if not a.GetAtomMapNum() or a.GetAtomMapNum() not in kept)
+    return removal_signature(reaction)[0]
 
 
 def removal_signature(reaction: rdChemReactions.ChemicalReaction) -> tuple[int, int]:
     """(:func:`removed_atom_count`, how many of the template's product-side bonds join such an atom to one with a
     counterpart): what an outcome that removes exactly the matched group loses (:func:`removes_only_matched_atoms`)."""
     kept = _counterpart_maps(reaction)
-    boundary = 0
-    for t in reaction.GetReactants():
-        for b in t.GetBonds():
-            ends = [b.GetBeginAtom().GetAtomMapNum(), b.GetEndAtom().GetAtomMapNum()]
-            boundary += sum(1 for n in ends if n and n in kept) == 1
-    return removed_atom_count(reaction), boundary
+    removed = sum(1 for t in reaction.GetReactants() for a in t.GetAtoms() if a.GetAtomMapNum() not in kept)
+    boundary = sum((b.GetBeginAtom().GetAtomMapNum() in kept) != (b.GetEndAtom().GetAtomMapNum() in kept)
+                   for t in reaction.GetReactants() for b in t.GetBonds())
+    return removed, boundary
 
 
 def removes_only_matched_atoms(outcome: tuple[Chem.Mol, ...], product: Chem.Mol, signature: tuple[int, int]) -> bool:

@@ -28,7 +28,7 @@ from typing import Any
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem, RDLogger
 
-from molx_agent.chem.templates import removal_signature, removes_only_matched_atoms
+from molx_agent.chem.templates import MatchedRemovalOnly
 from molx_agent.retro.fast_rdchiral import _write_and_clear_maps, run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.sn2_stereo import invert_substitution_centres
@@ -211,10 +211,9 @@ class UniqueOutcomes:
     """
 
     def __init__(self, reaction: Any) -> None:
-        self._reaction = reaction
-        self._template_sizes = tuple(p.GetNumAtoms() for p in reaction.GetProducts())
         # a template with unmapped product-side atoms keeps only outcomes that remove just the atoms those matched
-        self.removal = removal_signature(reaction)
+        self._reaction = MatchedRemovalOnly(reaction)
+        self._template_sizes = tuple(p.GetNumAtoms() for p in reaction.GetProducts())
 
     def _matched(self, outcome: tuple[Chem.Mol, ...]) -> frozenset[int]:
         """The product atoms the template's atoms matched (their ``react_atom_idx``)."""
@@ -230,8 +229,6 @@ class UniqueOutcomes:
         if _application_expired():  # see application_deadline: no new outcomes once the time is up
             return ()
         outcomes = self._reaction.RunReactants(reactants, *args, **kwargs)
-        if self.removal[0] and outcomes:
-            outcomes = tuple(o for o in outcomes if removes_only_matched_atoms(o, reactants[0], self.removal))
         if len(outcomes) < 2:
             return outcomes
         groups: dict[frozenset[int], list[int]] = {}
