@@ -23,7 +23,11 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   nitrogen or a carbamate oxygen (Beak, Hoppe) or two halogens (dichloromethyllithium) do, and an alpha-oxy or
   alpha-amino carbon joined to an arene or to a C-H partner is spared (Minisci, cross-dehydrogenative coupling). A
   carbon that keeps its hydrogens (a Grignard, organolithium, organozinc or boronate carbon, a Barbier halide) is never
-  flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one.
+  flagged, nor is an sp2 or sp carbon (arene, alkene, terminal alkyne, cyanide), nor an explicitly charged one. When
+  the partner is an aryl halide or sulfonate on a ring that nothing activates for S_N_Ar, only the carbons a Pd- or
+  Ni-catalysed arylation takes count as activated (:func:`_arylation_activated`: next to C=O, C=N, C#N, a heteroatom,
+  an alkene or alkyne, a 2- or 4-azinylmethyl or diarylmethyl carbon): sertraline's 1-tetralone "arylated" at its
+  benzylic C4 by 3,4-dichlorobromobenzene, which a remote ring carbonyl alone would let pass, is flagged.
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
   that carries a free aryl N-H: the halide alkylates the nitrogen first, and Lewis acids complex the amine.
 - ``electrophile_coupling``: a new C-C bond between two carbons that each lose a halide or a sulfonate, where
@@ -162,6 +166,19 @@ from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
 
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
 #: oxygen in :func:`_leaves_alkyl`).
+#: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
+_ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
+                   "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
+                   "next to a heteroatom")
+#: Appended to ``unactivated_carbanion`` when the carbon carries an acyl halide (:func:`_acyl_halide_carbon`).
+_KETENE_TEXT = ("; the carbon carries an acyl halide, which a base turns into the ketene (HCl is eliminated), so it "
+                "gives no enolate: the alpha carbon is alkylated as the ester, nitrile or acid dianion and the acid "
+                "chloride made afterwards")
+#: Appended to ``unactivated_carbanion`` when the partner is an acetal, aminal or orthoester carbon
+#: (:func:`_acetal_partner_activated`).
+_ACETAL_TEXT = ("; an acetal, aminal or orthoester carbon condenses only with a C-H that a carbonyl, nitrile, nitro "
+                "or azine makes acidic (DMF dimethyl acetal with a ketone, the Leimgruber-Batcho enamine of an "
+                "o-nitrotoluene), not with a diarylmethane or a plain allylic C-H")
 _HALOGENS = {17, 35, 53}
 #: Every halogen, fluorine included (an acyl fluoride, a CF2 carbenoid carbon).
 _ALL_HALOGENS = frozenset({9, 17, 35, 53})
@@ -407,6 +424,80 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
             if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE):
                 return True  # alpha to C=O, C=N, C#N; allylic; propargylic
     return n_aryl >= 2  # diarylmethane, fluorene
+
+
+def _acyl_halide_carbon(carbon: Chem.Atom) -> bool:
+    """Whether ``carbon`` is the C=O carbon of an acyl halide (an acid chloride's alpha C-H is no enolate donor:
+    a base eliminates HCl to the ketene; diphenylacetyl chloride and triethylamine are a ketene preparation)."""
+    return (carbon.GetAtomicNum() == 6 and any(nb.GetAtomicNum() in _HALOGENS for nb in carbon.GetNeighbors())
+            and any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(carbon).GetAtomicNum() == 8
+                    for b in carbon.GetBonds()))
+
+
+def _arylation_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) -> bool:
+    """Whether an sp3 C-H can be arylated by an aryl halide or sulfonate that no ring activates for S_N_Ar: the
+    carbon is an enolate, nitrile or nitronate carbon (next to C=O, C=N, C#N: the Pd- or Ni-catalysed
+    alpha-arylation), allylic or propargylic (vinylogous), next to a heteroatom (sulfone, alpha-amino or alpha-oxy
+    C-H: photoredox arylation), a 2- or 4-azinylmethyl carbon (:func:`_azine_activates`: the benzylic arylation of
+    picolines) or doubly benzylic (deprotonative cross-coupling of diarylmethanes). A benzylic C-H whose ring carries
+    an acyl group further away (the C4 of 1-tetralone, an o-toluate) is not: an aryl halide takes no S_N_Ar from
+    it, and a Pd catalyst arylates the enolate's alpha carbon instead."""
+    n_aryl = 0
+    for nb in atom.GetNeighbors():
+        if partner_map and nb.GetAtomMapNum() == partner_map:
+            continue
+        if nb.GetAtomicNum() != 6:
+            return True
+        if nb.GetIsAromatic():
+            n_aryl += 1
+            if any(nb.GetIdx() in ring and _azine_activates(mol, nb, ring)
+                   for ring in mol.GetRingInfo().AtomRings()):
+                return True
+            continue
+        if any(bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE) for bond in nb.GetBonds()
+               if bond.GetOtherAtomIdx(nb.GetIdx()) != atom.GetIdx()):
+            return True
+    return n_aryl >= 2
+
+
+def _acetal_carbon(c_react: Chem.Atom, c_prod: Chem.Atom) -> bool:
+    """Whether sp3 carbon ``c`` is an acetal, aminal or orthoester carbon (two or more single-bonded O or N
+    neighbours: a dimethyl acetal, DMF dimethyl acetal, triethyl orthoformate) that loses one of them in the step."""
+    if c_react.GetAtomicNum() != 6 or c_react.GetIsAromatic() or c_react.GetHybridization() != Chem.HybridizationType.SP3:
+        return False
+    if sum(b.GetBondType() == Chem.BondType.SINGLE and b.GetOtherAtom(c_react).GetAtomicNum() in (7, 8)
+           for b in c_react.GetBonds()) < 2:
+        return False
+    return any(nb.GetAtomicNum() in (7, 8) for nb in _lost_neighbours(c_react, c_prod))
+
+
+def _acetal_partner_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) -> bool:
+    """Whether an sp3 C-H is acidic enough to condense with an acetal, aminal or orthoester carbon (no strong base
+    survives the acid that ionises an acetal, and DMF dimethyl acetal deprotonates only an acidic C-H): next to a
+    C=O, C=N or C#N, next to an activating heteroatom (:func:`_activating_heteroatom`: a sulfone, a nitroalkane), on
+    a ring that takes the charge (:func:`_ring_activates` with ``polar``: 2-picoline, o-nitrotoluene in the
+    Leimgruber-Batcho indole synthesis), or allylic where the alkene is conjugated with an acceptor (a vinylogous
+    ketone). A diarylmethane or a plain allylic C-H is not."""
+    conjugated = False
+    for nb in atom.GetNeighbors():
+        if partner_map and nb.GetAtomMapNum() == partner_map:
+            continue
+        if nb.GetAtomicNum() != 6:
+            if _activating_heteroatom(nb, atom):
+                return True
+            continue
+        if nb.GetIsAromatic():
+            if _ring_activates(mol, nb, atom, polar=True):
+                return True
+            continue
+        for bond in nb.GetBonds():
+            if bond.GetOtherAtomIdx(nb.GetIdx()) == atom.GetIdx():
+                continue
+            if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE):
+                if bond.GetOtherAtom(nb).GetAtomicNum() != 6:
+                    return True  # alpha to C=O, C=N, C#N
+                conjugated = True
+    return conjugated and _charge_reaches_acceptor(mol, atom)
 
 
 def _free_aryl_amine(mol: Chem.Mol, atom_idx: int) -> bool:
@@ -689,16 +780,23 @@ def _amide_type_carbonyl(carbon: Chem.Atom) -> str | None:
     carbonate (a carbonyl with one or two single-bonded N or O neighbours); ``None`` otherwise."""
     if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic():
         return None
-    oxo, hetero, hydroxy = None, [], False
+    oxo, imine, hetero, hydroxy = None, None, [], False
     for bond in carbon.GetBonds():
         nb = bond.GetOtherAtom(carbon)
         if bond.GetBondType() == Chem.BondType.DOUBLE:
-            if nb.GetAtomicNum() != 8 or oxo is not None:
+            if nb.GetAtomicNum() not in (7, 8) or oxo is not None or imine is not None:
                 return None
-            oxo = nb
+            if nb.GetAtomicNum() == 8:
+                oxo = nb
+            else:
+                imine = nb
         elif bond.GetBondType() == Chem.BondType.SINGLE and nb.GetAtomicNum() in (7, 8):
             hetero.append(nb.GetAtomicNum())
             hydroxy = hydroxy or (nb.GetAtomicNum() == 8 and nb.GetTotalNumHs() > 0)
+    if imine is not None:  # C(OH)=N: an amide or lactam drawn as its imidic-acid (lactim) tautomer
+        if hydroxy and hetero == [8] and imine.GetFormalCharge() == 0:
+            return "a lactam drawn as its lactim" if carbon.IsInRing() else "an amide drawn as its imidic acid"
+        return None
     kind = _ACYL_KIND.get(tuple(sorted(hetero)))
     if kind == "an ester" and hydroxy:
         kind = "a carboxylic acid"
@@ -973,6 +1071,11 @@ _CONDENSING = tuple((name, forms, _smarts(sma)) for name, forms, sma in SELF_CON
 #: its salt.  8 of the 82,226 distinct molecules of the USPTO-50K training reactions are drawn so (2-bromoethylamine
 #: and the like, bought as salts), and no intermediate of the ref-lin-600 and PaRoutes reference routes is one.
 _BETA_HALOAMINE = _smarts(f"[$({SELF_REACTIVE_NUCLEOPHILES[0][1]})]-[CX4]-[CX4;!$(C(F)F)][Cl,Br,I]")
+#: A free hydroxyl on a carbon that carries a halogen (trifluoromethanol, a 1-haloalkanol, a difluorocarbinol): it
+#: loses the hydrogen halide to the carbonyl compound (trifluoromethanol to carbonyl fluoride above about -20 C), so
+#: it is never isolated or bought (riluzole's route of 2026-12-03 "deprotected" methyl trifluoromethyl ether to it).
+#: Chloral and trifluoroacetaldehyde hydrates, whose halogens sit on the next carbon, are not matched.
+_ALPHA_HALO_ALCOHOL = _smarts("[OX2H;+0][CX4][F,Cl,Br,I]")
 
 
 def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
@@ -995,7 +1098,8 @@ def self_reactive(smiles: str) -> str | None:
     (intermolecularly, or to a ring) as soon as the free base exists, a free primary or secondary alcohol or a thiol
     beside an acyl halide (:data:`SELF_REACTIVE_OXY_NUCLEOPHILES`: a lactone, oligoester or thioester), a free alkyl
     amine beside a beta-keto ester or 1,3-diketone (:data:`SELF_CONDENSING_CARBONYLS`), which condense to an enamine,
-    or a 2-haloethylamine, which closes an aziridine.  Such a molecule is handled
+    a 2-haloethylamine, which closes an aziridine, or a hydroxyl on a halogen-bearing carbon (trifluoromethanol),
+    which loses the hydrogen halide.  Such a molecule is handled
     only as its ammonium salt or with the nucleophile protected, so a route that makes it as drawn skips a step.
     ``None``: nothing, or unparsable; a SMILES without N and without a halogen is answered without parsing."""
     if "N" not in smiles and "n" not in smiles and not any(x in smiles for x in ("Cl", "Br", "I", "F")):
@@ -1003,6 +1107,10 @@ def self_reactive(smiles: str) -> str | None:
     mol = _parse(smiles)
     if mol is None:
         return None
+    if mol.HasSubstructMatch(_ALPHA_HALO_ALCOHOL):
+        return ("a hydroxyl on a carbon that carries a halogen (trifluoromethanol, a 1-haloalkanol): it loses the "
+                "hydrogen halide to a carbonyl compound (carbonyl fluoride, an acyl halide, an aldehyde) as it forms, "
+                "so it is no isolable intermediate or reagent")
     electrophiles = [(name, forms, hits) for name, forms, pat in _ELECTROPHILES
                      if (hits := mol.GetSubstructMatches(pat))]
     if not electrophiles:
@@ -1767,12 +1875,26 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 continue
             if not a.GetIsAromatic() and a.GetHybridization() == Chem.HybridizationType.SP3:
                 partner_loses_h = b.GetTotalNumHs() > pmap[b_map].GetTotalNumHs()
-                if not _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h):
+                arylation = (b.GetIsAromatic() and not partner_loses_h and _leaving_atom(b, pmap[b_map]) is not None
+                             and not _snar_ring(reactants, b)[1])  # an aryl halide that no ring activates
+                acetal = not b.GetIsAromatic() and _acetal_carbon(b, pmap[b_map])
+                ketene = any(_acyl_halide_carbon(nb) for nb in a.GetNeighbors() if nb.GetAtomMapNum() != b_map)
+                if ketene:
+                    activated = False
+                elif arylation:
+                    activated = _arylation_activated(reactants, a, b_map)
+                elif acetal:
+                    activated = _acetal_partner_activated(reactants, a, b_map)
+                else:
+                    activated = _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h)
+                if not activated:
                     n_h = a.GetTotalNumHs()
                     label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "
                              f"{_marked(reactants, [a_map])}")
                     out.append({"code": "unactivated_carbanion", "atoms": [a_map, b_map],
-                                "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)})
+                                "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)
+                                + (_KETENE_TEXT if ketene else _ARYLATION_TEXT if arylation
+                                   else _ACETAL_TEXT if acetal else "")})
             elif a.GetIsAromatic() and not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):
                     out.append({"code": "aniline_c_alkylation", "atoms": [a_map, b_map],

@@ -76,6 +76,93 @@ def test_activated_or_organometallic_carbons_are_not_flagged(mapped):
     assert codes(mapped) == []
 
 
+# sertraline's first route (a general template): 3,4-dichlorobromobenzene "arylates" 1-tetralone at its benzylic C4
+SERTRALINE_C4_ARYLATION = (
+    "[Cl:1][c:2]1[cH:3][cH:4][c:5](Br)[cH:6][c:7]1[Cl:8].[O:9]=[C:10]1[CH2:11][CH2:12][CH2:13][c:14]2[cH:15][cH:16]"
+    "[cH:17][cH:18][c:19]21>>[O:9]=[C:10]1[CH2:11][CH2:12][CH:13]([c:5]3[cH:4][cH:3][c:2]([Cl:1])[c:7]([Cl:8])[cH:6]3)"
+    "[c:14]2[cH:15][cH:16][cH:17][cH:18][c:19]21"
+)
+_ARYL_BROMIDE = "[cH:1]1[cH:2][cH:3][c:4](Br)[cH:5][cH:6]1"
+_ARYL = "[c:4]2[cH:1][cH:2][cH:3][cH:5][cH:6]2"
+
+
+def test_an_aryl_halide_arylating_a_benzylic_ch_that_only_a_remote_ring_carbonyl_activates_is_flagged():
+    flags = step_mechanism(SERTRALINE_C4_ARYLATION)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and flags[0]["atoms"] == [13, 5]
+    assert "alpha-arylation" in flags[0]["reason"]
+    # toluene's methyl and an aryl bromide: no carbanion, no S_N_Ar
+    toluene = (f"{_ARYL_BROMIDE}.[CH3:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+               f"[c:8]1([CH2:7]{_ARYL})[cH:9][cH:10][cH:11][cH:12][cH:13]1")
+    assert codes(toluene) == ["unactivated_carbanion"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the Pd-catalysed alpha-arylation of the same ketone, at C2 next to the carbonyl
+    "[Cl:1][c:2]1[cH:3][cH:4][c:5](Br)[cH:6][c:7]1[Cl:8].[O:9]=[C:10]1[CH2:11][CH2:12][CH2:13][c:14]2[cH:15][cH:16]"
+    "[cH:17][cH:18][c:19]21>>[O:9]=[C:10]1[CH:11]([c:5]3[cH:4][cH:3][c:2]([Cl:1])[c:7]([Cl:8])[cH:6]3)[CH2:12][CH2:13]"
+    "[c:14]2[cH:15][cH:16][cH:17][cH:18][c:19]21",
+    # phenylacetonitrile's CH2 (alpha to the nitrile)
+    f"{_ARYL_BROMIDE}.[N:14]#[C:15][CH2:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+    f"[N:14]#[C:15][CH:7]({_ARYL})[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1",
+    # 2-picoline's methyl (the benzylic arylation of azaarylmethanes)
+    f"{_ARYL_BROMIDE}.[CH3:7][c:8]1[cH:9][cH:10][cH:11][cH:12][n:13]1>>"
+    f"[c:8]1([CH2:7]{_ARYL})[cH:9][cH:10][cH:11][cH:12][n:13]1",
+    # an o-toluate's lateral carbanion onto 4-fluoronitrobenzene (S_N_Ar: the partner's ring is activated)
+    "[O-:20][N+:21](=[O:22])[c:1]1[cH:2][cH:3][c:4](F)[cH:5][cH:6]1.[CH3:7][c:8]1[c:9]([C:30](=[O:31])[O:32][CH3:33])"
+    "[cH:10][cH:11][cH:12][cH:13]1>>[O-:20][N+:21](=[O:22])[c:1]1[cH:2][cH:3][c:4]([CH2:7][c:8]2[c:9]([C:30](=[O:31])"
+    "[O:32][CH3:33])[cH:10][cH:11][cH:12][cH:13]2)[cH:5][cH:6]1",
+])
+def test_aryl_halide_arylations_of_activated_ch_are_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
+# amitriptyline's first route of 2026-12-03: dibenzosuberane's doubly benzylic CH2 "condensed" with
+# 3-(dimethylamino)propanal dimethyl acetal to the exocyclic alkene
+AMITRIPTYLINE_ACETAL = (
+    "[CH3:1][O:2][CH:3]([CH2:4][CH2:5][N:6]([CH3:7])[CH3:8])[O:9][CH3:10].[cH:11]1[cH:12][cH:13][c:14]2[c:15]([cH:16]1)"
+    "[CH2:17][CH2:18][c:19]1[cH:20][cH:21][cH:22][cH:23][c:24]1[CH2:25]2>>[CH3:7][N:6]([CH3:8])[CH2:5][CH2:4][CH:3]="
+    "[C:25]1[c:14]2[cH:13][cH:12][cH:11][cH:16][c:15]2[CH2:17][CH2:18][c:19]2[cH:20][cH:21][cH:22][cH:23][c:24]21"
+)
+_DMF_DMA = "[CH3:1][O:2][CH:3]([O:4][CH3:5])[N:6]([CH3:7])[CH3:8]"
+
+
+def test_an_enolate_alkylation_of_an_acid_chloride_is_flagged():
+    # loperamide's first route of 2026-12-03: diphenylacetyl chloride "alkylated" by 1-bromo-2-chloroethane
+    # (a base makes diphenylketene); the same alkylation of diphenylacetonitrile is sound
+    aryl2 = "([c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)[c:14]1[cH:15][cH:16][cH:17][cH:18][cH:19]1"
+    acid_chloride = (f"Br[CH2:1][CH2:2][Cl:3].[O:4]=[C:5]([Cl:6])[CH:7]{aryl2}>>"
+                     f"[O:4]=[C:5]([Cl:6])[C:7]([CH2:1][CH2:2][Cl:3]){aryl2}")
+    flags = step_mechanism(acid_chloride)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and "ketene" in flags[0]["reason"]
+    nitrile = f"Br[CH2:1][CH2:2][Cl:3].[N:4]#[C:5][CH:7]{aryl2}>>[N:4]#[C:5][C:7]([CH2:1][CH2:2][Cl:3]){aryl2}"
+    assert codes(nitrile) == []
+
+
+def test_a_diarylmethane_condensed_with_an_acetal_is_flagged():
+    flags = step_mechanism(AMITRIPTYLINE_ACETAL)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and flags[0]["atoms"] == [25, 3]
+    assert "acetal" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # DMF dimethyl acetal and acetophenone's methyl (the enaminone)
+    f"{_DMF_DMA}.[CH3:9][C:10](=[O:11])[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1>>"
+    "[CH3:7][N:6]([CH3:8])[CH:3]=[CH:9][C:10](=[O:11])[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1",
+    # Leimgruber-Batcho: o-nitrotoluene's methyl
+    f"{_DMF_DMA}.[CH3:9][c:10]1[cH:11][cH:12][cH:13][cH:14][c:15]1[N+:16](=[O:17])[O-:18]>>"
+    "[CH3:7][N:6]([CH3:8])[CH:3]=[CH:9][c:10]1[cH:11][cH:12][cH:13][cH:14][c:15]1[N+:16](=[O:17])[O-:18]",
+    # triethyl orthoformate and diethyl malonate (the ethoxymethylene malonate)
+    "[CH3:1][CH2:2][O:3][CH:4]([O:5][CH2:6][CH3:7])[O:8][CH2:9][CH3:10].[CH3:11][CH2:12][O:13][C:14](=[O:15])[CH2:16]"
+    "[C:17](=[O:18])[O:19][CH2:20][CH3:21]>>[CH3:1][CH2:2][O:3][CH:4]=[C:16]([C:14](=[O:15])[O:13][CH2:12][CH3:11])"
+    "[C:17](=[O:18])[O:19][CH2:20][CH3:21]",
+    # the gamma-methyl of 3-methylcyclohex-2-enone (vinylogous)
+    f"{_DMF_DMA}.[CH3:9][C:10]1=[CH:11][C:12](=[O:13])[CH2:14][CH2:15][CH2:16]1>>"
+    "[CH3:7][N:6]([CH3:8])[CH:3]=[CH:9][C:10]1=[CH:11][C:12](=[O:13])[CH2:14][CH2:15][CH2:16]1",
+])
+def test_acidic_ch_condensed_with_an_acetal_is_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
 @pytest.mark.parametrize("mapped", [
     # an aldol at the lactam's beta carbon (the alpha CH2 is the acidic one)
     "[CH2:4]1[CH2:5][NH:6][C:7](=[O:8])[CH2:9]1.[CH3:1][CH:2]=[O:3]>>[CH3:1][CH:2]([OH:3])[CH:4]1[CH2:5][NH:6][C:7]"
@@ -428,6 +515,11 @@ def test_acylations_without_an_alcohol_carbon_are_not_flagged(mapped):
     assert codes(mapped) == []
 
 
+_ALPHA_HALO_ALCOHOL = ("a hydroxyl on a carbon that carries a halogen (trifluoromethanol, a 1-haloalkanol): it loses "
+                       "the hydrogen halide to a carbonyl compound (carbonyl fluoride, an acyl halide, an aldehyde) as "
+                       "it forms, so it is no isolable intermediate or reagent")
+
+
 @pytest.mark.parametrize("smiles, what", [
     # n5-02230's intermediate: a benzylamine and an aryl isothiocyanate
     ("NCc1ccc(Cl)c(N=C=S)c1", "a free alkyl amine and an isothiocyanate in one molecule: they give a thiourea"),
@@ -452,12 +544,18 @@ def test_acylations_without_an_alcohol_carbon_are_not_flagged(mapped):
     ("CC(O)c1ccc(C(=O)Cl)cc1", "a free primary or secondary alcohol and an acyl halide in one molecule: they give an "
                                "ester (a lactone or an oligoester)"),
     ("SCC(=O)Cl", "a thiol and an acyl halide in one molecule: they give a thioester"),
+    # riluzole's route of 2026-12-03 made trifluoromethanol (it loses HF to carbonyl fluoride); a 1-chloroalkanol
+    ("OC(F)(F)F", _ALPHA_HALO_ALCOHOL),
+    ("CCC(O)Cl", _ALPHA_HALO_ALCOHOL),
 ])
 def test_a_free_amine_beside_an_acylating_group_is_self_reactive(smiles, what):
     assert self_reactive(smiles) == what
 
 
 @pytest.mark.parametrize("smiles", [
+    # halogens on the next carbon: chloral hydrate, trifluoroacetaldehyde hydrate, 2,2,2-trifluoroethanol, a
+    # trifluoromethyl carbinol; methyl trifluoromethyl ether (no hydroxyl)
+    "OC(O)C(Cl)(Cl)Cl", "OC(O)C(F)(F)F", "OCC(F)(F)F", "OC(c1ccccc1)C(F)(F)F", "COC(F)(F)F",
     "CC(C)(C)OC(=O)NCCC(=O)Cl",  # the amine protected (Boc)
     "[NH3+]CCC(=O)Cl",  # the ammonium salt
     "CN(C)CCC(=O)Cl",  # a tertiary amine: no N-H to acylate
@@ -1189,6 +1287,12 @@ def test_published_substitutions_beside_a_kept_aryl_boron_or_silicon_group_are_n
     assert "ipso_substitution" not in [f["code"] for f in step_mechanism(mapped)]
 
 
+_N_METHYLPIPERAZINE = "[CH3:1][N:2]1[CH2:3][CH2:4][NH:5][CH2:6][CH2:7]1"
+_DIBENZODIAZEPINE = "[c:11]2[cH:12][c:13]([Cl:14])[cH:15][cH:16][c:17]2[NH:18][c:19]2[cH:20][cH:21][cH:22][cH:23][c:24]21"
+_CLOZAPINE = ("[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([C:9]2=[N:10][c:11]3[cH:12][c:13]([Cl:14])[cH:15][cH:16][c:17]3[NH:18]"
+              "[c:19]3[cH:20][cH:21][cH:22][cH:23][c:24]32)[CH2:6][CH2:7]1")
+
+
 @pytest.mark.parametrize("mapped, atoms, kind", [
     (UREA_GUANIDINE, [2, 4], "a urea"),
     # N,N-dimethylacetamide + aniline -> the N,N-dimethylacetamidine
@@ -1198,6 +1302,11 @@ def test_published_substitutions_beside_a_kept_aryl_boron_or_silicon_group_are_n
     ("[CH3:1][CH2:2][O:3][C:4](=[O:5])[NH:6][CH3:7].[NH2:8][CH2:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1>>"
      "[CH3:1][CH2:2][O:3][C:4](=[N:8][CH2:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1)[NH:6][CH3:7]", [4, 8],
      "a carbamate"),
+    # clozapine's first route of 2026-12-03: N-methylpiperazine onto the dibenzodiazepinone drawn as its lactim
+    # (C(OH)=N), with no TiCl4 or POCl3; the same step from the lactam as drawn
+    (f"{_N_METHYLPIPERAZINE}.[OH:8][C:9]1=[N:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5],
+     "a lactam drawn as its lactim"),
+    (f"{_N_METHYLPIPERAZINE}.[O:8]=[C:9]1[NH:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5], "an amide"),
 ])
 def test_an_amine_condensed_onto_an_amide_type_carbonyl_is_flagged(mapped, atoms, kind):
     flags = step_mechanism(mapped)
@@ -1224,6 +1333,11 @@ def test_an_amine_condensed_onto_an_amide_type_carbonyl_is_flagged(mapped, atoms
     "[CH3:1][NH:2][CH2:3][CH:4]1[CH2:5][CH2:6][O:7][CH2:8][CH2:9]1",
 ])
 def test_acylations_ring_closures_and_ketone_condensations_are_not_amide_condensations(mapped):
+    assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+def test_a_lactim_condensation_that_names_its_activator_is_not_flagged():
+    mapped = f"{_N_METHYLPIPERAZINE}.[OH:8][C:9]1=[N:10]{_DIBENZODIAZEPINE}.Cl[Ti](Cl)(Cl)Cl>>{_CLOZAPINE}"
     assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]
 
 
