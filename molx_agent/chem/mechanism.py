@@ -792,8 +792,8 @@ def _amide_type_carbonyl(carbon: Chem.Atom) -> str | None:
                 imine = nb
         elif bond.GetBondType() == Chem.BondType.SINGLE and nb.GetAtomicNum() in (7, 8):
             hetero.append(nb.GetAtomicNum())
-            hydroxy = hydroxy or (nb.GetAtomicNum() == 8 and nb.GetTotalNumHs() > 0)
-    if imine is not None:  # C(OH)=N: an amide or lactam drawn as its imidic-acid (lactim) tautomer
+            hydroxy = hydroxy or (nb.GetAtomicNum() == 8 and (nb.GetTotalNumHs() > 0 or nb.GetFormalCharge() < 0))
+    if imine is not None:  # C(OH)=N or C(O-)=N: an amide or lactam drawn as its imidic-acid (lactim) tautomer or anion
         if hydroxy and hetero == [8] and imine.GetFormalCharge() == 0:
             return "a lactam drawn as its lactim" if carbon.IsInRing() else "an amide drawn as its imidic acid"
         return None
@@ -830,7 +830,8 @@ def _amide_condensations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int,
                    for b in c.GetBonds()):
                 continue  # the product carbon still carries a C=O: an acylation of the amine, not a condensation
             if any(b.GetBondType() == Chem.BondType.SINGLE and b.GetOtherAtom(c).GetAtomicNum() == 8
-                   and b.GetOtherAtom(c).GetTotalNumHs() for b in c.GetBonds()):
+                   and (b.GetOtherAtom(c).GetTotalNumHs() or b.GetOtherAtom(c).GetFormalCharge() < 0)
+                   for b in c.GetBonds()):
                 continue  # C(OH)=N: an amide or hydroxamic acid drawn as its imidic-acid tautomer (an acylation)
             if c.GetTotalNumHs() != c_react.GetTotalNumHs():
                 continue  # the carbon gains hydrogen: a reduction (an amide or ester to the amine), not a condensation

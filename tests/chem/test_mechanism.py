@@ -1307,6 +1307,9 @@ _CLOZAPINE = ("[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([C:9]2=[N:10][c:11]3[cH:12][c:13
     (f"{_N_METHYLPIPERAZINE}.[OH:8][C:9]1=[N:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5],
      "a lactam drawn as its lactim"),
     (f"{_N_METHYLPIPERAZINE}.[O:8]=[C:9]1[NH:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5], "an amide"),
+    # the agent's answer after it had avoided the lactim step: the lactim drawn as its anion
+    (f"{_N_METHYLPIPERAZINE}.[O-:8][C:9]1=[N:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5],
+     "a lactam drawn as its lactim"),
 ])
 def test_an_amine_condensed_onto_an_amide_type_carbonyl_is_flagged(mapped, atoms, kind):
     flags = step_mechanism(mapped)
