@@ -158,6 +158,7 @@ or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechan
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 from rdkit import Chem, rdBase
@@ -406,24 +407,36 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
     hydrogens: a carbanion's partner), when only :func:`_activating_heteroatom` ones do; an alpha O or N radical or
     iminium joins an arene or a C-H partner too (Minisci, cross-dehydrogenative coupling)."""
     n_aryl = 0
+    for kind, nb in _alpha_neighbours(atom, partner_map):
+        if kind == "hetero":
+            if not polar or _activating_heteroatom(nb, atom):
+                return True  # an alpha heteroatom: dithiane, sulfone, phosphonate, nitroalkane, silyl, boryl
+        elif kind == "aryl":
+            n_aryl += 1
+            if _ring_activates(mol, nb, atom, polar):
+                return True
+        elif kind != "alkyl":
+            return True  # alpha to C=O, C=N, C#N; allylic; propargylic
+    return n_aryl >= 2  # diarylmethane, fluorene
+
+
+def _alpha_neighbours(atom: Chem.Atom, partner_map: int) -> Iterator[tuple[str, Chem.Atom]]:
+    """``(kind, neighbour)`` for each neighbour of ``atom`` but the new bond's partner (map ``partner_map``):
+    ``hetero`` (not a carbon), ``aryl`` (an aromatic carbon), ``pi_hetero`` (a carbon double- or triple-bonded to a
+    heteroatom: C=O, C=N, C#N), ``pi_carbon`` (an alkene or alkyne carbon) or ``alkyl``."""
     for nb in atom.GetNeighbors():
         if partner_map and nb.GetAtomMapNum() == partner_map:
             continue
         if nb.GetAtomicNum() != 6:
-            if not polar or _activating_heteroatom(nb, atom):
-                return True  # an alpha heteroatom: dithiane, sulfone, phosphonate, nitroalkane, silyl, boryl
+            yield "hetero", nb
             continue
         if nb.GetIsAromatic():
-            n_aryl += 1
-            if _ring_activates(mol, nb, atom, polar):
-                return True
+            yield "aryl", nb
             continue
-        for bond in nb.GetBonds():
-            if bond.GetOtherAtomIdx(nb.GetIdx()) == atom.GetIdx():
-                continue
-            if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE):
-                return True  # alpha to C=O, C=N, C#N; allylic; propargylic
-    return n_aryl >= 2  # diarylmethane, fluorene
+        pi = [b.GetOtherAtom(nb).GetAtomicNum() for b in nb.GetBonds()
+              if b.GetOtherAtomIdx(nb.GetIdx()) != atom.GetIdx()
+              and b.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE)]
+        yield ("pi_hetero" if any(z != 6 for z in pi) else "pi_carbon" if pi else "alkyl"), nb
 
 
 def _acyl_halide_carbon(carbon: Chem.Atom) -> bool:
@@ -443,19 +456,13 @@ def _arylation_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) -> bo
     an acyl group further away (the C4 of 1-tetralone, an o-toluate) is not: an aryl halide takes no S_N_Ar from
     it, and a Pd catalyst arylates the enolate's alpha carbon instead."""
     n_aryl = 0
-    for nb in atom.GetNeighbors():
-        if partner_map and nb.GetAtomMapNum() == partner_map:
-            continue
-        if nb.GetAtomicNum() != 6:
-            return True
-        if nb.GetIsAromatic():
+    for kind, nb in _alpha_neighbours(atom, partner_map):
+        if kind == "aryl":
             n_aryl += 1
             if any(nb.GetIdx() in ring and _azine_activates(mol, nb, ring)
                    for ring in mol.GetRingInfo().AtomRings()):
                 return True
-            continue
-        if any(bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE) for bond in nb.GetBonds()
-               if bond.GetOtherAtomIdx(nb.GetIdx()) != atom.GetIdx()):
+        elif kind != "alkyl":
             return True
     return n_aryl >= 2
 
@@ -479,24 +486,12 @@ def _acetal_partner_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) 
     Leimgruber-Batcho indole synthesis), or allylic where the alkene is conjugated with an acceptor (a vinylogous
     ketone). A diarylmethane or a plain allylic C-H is not."""
     conjugated = False
-    for nb in atom.GetNeighbors():
-        if partner_map and nb.GetAtomMapNum() == partner_map:
-            continue
-        if nb.GetAtomicNum() != 6:
-            if _activating_heteroatom(nb, atom):
-                return True
-            continue
-        if nb.GetIsAromatic():
-            if _ring_activates(mol, nb, atom, polar=True):
-                return True
-            continue
-        for bond in nb.GetBonds():
-            if bond.GetOtherAtomIdx(nb.GetIdx()) == atom.GetIdx():
-                continue
-            if bond.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE):
-                if bond.GetOtherAtom(nb).GetAtomicNum() != 6:
-                    return True  # alpha to C=O, C=N, C#N
-                conjugated = True
+    for kind, nb in _alpha_neighbours(atom, partner_map):
+        if kind == "pi_hetero" or (kind == "hetero" and _activating_heteroatom(nb, atom)):
+            return True  # alpha to C=O, C=N, C#N; a sulfone, a nitroalkane
+        if kind == "aryl" and _ring_activates(mol, nb, atom, polar=True):
+            return True
+        conjugated = conjugated or kind == "pi_carbon"
     return conjugated and _charge_reaches_acceptor(mol, atom)
 
 
