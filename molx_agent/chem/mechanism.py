@@ -167,19 +167,6 @@ from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
 
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
 #: oxygen in :func:`_leaves_alkyl`).
-#: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
-_ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
-                   "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
-                   "next to a heteroatom")
-#: Appended to ``unactivated_carbanion`` when the carbon carries an acyl halide (:func:`_acyl_halide_carbon`).
-_KETENE_TEXT = ("; the carbon carries an acyl halide, which a base turns into the ketene (HCl is eliminated), so it "
-                "gives no enolate: the alpha carbon is alkylated as the ester, nitrile or acid dianion and the acid "
-                "chloride made afterwards")
-#: Appended to ``unactivated_carbanion`` when the partner is an acetal, aminal or orthoester carbon
-#: (:func:`_acetal_partner_activated`).
-_ACETAL_TEXT = ("; an acetal, aminal or orthoester carbon condenses only with a C-H that a carbonyl, nitrile, nitro "
-                "or azine makes acidic (DMF dimethyl acetal with a ketone, the Leimgruber-Batcho enamine of an "
-                "o-nitrotoluene), not with a diarylmethane or a plain allylic C-H")
 _HALOGENS = {17, 35, 53}
 #: Every halogen, fluorine included (an acyl fluoride, a CF2 carbenoid carbon).
 _ALL_HALOGENS = frozenset({9, 17, 35, 53})
@@ -236,6 +223,20 @@ MECHANISM_TEXT = {
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
 }
+
+#: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
+_ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
+                   "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
+                   "next to a heteroatom")
+#: Appended to ``unactivated_carbanion`` when the carbon carries an acyl halide (:func:`_acyl_halide_carbon`).
+_KETENE_TEXT = ("; the carbon carries an acyl halide, which a base turns into the ketene (HCl is eliminated), so it "
+                "gives no enolate: the alpha carbon is alkylated as the ester, nitrile or acid dianion and the acid "
+                "chloride made afterwards")
+#: Appended to ``unactivated_carbanion`` when the partner is an acetal, aminal or orthoester carbon
+#: (:func:`_acetal_partner_activated`).
+_ACETAL_TEXT = ("; an acetal, aminal or orthoester carbon condenses only with a C-H that a carbonyl, nitrile, nitro "
+                "or azine makes acidic (DMF dimethyl acetal with a ketone, the Leimgruber-Batcho enamine of an "
+                "o-nitrotoluene), not with a diarylmethane or a plain allylic C-H")
 
 
 def _parse(smiles: str) -> Chem.Mol | None:

@@ -127,7 +127,7 @@ def step_key(step: str) -> tuple[tuple[str, ...], str] | None:
     return tuple(sorted(reactants)), product  # type: ignore[arg-type]
 
 
-_step_key = step_key
+_step_key = step_key  # the name before it was public
 
 
 def _forward_validator() -> Callable[..., dict[str, Any]] | None:
@@ -225,7 +225,7 @@ class RetroStarSearch:
         self.validation_time_s = 0.0
         self._cut_predictions: dict[str, list[Any]] = {}  # cut-short tables (this search only)
         self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
-        self.excluded_steps = frozenset(filter(None, (_step_key(x) for x in config.exclude_steps)))
+        self.excluded_steps = frozenset(filter(None, (step_key(x) for x in config.exclude_steps)))
         self.n_analog_shortcuts = 0
         self.n_implausible = 0
         self.target = target
