@@ -25,6 +25,12 @@ Four questions:
   primary amine or thiol that would protonate it (``organometallic_quenchers``, an ``incompatible_group`` warning of
   the route judgement): recorded reactions that do so anyway use excess reagent or a dianion.
 
+- ``halogenating``: on the recorded USPTO-50K reactions and on the reference steps of RetroCast benchmarks
+  (``--benchmark``, repeatable), the steps with a deoxyhalogenating reagent among the precursors (POCl3, POBr3, PCl5,
+  PCl3, PBr3, SOCl2, SOBr2, oxalyl chloride: ``chem.fg_warnings.halogenating_reagent``) and how many keep a free
+  aliphatic alcohol or thiol it would attack (``halogenating_reagent_conflicts``, an ``incompatible_group`` warning
+  of the route judgement): a published step that does so is a false alarm or a record's omission.
+
 ``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` looks at
 (``aromatic_substitutions``: electrophilic substitutions at an aromatic C-H, by ring, benzene or other, and kind),
 the denominator of its rate.
@@ -36,6 +42,7 @@ Usage::
     uv run python benchmarks/mechanism_flags.py molecules --records R.jsonl[.gz] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py references [--benchmark B.json.gz] [--examples 5] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py organometallic [--examples 5] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py halogenating [--benchmark B.json.gz ...] [--examples 5] [--out OUT.json]
 """
 
 from __future__ import annotations
@@ -131,6 +138,61 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
             if len(shown) < examples:
                 shown.append(rxn)
     return {"reactions": dict(n), "organometallic_steps": dict(with_metal), "flagged": dict(fired),
+            "groups": dict(groups), "examples": shown}
+
+
+def _unmapped(smiles: str) -> str:
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return smiles
+    for atom in mol.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return Chem.MolToSmiles(mol)
+
+
+def halogenating(examples: int, benchmarks: list[Path], data: Path = DATA) -> dict[str, Any]:
+    """Steps with a deoxyhalogenating reagent among the precursors, on USPTO-50K and on reference routes (each distinct
+    mapped step once per benchmark), and those that keep a free aliphatic alcohol or thiol the reagent attacks."""
+    from molx_agent.chem.fg_warnings import halogenating_reagent, halogenating_reagent_conflicts
+
+    def steps() -> Iterator[tuple[str, str]]:
+        for split, rxn in literature_reactions(data):
+            yield f"uspto50k:{split}", rxn
+        for path in benchmarks:
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                targets = json.load(fh)["targets"]
+            seen: set[str] = set()
+            for target in targets.values():
+                tree = (target.get("ground_truth") or {}).get("target")
+                for _, _, mapped, _ in _reference_nodes(tree) if tree else ():
+                    if mapped and mapped not in seen:
+                        seen.add(mapped)
+                        yield path.name.split(".")[0], mapped
+
+    n: Counter[str] = Counter()
+    with_reagent: Counter[str] = Counter()
+    fired: Counter[str] = Counter()
+    groups: Counter[str] = Counter()
+    shown: list[dict[str, str]] = []
+    for source, rxn in steps():
+        n[source] += 1
+        if "Cl" not in rxn and "Br" not in rxn:
+            continue  # a cheap filter before parsing: every reagent holds Cl or Br
+        reactants, _, product = rxn.partition(">>")
+        precursors = [_unmapped(x) for x in reactants.split(".")]
+        reagent = halogenating_reagent(precursors)
+        if reagent is None:
+            continue
+        with_reagent[f"{source}:{reagent}"] += 1
+        kept = halogenating_reagent_conflicts(precursors, _unmapped(product))
+        if kept:
+            fired[f"{source}:{reagent}"] += 1
+            groups.update(kept)
+            if len(shown) < examples:
+                shown.append({"source": source, "reaction": rxn})
+    return {"steps": dict(n), "steps_with_reagent": dict(with_reagent), "flagged": dict(fired),
             "groups": dict(groups), "examples": shown}
 
 
@@ -338,7 +400,25 @@ def main(argv: list[str] | None = None) -> int:
     orgm = sub.add_parser("organometallic", help="organometallic steps of USPTO-50K that keep a protic group")
     orgm.add_argument("--examples", type=int, default=5)
     orgm.add_argument("--out", type=Path)
+    halo = sub.add_parser("halogenating", help="deoxyhalogenation steps that keep a free alcohol or thiol")
+    halo.add_argument("--benchmark", type=Path, action="append", default=[])
+    halo.add_argument("--examples", type=int, default=5)
+    halo.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.mode == "halogenating":
+        missing = [str(p) for p in args.benchmark if not p.is_file()]
+        if missing or not (DATA / "train_mapped.csv.gz").is_file():
+            print(f"input not found: {', '.join(missing) or DATA}", file=sys.stderr)
+            return 2
+        try:
+            result = halogenating(args.examples, args.benchmark)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"cannot read a benchmark: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(result, indent=1))
+        if args.out:
+            atomic_write_json(args.out, result)
+        return 0
     if args.mode == "references":
         if not args.benchmark.is_file():
             print(f"benchmark file not found: {args.benchmark}", file=sys.stderr)

@@ -104,6 +104,22 @@ _ORGANOMETALLIC_PATTERN = Chem.MolFromSmarts("[#6;!$([#6]#[#7])]~[Li,Mg,Zn,Cu,Na
 #: Groups whose proton such a reagent takes before it reacts at carbon.
 _ORGANOMETALLIC_QUENCHERS = FORBIDDEN_GROUPS["grignard"]
 
+#: The deoxyhalogenating reagents a route writes as precursors (canonical SMILES -> name): POCl3 and POBr3 (a lactam's
+#: or hydroxy-azine's chloride or bromide), PCl5, PCl3, PBr3, SOCl2, SOBr2 and oxalyl chloride (an alcohol's or an
+#: acid's halide).
+_HALOGENATING_REAGENTS: dict[str, str] = {
+    Chem.MolToSmiles(Chem.MolFromSmiles(smiles)): name for smiles, name in (
+        ("O=P(Cl)(Cl)Cl", "POCl3"), ("O=P(Br)(Br)Br", "POBr3"), ("ClP(Cl)(Cl)(Cl)Cl", "PCl5"), ("ClP(Cl)Cl", "PCl3"),
+        ("BrP(Br)Br", "PBr3"), ("O=S(Cl)Cl", "SOCl2"), ("O=S(Br)Br", "SOBr2"), ("O=C(Cl)C(=O)Cl", "oxalyl chloride"),
+    )
+}
+#: The groups such a reagent halogenates, phosphorylates or sulfinylates as well, by the kind they belong to: a free
+#: aliphatic alcohol or a thiol.  Not a phenol or an aniline (the reference routes keep them beside POCl3 and SOCl2:
+#: a 2-aminopyrimidinone chlorinated), not a carboxylic acid (its acid chloride is hydrolysed back on work-up), not
+#: an alkyl amine (it stands as its hydrochloride: ethanolamine's 2-chloroethylamine).
+_HALOGENATED_GROUPS: dict[str, str] = {"primary_alcohol": "alcohol", "secondary_alcohol": "alcohol",
+                                       "tertiary_alcohol": "alcohol", "thiol": "thiol"}
+
 #: An acyclic ether with at least one sp3 carbon (methyl, methoxyethyl, MOM, benzyl ethers; not a diaryl ether).
 _ALKYL_ETHER_PATTERN = Chem.MolFromSmarts("[OX2;!R]([CX4])[#6;!$([#6]=[O,S,N])]")
 
@@ -184,7 +200,10 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
       ortho-carbonyl's chelation or one equivalent at low temperature. Whatever the reaction type's name, an
       organometallic precursor (RLi, RMgX, RZnX, a cuprate) beside a carboxylic acid, alcohol, phenol, primary amine
       or thiol the product keeps: the reagent is protonated first (ibuprofen's isobutylzinc coupled to a bromoaryl
-      propionic acid); excess reagent or a protection step the route does not show.
+      propionic acid); excess reagent or a protection step the route does not show. Likewise a deoxyhalogenating
+      reagent (POCl3, POBr3, PCl5, PCl3, PBr3, SOCl2, SOBr2, oxalyl chloride) beside a free aliphatic alcohol or
+      thiol the product keeps, when the step consumes none of that kind (capecitabine's uracil chlorinated by POCl3
+      beside the sugar's free diol; the published syntheses acetylate it first).
 
     Returns ``[{code, groups, reason}]``; empty when nothing conflicts or a SMILES does not parse.
     """
@@ -215,6 +234,15 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                   "ether is selectively cleaved only beside an ortho carbonyl or with one equivalent "
                                   "in the cold; install that ether after the cleavage, or protect the phenol "
                                   "differently)"})
+    reagent = halogenating_reagent(precursors)
+    if reagent is not None:
+        flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
+        for n in _halogenated(consumed, spectators):
+            if n not in flagged:
+                out.append({"code": "incompatible_group", "groups": [n],
+                            "reason": f"the {n.replace('_', ' ')} the product keeps would be halogenated, "
+                                      f"phosphorylated or sulfinylated by {reagent} as well (protect it, e.g. as an "
+                                      "acetate or silyl ether, or change the order)"})
     if has_organometallic(precursors):
         flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
         for n in _quenchers(consumed, spectators):
@@ -230,6 +258,36 @@ def has_organometallic(precursors: list[str]) -> bool:
     """Whether a precursor is an organometallic reagent: a carbon bonded to Li, Mg, Zn, Cu, Na, K or Cs, other than a
     cyanide's (CuCN and Zn(CN)2 are no base); an alkoxide or an amide base (O-Na, N-Li) is not one."""
     return any(as_mol(smi).HasSubstructMatch(_ORGANOMETALLIC_PATTERN) for smi in precursors)
+
+
+def halogenating_reagent(precursors: list[str]) -> str | None:
+    """The name of the deoxyhalogenating reagent among ``precursors`` (POCl3, POBr3, PCl5, PCl3, PBr3, SOCl2, SOBr2,
+    oxalyl chloride), or ``None``."""
+    for smi in precursors:
+        if "Cl" not in smi and "Br" not in smi:
+            continue
+        try:
+            name = _HALOGENATING_REAGENTS.get(Chem.MolToSmiles(as_mol(smi)))
+        except Exception:  # noqa: BLE001 - an unparsable precursor is no reagent here (validation rejects it)
+            continue
+        if name is not None:
+            return name
+    return None
+
+
+def _halogenated(consumed: set[str], spectators: set[str]) -> list[str]:
+    """The kept groups a deoxyhalogenating reagent attacks; none of a kind the step itself consumes (an alcohol
+    chlorinated or phosphorylated beside another: one of two like groups, ``competing_site``)."""
+    kinds = {_HALOGENATED_GROUPS[n] for n in consumed if n in _HALOGENATED_GROUPS}
+    return [n for n, kind in _HALOGENATED_GROUPS.items() if n in spectators and n not in consumed and kind not in kinds]
+
+
+def halogenating_reagent_conflicts(precursors: list[str], product: str) -> list[str]:
+    """The groups of ``precursors`` that the product keeps and that the step's deoxyhalogenating reagent would attack
+    as well (empty when no precursor is one): the rule ``step_selectivity`` applies to such a step."""
+    if halogenating_reagent(precursors) is None:
+        return []
+    return _halogenated(*_consumed_and_spectators(precursors, product))
 
 
 def _quenchers(consumed: set[str], spectators: set[str]) -> list[str]:
@@ -324,6 +382,8 @@ __all__ = [
     "check_deprotection_safety",
     "check_fg_conflicts",
     "check_reaction_compatibility",
+    "halogenating_reagent",
+    "halogenating_reagent_conflicts",
     "normalize_reaction_type",
     "step_selectivity",
     "suggest_protection_needs",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from molx_agent.chem.fg_warnings import step_selectivity
+from molx_agent.chem.fg_warnings import halogenating_reagent, step_selectivity
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
 
@@ -67,6 +67,38 @@ def test_organometallic_without_a_kept_proton_is_clean():
     assert step_selectivity(["C[Mg]Br", "O=Cc1ccccc1"], "CC(O)c1ccccc1", "Grignard Addition") == []
     # a Rosenmund-von Braun cyanation beside a phenol: copper(I) cyanide is no base (a recorded USPTO-50K step)
     assert step_selectivity(["N#C[Cu]", "Oc1ccc(-c2ccc(Br)cc2)cc1"], "N#Cc1ccc(-c2ccc(O)cc2)cc1", "Cyanation") == []
+
+
+def test_deoxyhalogenating_reagent_beside_a_kept_alcohol_is_an_incompatible_group():
+    # capecitabine's first route at 30 s (default stock): the uracil chlorinated by POCl3 beside the sugar's free
+    # 2',3'-diol (the published syntheses acetylate the diol first), whatever the step's name
+    uracil = "O=c1[nH]c(=O)n([C@@H]2O[C@H](CI)[C@@H](O)[C@H]2O)cc1F"
+    chloride = "O=c1nc(Cl)c(F)cn1[C@@H]1O[C@H](CI)[C@@H](O)[C@H]1O"
+    for name in ("Deoxychlorination of Heteroaryl Lactam (POCl3)", None):
+        found = step_selectivity(["O=P(Cl)(Cl)Cl", uracil], chloride, name)
+        assert codes(found) == {("incompatible_group", ("secondary_alcohol",))}
+        assert "POCl3" in found[0]["reason"]
+    # an acid chloride made by oxalyl chloride beside a primary alcohol (a search's route, all-600 run)
+    found = step_selectivity(["NC(=O)c1c(F)ccc(O[C@H](CO)C(=O)O)c1F", "O=C(Cl)C(=O)Cl"],
+                             "NC(=O)c1c(F)ccc(O[C@H](CO)C(=O)Cl)c1F", "Acid chloride formation")
+    assert ("incompatible_group", ("primary_alcohol",)) in codes(found)
+    assert halogenating_reagent(["CCO", "ClS(Cl)=O"]) == "SOCl2"
+    assert halogenating_reagent(["CCO", "ClC(Cl)Cl"]) is None
+
+
+def test_deoxyhalogenating_reagent_beside_groups_it_spares_is_clean():
+    # a 2-aminopyrimidinone and a hydroxyquinoline's phenol kept beside POCl3 (published reference steps); an
+    # acid kept beside SOCl2 (its acid chloride is hydrolysed back on work-up); ethanolamine's 2-chloroethylamine
+    # (the amine stands as its hydrochloride); one of two alcohols chlorinated (the step consumes an alcohol: one of
+    # two like groups, not this rule)
+    assert step_selectivity(["O=P(Cl)(Cl)Cl", "Cc1nc(N)cc(O)n1"], "Cc1nc(N)cc(Cl)n1", None) == []
+    assert step_selectivity(["O=S(Cl)Cl", "O=C(O)c1cc(S(=O)(=O)N2CCC(CO)CC2)ccc1Cl"],
+                            "O=C(O)c1cc(S(=O)(=O)N2CCC(CCl)CC2)ccc1Cl", None) == []
+    assert step_selectivity(["O=S(Cl)Cl", "NCCO"], "NCCCl", None) == []
+    assert step_selectivity(["O=S(Cl)Cl", "OCCC(O)CO"], "ClCCC(O)CO", None) == []
+    # the same diol without the reagent written (a record that leaves POCl3 out) is not judged by this rule
+    assert step_selectivity(["O=c1[nH]c(=O)n([C@@H]2O[C@H](C)[C@@H](O)[C@H]2O)cc1F"],
+                            "O=c1nc(Cl)c(F)cn1[C@@H]1O[C@H](C)[C@@H](O)[C@H]1O", None) == []
 
 
 def test_clean_steps_have_no_conflict():
