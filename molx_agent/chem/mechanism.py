@@ -158,6 +158,7 @@ or separation the record leaves out: see ``docs/benchmarks.md``, section "Mechan
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -224,6 +225,16 @@ MECHANISM_TEXT = {
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
 }
 
+#: Appended to ``unactivated_carbanion`` when the carbon is a bridgehead whose enolate Bredt's rule forbids.
+_BREDT_TEXT = ("; the carbonyl or alkene next to it cannot take the charge: the carbon is a bridgehead, and its "
+               "enolate or allyl anion would put a double bond there (Bredt's rule; 2-adamantanone enolises at no "
+               "carbon at all)")
+#: ``amide_condensation`` for a carbon nucleophile added to an N-H amide or lactam (:func:`_nh_amide_additions`).
+_NH_AMIDE_ADDITION_TEXT = ("the carbon nucleophile ({nucleophile}) adds to the carbonyl of an amide or lactam that "
+                           "carries an N-H ({atom}): the base or organometallic takes that N-H first, and the amidate "
+                           "it gives is no electrophile, so forward the step needs the amide activated (a lactim "
+                           "ether, an imidoyl chloride or thiolactam, an N-Boc or N-acyl lactam), which it does not "
+                           "name")
 #: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
 _ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
                    "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
@@ -251,6 +262,57 @@ def _parse(smiles: str) -> Chem.Mol | None:
 
 def _mapped_atoms(mol: Chem.Mol) -> dict[int, Chem.Atom]:
     return {a.GetAtomMapNum(): a for a in mol.GetAtoms() if a.GetAtomMapNum()}
+
+
+def _adopt_orphan_maps(reactants: Chem.Mol, product: Chem.Mol) -> None:
+    """Give the reactant atoms that a template wrote unmapped the map numbers of the product atoms they became.
+
+    A named template that adds a group as unmapped atoms (the methyl of ``CI`` in an alpha-methylation, the bromine
+    of NBS, a Boc group) yields a step whose product numbers those atoms (every product atom carries a number)
+    while the reactants number them 900 and up or not at all, so the new bond to the group is invisible. Each
+    connected set of such product atoms is matched, by element and bond, to reactant atoms that carry no product
+    number (the first match, atoms used once); a set that matches nothing stays as it is. A fully mapped record
+    (USPTO-50K, PaRoutes) has no such atom and is left unchanged."""
+    rmaps = {a.GetAtomMapNum() for a in reactants.GetAtoms() if a.GetAtomMapNum()}
+    orphans = [a.GetIdx() for a in product.GetAtoms() if a.GetAtomMapNum() and a.GetAtomMapNum() not in rmaps]
+    if not orphans:
+        return
+    pmaps = {a.GetAtomMapNum() for a in product.GetAtoms() if a.GetAtomMapNum()}
+    free = {a.GetIdx() for a in reactants.GetAtoms() if a.GetAtomMapNum() not in pmaps}
+    left = set(orphans)
+    while left:
+        seed = min(left)
+        component, stack = [], [seed]
+        left.discard(seed)
+        while stack:  # the connected set of orphan atoms around ``seed``
+            i = stack.pop()
+            component.append(i)
+            for nb in product.GetAtomWithIdx(i).GetNeighbors():
+                if nb.GetIdx() in left:
+                    left.discard(nb.GetIdx())
+                    stack.append(nb.GetIdx())
+        component.sort()
+        query = Chem.RWMol()
+        index = {}
+        for i in component:
+            atom = product.GetAtomWithIdx(i)
+            index[i] = query.AddAtom(Chem.Atom(atom.GetAtomicNum()))
+        for bond in product.GetBonds():
+            b, e = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+            if b in index and e in index:
+                query.AddBond(index[b], index[e], Chem.BondType.UNSPECIFIED)
+        patt = Chem.MolFromSmarts(Chem.MolToSmarts(query)) if query.GetNumBonds() else None
+        if patt is None:  # one atom: any free reactant atom of its element
+            z = product.GetAtomWithIdx(component[0]).GetAtomicNum()
+            matches = [(a.GetIdx(),) for a in reactants.GetAtoms() if a.GetAtomicNum() == z]
+        else:
+            matches = reactants.GetSubstructMatches(patt, uniquify=False, maxMatches=100)
+        for match in matches:
+            if all(j in free for j in match):
+                for i, j in zip(component, match, strict=True):
+                    reactants.GetAtomWithIdx(j).SetAtomMapNum(product.GetAtomWithIdx(i).GetAtomMapNum())
+                    free.discard(j)
+                break
 
 
 def _new_bonds(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[tuple[Chem.Atom, Chem.Atom]]:
@@ -409,6 +471,8 @@ def _activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, polar: bool = F
     iminium joins an arene or a C-H partner too (Minisci, cross-dehydrogenative coupling)."""
     n_aryl = 0
     for kind, nb in _alpha_neighbours(atom, partner_map):
+        if kind in ("pi_hetero", "pi_carbon") and atom.IsInRing() and _bredt_violation(mol, atom, nb) is not None:
+            continue  # the enolate or allyl anion would put a double bond at a bridgehead (2-adamantanone's C1)
         if kind == "hetero":
             if not polar or _activating_heteroatom(nb, atom):
                 return True  # an alpha heteroatom: dithiane, sulfone, phosphonate, nitroalkane, silyl, boryl
@@ -841,6 +905,36 @@ def _amide_condensations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int,
     return out
 
 
+def _nh_amide_additions(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                        new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int]]:
+    """(carbonyl carbon map, nucleophilic carbon map) for each new C-C bond that joins a carbon of one precursor to the
+    C=O carbon of an amide or lactam of another whose nitrogen carries a hydrogen (``_amide_type_carbonyl`` "an
+    amide"), the carbon losing its C=O (a carbinolamine or an enamine forms), when no precursor is an activator
+    (``_CARBONYL_ACTIVATORS``).  A base or an organometallic takes the N-H first, and the amidate is no electrophile;
+    a tertiary amide (a Weinreb amide, an N-Boc lactam) is not matched."""
+    out: list[tuple[int, int]] = []
+    if any(reactants.HasSubstructMatch(patt) for patt in _CARBONYL_ACTIVATORS):
+        return out
+    for x, y in new:
+        for c, nu in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6 or nu.GetAtomicNum() != 6:
+                continue
+            c_react, nu_react = rmap.get(c.GetAtomMapNum()), rmap.get(nu.GetAtomMapNum())
+            if c_react is None or nu_react is None or _amide_type_carbonyl(c_react) != "an amide":
+                continue
+            if not any(nb.GetAtomicNum() == 7 and nb.GetTotalNumHs() for nb in c_react.GetNeighbors()):
+                continue  # a tertiary amide: organometallics add to it (a Weinreb ketone synthesis)
+            if _same_fragment(reactants, c_react, nu_react):
+                continue  # a ring closure onto the amide (a Camps or Madelung cyclisation): heat and base drive it
+            if c.GetIsAromatic():
+                continue  # a heteroaromatic ring built round the amide carbon (an oxazole): a cyclocondensation
+            if any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(c).GetAtomicNum() == 8
+                   for b in c.GetBonds()):
+                continue  # the C=O stays: the amide carbon was not attacked as a carbonyl
+            out.append((c.GetAtomMapNum(), nu.GetAtomMapNum()))
+    return out
+
+
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
     return any(a.GetIdx() in frag and b.GetIdx() in frag for frag in Chem.GetMolFrags(mol))
 
@@ -976,20 +1070,111 @@ def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, C
 #: ring makes a transient species (cyclohexyne, 1,2-cyclohexadiene), not a starting material or an intermediate one
 #: can isolate. (RDKit reads no cis/trans on a double bond in a ring under 8 atoms, so a trans-cycloheptene cannot
 #: be written, and is not checked.)
-MIN_RING = {"triple bond": 8, "allene": 9}
+MIN_RING = {"triple bond": 8, "allene": 9, "trans double bond": 8}
+
+#: Atoms written outside brackets (a ring-closure digit follows an atom; digits inside brackets are counts and maps).
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+
+
+def _ring_closures(smiles: str) -> int:
+    """How many ring-closure digits ``smiles`` holds (each ring two): bracket contents are not counted."""
+    return sum(ch.isdigit() for ch in _BRACKETS.sub("", smiles))
+
+
+#: A non-aromatic double bond from an atom with three ring bonds to one with two (needs ring information).
+_BRIDGEHEAD_DOUBLE_BOND = Chem.MolFromSmarts("[x3]=[x2]")
+
+
+def _shortest_ring_through(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom, x: Chem.Atom) -> int | None:
+    """Atoms in the smallest ring that holds the bonds ``x-a`` and ``a-b`` (a path from ``b`` to ``x`` that avoids
+    ``a``, plus ``a``), or ``None`` when there is none."""
+    start, goal, skip = b.GetIdx(), x.GetIdx(), a.GetIdx()
+    depth = {start: 1}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for i in frontier:
+            for nb in mol.GetAtomWithIdx(i).GetNeighbors():
+                j = nb.GetIdx()
+                if j == skip or j in depth:
+                    continue
+                depth[j] = depth[i] + 1
+                if j == goal:
+                    return depth[j] + 1
+                nxt.append(j)
+        frontier = nxt
+    return None
+
+
+def _bridgehead_double_bond(mol: Chem.Mol) -> str | None:
+    """An anti-Bredt double bond: a ring double bond at a bridgehead atom ``a`` (three ring neighbours ``b``, ``x``,
+    ``y``) whose partner ``b`` has one other ring neighbour, so both rings through the double bond (``x-a=b`` and
+    ``y-a=b``) run on through that neighbour and the bond is trans in one of them (Wiseman); when even the larger
+    of the two smallest such rings has fewer than 8 atoms (trans-cyclooctene is the smallest isolable trans
+    cycloalkene) the molecule cannot be isolated: bicyclo[2.2.1]hept-1-ene, bicyclo[2.2.2]oct-1-ene, adamantene,
+    not bicyclo[3.3.1]non-1-ene (its trans ring has 8 atoms) nor a fused ring's double bond (octalins, indenes)."""
+    if not mol.HasSubstructMatch(_BRIDGEHEAD_DOUBLE_BOND):  # a C++ screen: the Python walk below is the slow part
+        return None
+    for bond in mol.GetBonds():
+        if bond.GetBondType() != Chem.BondType.DOUBLE or bond.GetIsAromatic() or not bond.IsInRing():
+            continue
+        for a, b in ((bond.GetBeginAtom(), bond.GetEndAtom()), (bond.GetEndAtom(), bond.GetBeginAtom())):
+            largest = _bredt_violation(mol, a, b)
+            if largest is not None:
+                return (f"a double bond at a bridgehead atom (Bredt's rule: trans in a ring of {largest} atoms at "
+                        "most)")
+    return None
+
+
+def _ring_bonded(mol: Chem.Mol, atom: Chem.Atom, skip: int = -1) -> list[Chem.Atom]:
+    """The neighbours of ``atom`` joined to it by a ring bond (but atom index ``skip``)."""
+    return [nb for nb in atom.GetNeighbors()
+            if nb.GetIdx() != skip and mol.GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).IsInRing()]
+
+
+def _bredt_violation(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> int | None:
+    """The larger ring in which a double bond ``a=b`` (drawn or not: the enolate of a ketone at ``b``) would be trans,
+    when ``a`` is a bridgehead and that ring is under 8 atoms (Bredt's rule forbids the bond); ``None`` otherwise.
+    See :func:`_bridgehead_double_bond`."""
+    ring_nbs = _ring_bonded(mol, a)
+    if len(ring_nbs) != 3 or b.GetIdx() not in {nb.GetIdx() for nb in ring_nbs}:
+        return None
+    if len(_ring_bonded(mol, b, skip=a.GetIdx())) != 1:
+        return None  # a fused ring's double bond (cis in both rings), or a bond between two bridgeheads
+    x, y = (nb for nb in ring_nbs if nb.GetIdx() != b.GetIdx())
+    rings = [_shortest_ring_through(mol, a, b, x), _shortest_ring_through(mol, a, b, y)]
+    if None in rings:
+        return None
+    largest = max(rings)  # type: ignore[type-var]
+    return largest if largest < MIN_RING["trans double bond"] else None
 
 
 @functools.lru_cache(maxsize=65536)
 def strained_ring(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` impossible to isolate as drawn: a triple bond in a ring of fewer than
-    8 atoms, or an allene in a ring of fewer than 9 (``None``: nothing, or unparsable). Aromatic rings are not
-    concerned; a string without ``#`` or ``=C=`` is answered without parsing, and answers are remembered (the
-    route search asks about every precursor of every proposal, the same molecules many times)."""
+    8 atoms, an allene in a ring of fewer than 9, or a double bond at a bridgehead that Bredt's rule forbids
+    (:func:`_bridgehead_double_bond`; ``None``: nothing, or unparsable). Aromatic rings are not concerned; a string
+    without ``#``, ``=C=``, or ``=`` and two ring closures is answered without parsing, and answers are remembered
+    (the route search asks about every precursor of every proposal, the same molecules many times)."""
+    bredt = "=" in smiles and _ring_closures(smiles) >= 4  # a bridged ring system needs two ring closures at least
     if "#" not in smiles and "=C=" not in smiles:
-        return None
+        if not bredt:
+            return None
+        # only the graph and its rings matter here: the unsanitised parse is several times faster
+        try:
+            with rdBase.BlockLogs():
+                graph = Chem.MolFromSmiles(smiles, sanitize=False)
+            if graph is None:
+                return None
+            Chem.FastFindRings(graph)
+        except Exception:  # noqa: BLE001 - unparsable: no verdict
+            return None
+        return _bridgehead_double_bond(graph)
     mol = _parse(smiles)
     if mol is None:
         return None
+    if bredt and (what := _bridgehead_double_bond(mol)) is not None:
+        return what
     rings = mol.GetRingInfo()
     for bond in mol.GetBonds():
         if not bond.IsInRing() or bond.GetIsAromatic():
@@ -1678,6 +1863,7 @@ def aromatic_substitutions(mapped_reaction: str) -> list[dict[str, Any]]:
     reactants, product = _parse(left), _parse(right)
     if reactants is None or product is None:
         return []
+    _adopt_orphan_maps(reactants, product)
     rmap = _mapped_atoms(reactants)
     return [{"kind": kind, "ring": "benzene" if order is not None else "other", "atoms": pairs}
             for order, _, kind, pairs in _sear_sites(reactants, _new_bonds(reactants, product, rmap), rmap).values()]
@@ -1861,6 +2047,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     reactants, product = _parse(left), _parse(right)
     if reactants is None or product is None:
         return []
+    _adopt_orphan_maps(reactants, product)
     rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
     out: list[dict[str, Any]] = []
     new = _new_bonds(reactants, product, rmap)
@@ -1884,6 +2071,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     activated = _acetal_partner_activated(reactants, a, b_map)
                 else:
                     activated = _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h)
+                bredt = not activated and any(
+                    kind in ("pi_hetero", "pi_carbon") and _bredt_violation(reactants, a, nb) is not None
+                    for kind, nb in _alpha_neighbours(a, b_map)) if a.IsInRing() else False
                 if not activated:
                     n_h = a.GetTotalNumHs()
                     label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "
@@ -1891,7 +2081,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     out.append({"code": "unactivated_carbanion", "atoms": [a_map, b_map],
                                 "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)
                                 + (_KETENE_TEXT if ketene else _ARYLATION_TEXT if arylation
-                                   else _ACETAL_TEXT if acetal else "")})
+                                   else _ACETAL_TEXT if acetal else "") + (_BREDT_TEXT if bredt else "")})
             elif a.GetIsAromatic() and not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):
                     out.append({"code": "aniline_c_alkylation", "atoms": [a_map, b_map],
@@ -2040,6 +2230,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         out.append({"code": "amide_condensation", "atoms": [mc, mn],
                     "reason": MECHANISM_TEXT["amide_condensation"].format(
                         nitrogen=nitrogen, acyl=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}")})
+    for mc, mnu in _nh_amide_additions(reactants, product, rmap, new):
+        out.append({"code": "amide_condensation", "atoms": [mc, mnu], "reason": _NH_AMIDE_ADDITION_TEXT.format(
+            nucleophile=f"atom {mnu} of {_marked(reactants, [mnu])}", atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

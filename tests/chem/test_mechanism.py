@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from rdkit import Chem
 
-from molx_agent.chem.mechanism import self_reactive, step_mechanism, strained_ring
+from molx_agent.chem.mechanism import aromatic_substitutions, self_reactive, step_mechanism, strained_ring
 from molx_agent.chem.utils import map_free_smiles
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
@@ -387,6 +387,12 @@ def test_every_route_issue_has_a_chinese_summary():
     ("CCOC(=O)[C@@H]1CC#C[C@@H]1N", "a triple bond in a ring of 5 atoms"),  # n5-06144's intermediate
     ("C1CCC#CCC1", "a triple bond in a ring of 7 atoms"),
     ("C1CCC=C=CCC1", "an allene in a ring of 8 atoms"),
+    # memantine's first route of 2026-12-04: an intramolecular Diels-Alder "to" 3-azido-5,7-dimethyladamant-1-ene
+    ("CC12CC3=CC(N=[N+]=[N-])(C1)CC(C)(C3)C2", "a double bond at a bridgehead atom (Bredt's rule: trans in a ring "
+                                              "of 6 atoms at most)"),
+    ("C1CC2=CCC1C2", "a double bond at a bridgehead atom (Bredt's rule: trans in a ring of 6 atoms at most)"),
+    ("C1CC2=CCC(C1)C2", "a double bond at a bridgehead atom (Bredt's rule: trans in a ring of 7 atoms at most)"),
+    ("C1CC2=NCC1CC2", "a double bond at a bridgehead atom (Bredt's rule: trans in a ring of 6 atoms at most)"),
 ])
 def test_strained_rings_are_named(smiles, what):
     assert strained_ring(smiles) == what
@@ -400,6 +406,14 @@ def test_strained_rings_are_named(smiles, what):
     "C=C=CC1CCCCC1",  # an allene outside the ring
     "N#Cc1ccccc1",
     "not a smiles#",
+    "C1CC2=CCCC(C1)C2",  # bicyclo[3.3.1]non-1-ene: trans in its 8-membered ring (isolated by Wiseman)
+    "C1CCCC2=CCCCC(C1)C2",  # bicyclo[5.3.1]undec-1(2)-ene
+    "C1CCC2=C(C1)CCCC2",  # a fused ring's double bond (9,10-octalin)
+    "C1=CC=C2C=CC=CC2=C1",  # naphthalene in Kekule form
+    "C1=CC2CCC1C2",  # norbornene: the double bond is not at the bridgehead
+    "CC1(C)C2CCC1(C)C(=O)C2",  # camphor
+    "CN1C2CC=C(C(=O)OC)C1CC2",  # an anhydroecgonine ester
+    "CC12CC3CC(C)(C1)CC(N)(C3)C2",  # memantine
 ])
 def test_isolable_or_acyclic_units_are_not_strained(smiles):
     assert strained_ring(smiles) is None
@@ -1349,3 +1363,77 @@ def test_an_amide_condensation_that_names_its_activator_is_not_flagged():
     mapped = ("[CH3:1][C:2](=[O:3])[N:4]([CH3:5])[CH3:6].[NH2:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1."
               "O=P(Cl)(Cl)Cl>>[CH3:1][C:2](=[N:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)[N:4]([CH3:5])[CH3:6]")
     assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+_PHENYLACETATE = "[CH3:1][O:2][C:3](=[O:4])[CH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1"
+
+
+def test_a_carbon_nucleophile_added_to_an_nh_lactam_is_an_amide_condensation():
+    # methylphenidate's first route of 2026-12-03: methyl phenylacetate's enolate "added" to 2-piperidone's carbonyl
+    # (then the carbinolamine reduced); the base takes the lactam N-H and the amidate is no electrophile
+    mapped = (f"{_PHENYLACETATE}.[O:12]=[C:13]1[CH2:14][CH2:15][CH2:16][CH2:17][NH:18]1>>"
+              "[CH3:1][O:2][C:3](=[O:4])[CH:5]([c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1)[C:13]1([OH:12])[CH2:14]"
+              "[CH2:15][CH2:16][CH2:17][NH:18]1")
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["amide_condensation"] and flags[0]["atoms"] == [13, 5]
+    assert "N-H" in flags[0]["reason"] and "activated" in flags[0]["reason"]
+    # a Grignard reagent on an N-H amide (to the enamine-free ketone precursor) is the same case
+    grignard = ("[CH3:1][Mg]Br.[O:2]=[C:3]([NH:4][CH3:5])[CH3:6]>>[CH3:1][C:3]([OH:2])([NH:4][CH3:5])[CH3:6]")
+    assert [f["code"] for f in step_mechanism(grignard)] == ["amide_condensation"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # a Weinreb ketone synthesis: the amide has no N-H
+    "[CH3:1][Mg]Br.[O:2]=[C:3]([N:4]([CH3:5])[O:7][CH3:8])[c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1>>"
+    "[CH3:1][C:3](=[O:2])[c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1",
+    # the enolate on the lactam activated as its lactim ether is not an N-H amide
+    f"{_PHENYLACETATE}.[CH3:19][O:12][C:13]1=[N:18][CH2:17][CH2:16][CH2:15][CH2:14]1>>"
+    "[CH3:1][O:2][C:3](=[O:4])[C:5](=[C:13]1[CH2:14][CH2:15][CH2:16][CH2:17][NH:18]1)[c:6]1[cH:7][cH:8][cH:9]"
+    "[cH:10][cH:11]1",
+    # the same enolate on 2-piperidone with POCl3 named (a Vilsmeier-type activation)
+    f"{_PHENYLACETATE}.[O:12]=[C:13]1[CH2:14][CH2:15][CH2:16][CH2:17][NH:18]1.O=P(Cl)(Cl)Cl>>"
+    "[CH3:1][O:2][C:3](=[O:4])[C:5](=[C:13]1[CH2:14][CH2:15][CH2:16][CH2:17][NH:18]1)[c:6]1[cH:7][cH:8][cH:9]"
+    "[cH:10][cH:11]1",
+    # an amide's alpha carbon alkylated keeps the C=O
+    "[CH3:1][C:2](=[O:3])[NH:4][CH3:5].Br[CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>"
+    "[O:3]=[C:2]([CH2:1][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1)[NH:4][CH3:5]",
+    # a Madelung-type ring closure within one molecule
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][c:7]1[NH:8][C:9](=[O:10])[CH3:11]>>"
+    "[CH3:11][c:9]1[cH:1][c:2]2[cH:3][cH:4][cH:5][cH:6][c:7]2[nH:8]1",
+])
+def test_carbon_additions_to_tertiary_activated_or_kept_amides_are_not_flagged(mapped):
+    assert "amide_condensation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+def test_an_enolate_at_a_bridgehead_is_an_unactivated_carbanion():
+    # memantine's next route: 2-adamantanone "methylated" at its bridgehead C1 by MeI; the enolate would put a double
+    # bond at the bridgehead (Bredt's rule), so the alpha C-H is not acidic
+    mapped = ("[CH3:1]I.[CH:2]12[CH2:3][CH:4]3[CH2:5][CH:6]([CH2:7][CH:8]([CH2:9]3)[C:10]1=[O:11])[CH2:12]2>>"
+              "[CH3:1][C:2]12[CH2:3][CH:4]3[CH2:5][CH:6]([CH2:7][CH:8]([CH2:9]3)[C:10]1=[O:11])[CH2:12]2")
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and flags[0]["atoms"] == [2, 1]
+    assert "Bredt" in flags[0]["reason"]
+    # the same methylation at the ring CH of 2-methylcyclohexanone (an enolate forms) and of a
+    # bicyclo[3.3.1]nonan-2-one at C1 (its enolate's trans ring has 8 atoms) is clean
+    assert step_mechanism("[CH3:3]I.[CH3:1][CH:2]1[CH2:4][CH2:5][CH2:6][CH2:7][C:8]1=[O:9]>>"
+                          "[CH3:1][C:2]1([CH3:3])[CH2:4][CH2:5][CH2:6][CH2:7][C:8]1=[O:9]") == []
+    assert step_mechanism("[CH3:1]I.[CH:2]12[CH2:3][CH2:4][CH2:5][CH:6]([CH2:7]1)[CH2:8][CH2:9][C:10]2=[O:11]>>"
+                          "[CH3:1][C:2]12[CH2:3][CH2:4][CH2:5][CH:6]([CH2:7]1)[CH2:8][CH2:9][C:10]2=[O:11]") == []
+
+
+def test_a_named_template_group_written_unmapped_is_judged_like_a_mapped_one():
+    # a named template adds MeI's methyl unmapped: rdchiral numbers it 900 among the reactants while the product
+    # numbers it 1, so the new C-C bond was invisible; the step is judged as the fully mapped one is
+    orphan = ("[CH3:900][I:901].[CH:2]12[CH2:3][CH:4]3[CH2:5][CH:6]([CH2:7][CH:8]([CH2:9]3)[C:10]1=[O:11])[CH2:12]2>>"
+              "[CH3:1][C:2]12[CH2:3][CH:4]3[CH2:5][CH:6]([CH2:7][CH:8]([CH2:9]3)[C:10]1=[O:11])[CH2:12]2")
+    mapped = orphan.replace("[CH3:900][I:901]", "[CH3:1]I")
+    assert [f["code"] for f in step_mechanism(orphan)] == [f["code"] for f in step_mechanism(mapped)] \
+        == ["unactivated_carbanion"]
+    # an NBS bromination written with NBS unmapped, meta to anisole's methoxy: the regiochemistry flag sees it
+    nbs = ("BrN1C(=O)CCC1=O.[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>"
+           "[CH3:1][O:2][c:3]1[cH:4][c:5]([Br:9])[cH:6][cH:7][cH:8]1")
+    assert [f["code"] for f in step_mechanism(nbs)] == ["aromatic_regiochemistry"]
+    assert [s["kind"] for s in aromatic_substitutions(nbs)] == ["bromination"]
+    # a group that matches no reactant atom stays unmapped, and a complete map is not touched
+    assert step_mechanism("[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>"
+                          "[CH3:1][O:2][c:3]1[cH:4][c:5]([Br:9])[cH:6][cH:7][cH:8]1") == []
