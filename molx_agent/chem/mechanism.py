@@ -206,8 +206,8 @@ MECHANISM_TEXT = {
                                "to another position and the step gives another isomer (only a directed "
                                "metalation or a blocking group, which the step does not name, would set this "
                                "site)",
-    "deactivated_arene": "the {kind} substitutes the ring at {atom}, which carries the {groups} and no activating "
-                         "group: a ring that deactivated takes no Friedel-Crafts substitution, so forward the step "
+    "deactivated_arene": "the {kind} substitutes the ring at {atom}, which carries the {groups}{activation}: a "
+                         "ring that deactivated takes no Friedel-Crafts substitution, so forward the step "
                          "gives nothing (the bond is made another way: an organometallic partner, a Pd-catalysed "
                          "coupling, or the group put on after the substitution)",
     "ipso_substitution": "the {kind} at {atom} runs on a molecule that keeps {group} on an aromatic carbon "
@@ -1812,7 +1812,9 @@ def _heteroaryl_verdict(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None
 def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
     """``"pyridine-type ring nitrogen"`` when a Friedel-Crafts substitution (``kind``) is written at carbon ``atom`` of
     a six-membered aromatic ring that holds a pyridine-type nitrogen (pyridine, pyrimidine, the hetero ring of a
-    quinoline) and no heteroatom donor, N-H, ring carbonyl or charged atom (an N-oxide, a pyridone); ``None``
+    quinoline) and no heteroatom donor, N-H, ring carbonyl or charged atom (an N-oxide, a pyridone); the same with a
+    longer reason for a ring with two or three such nitrogens and fewer heteroatom donors than nitrogens
+    (trimethoprim's 2-amino-4-chloropyrimidine "acylated" at C5; a 2,4-diaminopyrimidine is spared); ``None``
     otherwise. The ring nitrogen withdraws and takes the Lewis acid, so no Friedel-Crafts reaction goes there."""
     if not kind.startswith("Friedel-Crafts"):
         return None
@@ -1823,9 +1825,29 @@ def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
     if not any(_pyridine_type(a) for a in members) or any(
             a.GetFormalCharge() or (a.GetAtomicNum() == 7 and a.GetTotalNumHs()) or _ring_carbonyl(a) for a in members):
         return None
-    if _ring_donor(mol, ring, ring):
-        return None  # a donor, or a group whose effect is not judged
+    n_ring_n = sum(_pyridine_type(a) for a in members)
+    donors = _ring_donor_count(mol, ring)
+    if donors is None or (donors and n_ring_n < 2) or donors >= n_ring_n:
+        return None  # a donor on a pyridine ring, as many donors as ring nitrogens, or a group not judged
+    if donors:  # a diazine or triazine that one donor does not make nucleophilic enough (2-aminopyrimidine)
+        return f"{n_ring_n} pyridine-type ring nitrogens, which its one heteroatom donor does not outweigh"
     return "pyridine-type ring nitrogen"
+
+
+def _ring_donor_count(mol: Chem.Mol, ring: tuple[int, ...]) -> int | None:
+    """How many heteroatom donors (:func:`_director`'s strong class) sit on the six-membered aromatic ``ring`` (fused
+    aromatic rings and aryl groups aside); ``None`` when a group there is not judged."""
+    count = 0
+    for idx in ring:
+        ring_atom = mol.GetAtomWithIdx(idx)
+        for sub in ring_atom.GetNeighbors():
+            if sub.GetIdx() in ring or sub.GetIsAromatic():
+                continue
+            found_class = _director(ring_atom, sub, False)
+            if found_class is None:
+                return None
+            count += found_class[0] == _DONOR
+    return count
 
 
 def _ring_donor(mol: Chem.Mol, ring: tuple[int, ...], at: list[int] | tuple[int, ...],
@@ -2214,11 +2236,12 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             site = reactants.GetAtomWithIdx(next(iter(sites)))
             if (groups := _deactivated_azine(reactants, site, kind)) is not None:
                 code, words["groups"] = "deactivated_arene", groups
+                words["activation"] = "" if "donor" in groups else " and no activating group"
             else:
                 words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
                     _heteroaryl_verdict(reactants, site, kind)
         elif (groups := _deactivated_for_friedel_crafts(reactants, order, sites, kind)) is not None:
-            code, words["groups"] = "deactivated_arene", groups
+            code, words["groups"], words["activation"] = "deactivated_arene", groups, " and no activating group"
         else:
             words["why"] = _sear_verdict(reactants, order, sites, kind)
         if None not in words.values():

@@ -1437,3 +1437,30 @@ def test_a_named_template_group_written_unmapped_is_judged_like_a_mapped_one():
     # a group that matches no reactant atom stays unmapped, and a complete map is not touched
     assert step_mechanism("[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>"
                           "[CH3:1][O:2][c:3]1[cH:4][c:5]([Br:9])[cH:6][cH:7][cH:8]1") == []
+
+
+_TRIMETHOXYBENZOYL = "[CH3:1][O:2][c:3]1[cH:4][c:5]([C:6](=[O:7])Cl)[cH:8][c:9]([O:10][CH3:11])[c:12]1[O:13][CH3:14]"
+_TRIMETHOXYBENZOYL_PRODUCT = ("[CH3:1][O:2][c:3]1[cH:4][c:5]([C:6](=[O:7]){ring})[cH:8][c:9]([O:10][CH3:11])[c:12]1"
+                              "[O:13][CH3:14]")
+
+
+def test_a_friedel_crafts_acylation_of_a_monoaminopyrimidine_is_a_deactivated_arene():
+    # trimethoprim's first route of 2026-12-04: 2-amino-4-chloropyrimidine "acylated" at C5 by
+    # 3,4,5-trimethoxybenzoyl chloride; one amino group does not outweigh two ring nitrogens (and is acylated first)
+    mapped = (f"{_TRIMETHOXYBENZOYL}.[NH2:15][c:16]1[n:17][cH:18][cH:19][c:20]([Cl:21])[n:22]1>>"
+              + _TRIMETHOXYBENZOYL_PRODUCT.format(ring="[c:19]2[cH:18][n:17][c:16]([NH2:15])[n:22][c:20]2[Cl:21]"))
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["deactivated_arene"]
+    assert "2 pyridine-type ring nitrogens" in flags[0]["reason"] and "no activating group" not in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("ring_in, ring_out", [
+    # 2,4-diaminopyrimidine: two donors for two ring nitrogens
+    ("[NH2:15][c:16]1[n:17][cH:18][cH:19][c:20]([NH2:21])[n:22]1",
+     "[c:19]2[cH:18][n:17][c:16]([NH2:15])[n:22][c:20]2[NH2:21]"),
+    # 2-aminopyridine: one donor on a pyridine (as before)
+    ("[NH2:15][c:16]1[n:17][cH:18][cH:19][cH:20][cH:22]1", "[c:19]2[cH:18][n:17][c:16]([NH2:15])[cH:22][cH:20]2"),
+])
+def test_friedel_crafts_on_azines_with_enough_donors_is_not_flagged(ring_in, ring_out):
+    mapped = f"{_TRIMETHOXYBENZOYL}.{ring_in}>>" + _TRIMETHOXYBENZOYL_PRODUCT.format(ring=ring_out)
+    assert "deactivated_arene" not in [f["code"] for f in step_mechanism(mapped)]
