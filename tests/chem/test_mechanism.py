@@ -1464,3 +1464,32 @@ def test_a_friedel_crafts_acylation_of_a_monoaminopyrimidine_is_a_deactivated_ar
 def test_friedel_crafts_on_azines_with_enough_donors_is_not_flagged(ring_in, ring_out):
     mapped = f"{_TRIMETHOXYBENZOYL}.{ring_in}>>" + _TRIMETHOXYBENZOYL_PRODUCT.format(ring=ring_out)
     assert "deactivated_arene" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+def test_a_halogen_taken_from_a_solvent_is_flagged():
+    # methotrexate's first route of 2026-12-04: the pteridine's benzylic chloride "from" dichloromethane and the
+    # alcohol (a functional-group-addition template learned from a record that mapped the solvent)
+    mapped = ("[Cl:10][CH2:901][Cl:900].[NH2:1][c:2]1[n:3][c:4]([NH2:5])[c:6]2[n:7][c:8]([CH2:9][OH:902])[cH:11][n:12]"
+              "[c:13]2[n:14]1>>[NH2:1][c:2]1[n:3][c:4]([NH2:5])[c:6]2[n:7][c:8]([CH2:9][Cl:10])[cH:11][n:12][c:13]2[n:14]1")
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["halogen_from_solvent"] and flags[0]["atoms"] == [10]
+    assert "ClCCl" in flags[0]["reason"]
+    judged = judge_route(one_step_graph(["ClCCl", "Nc1nc(N)c2nc(CO)cnc2n1"], "Nc1nc(N)c2nc(CCl)cnc2n1",
+                                        "Functional group addition (FGA)", mapped_reaction=mapped))
+    assert "halogen_from_solvent" in [i["code"] for i in judged["issues"]]
+    # a sound chlorination whose record left thionyl chloride out: medium confidence, not ranked down
+    from molx_agent.retro.judge import MEDIUM_ISSUES, route_rank_tier
+
+    assert "halogen_from_solvent" in MEDIUM_ISSUES and route_rank_tier(["halogen_from_solvent"]) == 0
+
+
+@pytest.mark.parametrize("mapped", [
+    # a methylenedioxy bridge from dichloromethane: the solvent's carbon is built in
+    "[Cl][CH2:7][Cl].[OH:1][c:2]1[cH:3][cH:4][cH:5][cH:6][c:8]1[OH:9]>>[O:1]1[c:2]2[cH:3][cH:4][cH:5][cH:6][c:8]2[O:9][CH2:7]1",
+    # the Appel reaction's carbon tetrachloride is a chlorine source
+    "Cl[C](Cl)(Cl)[Cl:3].[CH3:1][CH2:2][OH:4]>>[CH3:1][CH2:2][Cl:3]",
+    # thionyl chloride
+    "O=S(Cl)[Cl:3].[CH3:1][CH2:2][OH:4]>>[CH3:1][CH2:2][Cl:3]",
+])
+def test_halogen_sources_that_are_reagents_are_not_flagged(mapped):
+    assert "halogen_from_solvent" not in [f["code"] for f in step_mechanism(mapped)]
