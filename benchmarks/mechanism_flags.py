@@ -380,6 +380,19 @@ def _brief(res: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _report(compute: Any, out: Path | None, what: str) -> int:
+    """Print ``compute()``'s result as JSON and write it to ``out``; 2 with a message when ``what`` cannot be read."""
+    try:
+        result = compute()
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"cannot read {what}: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result, indent=1))
+    if out:
+        atomic_write_json(out, result)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="mode", required=True)
@@ -410,28 +423,12 @@ def main(argv: list[str] | None = None) -> int:
         if missing or not (DATA / "train_mapped.csv.gz").is_file():
             print(f"input not found: {', '.join(missing) or DATA}", file=sys.stderr)
             return 2
-        try:
-            result = halogenating(args.examples, args.benchmark)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            print(f"cannot read a benchmark: {exc}", file=sys.stderr)
-            return 2
-        print(json.dumps(result, indent=1))
-        if args.out:
-            atomic_write_json(args.out, result)
-        return 0
+        return _report(lambda: halogenating(args.examples, args.benchmark), args.out, "a benchmark")
     if args.mode == "references":
         if not args.benchmark.is_file():
             print(f"benchmark file not found: {args.benchmark}", file=sys.stderr)
             return 2
-        try:
-            result = references(args.benchmark, args.examples)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            print(f"cannot read benchmark {args.benchmark}: {exc}", file=sys.stderr)
-            return 2
-        print(json.dumps(result, indent=1))
-        if args.out:
-            atomic_write_json(args.out, result)
-        return 0
+        return _report(lambda: references(args.benchmark, args.examples), args.out, f"benchmark {args.benchmark}")
     if args.mode == "molecules":
         missing = [str(p) for p in args.records if not p.is_file()]
         if missing or not args.records:
