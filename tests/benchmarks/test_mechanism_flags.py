@@ -123,3 +123,26 @@ def test_literature_counts_the_aromatic_substitutions_the_regiochemistry_rule_lo
     assert out["aromatic_substitutions"] == {"train:benzene:bromination": 2}
     assert out["flagged"] == {"train:aromatic_regiochemistry": 1}
     assert out["examples"]["aromatic_regiochemistry"] == [meta]
+
+
+def test_halogenating_counts_reagent_steps_and_kept_alcohols(benchmark_script, tmp_path):
+    mf = benchmark_script("mechanism_flags")
+    # POCl3 on a lactam beside a kept secondary alcohol (flagged), SOCl2 turning the only alcohol into a chloride
+    # (not flagged), a step with no such reagent (not counted)
+    pocl3 = ("O=P(Cl)(Cl)[Cl:9].[O:1]=[c:2]1[nH:3][cH:4][cH:5][n:6]1[CH2:7][CH:8]([OH:10])[CH3:11]>>"
+             "[Cl:9][c:2]1[n:3][cH:4][cH:5][n:6]1[CH2:7][CH:8]([OH:10])[CH3:11]")
+    socl2 = "O=S(Cl)[Cl:3].[CH3:1][CH2:2][OH:4]>>[CH3:1][CH2:2][Cl:3]"
+    _write_csv(tmp_path / "train_mapped.csv.gz", ["liu2017_split", "reactants", "product", "mapped_rxn", "confidence"],
+               [["train", "", "", pocl3, "1"], ["train", "", "", socl2, "1"], ["train", "", "", ACETYLATION, "1"]])
+    for split in ("val", "test"):
+        _write_csv(tmp_path / f"gln_split_{split}.csv.gz", ["id", "class", "reactants>reagents>production"], [])
+    bench = tmp_path / "bench.json.gz"
+    with gzip.open(bench, "wt") as fh:
+        json.dump({"targets": {"a": {"ground_truth": {"target": {"smiles": "T", "synthesis_step": {
+            "mapped_smiles": pocl3, "reactants": []}}}}}}, fh)
+    out = mf.halogenating(examples=5, benchmarks=[bench], data=tmp_path)
+    assert out["steps"] == {"uspto50k:train": 3, "bench": 1}
+    assert out["steps_with_reagent"] == {"uspto50k:train:POCl3": 1, "uspto50k:train:SOCl2": 1, "bench:POCl3": 1}
+    assert out["flagged"] == {"uspto50k:train:POCl3": 1, "bench:POCl3": 1}
+    assert out["groups"] == {"secondary_alcohol": 2}
+    assert mf.main(["halogenating", "--benchmark", str(tmp_path / "nope.json.gz")]) == 2
