@@ -310,8 +310,12 @@ def _adopt_orphan_maps(reactants: Chem.Mol, product: Chem.Mol) -> None:
         for bond in product.GetBonds():
             b, e = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
             if b in index and e in index:
-                query.AddBond(index[b], index[e], Chem.BondType.UNSPECIFIED)
-        patt = Chem.MolFromSmarts(Chem.MolToSmarts(query)) if query.GetNumBonds() else None
+                query.AddBond(index[b], index[e], Chem.BondType.SINGLE)
+        patt = None
+        if query.GetNumBonds():  # elements and connectivity only: any bond order matches (an ester's C=O, a ring)
+            params = Chem.AdjustQueryParameters.NoAdjustments()
+            params.makeBondsGeneric = True
+            patt = Chem.AdjustQueryProperties(query.GetMol(), params)
         if patt is None:  # one atom: any free reactant atom of its element
             z = product.GetAtomWithIdx(component[0]).GetAtomicNum()
             matches = [(a.GetIdx(),) for a in reactants.GetAtoms() if a.GetAtomicNum() == z]

@@ -1434,6 +1434,10 @@ def test_a_named_template_group_written_unmapped_is_judged_like_a_mapped_one():
            "[CH3:1][O:2][c:3]1[cH:4][c:5]([Br:9])[cH:6][cH:7][cH:8]1")
     assert [f["code"] for f in step_mechanism(nbs)] == ["aromatic_regiochemistry"]
     assert [s["kind"] for s in aromatic_substitutions(nbs)] == ["bromination"]
+    # a group of several atoms, double bond included: acetyl chloride written unmapped, nitrobenzene acylated
+    acyl = ("CC(=O)Cl.[O-:1][N+:2](=[O:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
+            "[O-:1][N+:2](=[O:3])[c:4]1[cH:5][c:6]([C:11]([CH3:10])=[O:12])[cH:7][cH:8][cH:9]1")
+    assert [f["code"] for f in step_mechanism(acyl)] == ["deactivated_arene"]
     # a group that matches no reactant atom stays unmapped, and a complete map is not touched
     assert step_mechanism("[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>"
                           "[CH3:1][O:2][c:3]1[cH:4][c:5]([Br:9])[cH:6][cH:7][cH:8]1") == []
