@@ -280,9 +280,9 @@ def _adopt_orphan_maps(reactants: Chem.Mol, product: Chem.Mol) -> None:
     A named template that adds a group as unmapped atoms (the methyl of ``CI`` in an alpha-methylation, the bromine
     of NBS, a Boc group) yields a step whose product numbers those atoms (every product atom carries a number)
     while the reactants number them 900 and up or not at all, so the new bond to the group is invisible. Each
-    connected set of such product atoms is matched, by element and bond, to reactant atoms that carry no product
-    number (the first match, atoms used once); a set that matches nothing stays as it is. A fully mapped record
-    (USPTO-50K, PaRoutes) has no such atom and is left unchanged."""
+    connected set of such product atoms is matched, by element and connectivity (any bond order), to reactant atoms
+    that carry no product number (the first match, atoms used once); a set that matches nothing stays as it is. A
+    fully mapped record (USPTO-50K, PaRoutes) has no such atom and is left unchanged."""
     rmaps = {a.GetAtomMapNum() for a in reactants.GetAtoms() if a.GetAtomMapNum()}
     orphans = [a.GetIdx() for a in product.GetAtoms() if a.GetAtomMapNum() and a.GetAtomMapNum() not in rmaps]
     if not orphans:
