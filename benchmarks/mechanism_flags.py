@@ -141,21 +141,12 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
             "groups": dict(groups), "examples": shown}
 
 
-def _unmapped(smiles: str) -> str:
-    from rdkit import Chem
-
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return smiles
-    for atom in mol.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return Chem.MolToSmiles(mol)
-
-
 def halogenating(examples: int, benchmarks: list[Path], data: Path = DATA) -> dict[str, Any]:
     """Steps with a deoxyhalogenating reagent among the precursors, on USPTO-50K and on reference routes (each distinct
     mapped step once per benchmark), and those that keep a free aliphatic alcohol or thiol the reagent attacks."""
     from molx_agent.chem.fg_warnings import halogenating_reagent, halogenating_reagent_conflicts
+    from molx_agent.chem.utils import canonical
+    from molx_agent.errors import ChemistryError
 
     def steps() -> Iterator[tuple[str, str]]:
         for split, rxn in literature_reactions(data):
@@ -181,12 +172,15 @@ def halogenating(examples: int, benchmarks: list[Path], data: Path = DATA) -> di
         if "Cl" not in rxn and "Br" not in rxn:
             continue  # a cheap filter before parsing: every reagent holds Cl or Br
         reactants, _, product = rxn.partition(">>")
-        precursors = [_unmapped(x) for x in reactants.split(".")]
+        try:
+            precursors, product = [canonical(x) for x in reactants.split(".")], canonical(product)
+        except ChemistryError:
+            continue  # an unparsable record: counted among the steps, judged by no rule
         reagent = halogenating_reagent(precursors)
         if reagent is None:
             continue
         with_reagent[f"{source}:{reagent}"] += 1
-        kept = halogenating_reagent_conflicts(precursors, _unmapped(product))
+        kept = halogenating_reagent_conflicts(precursors, product)
         if kept:
             fired[f"{source}:{reagent}"] += 1
             groups.update(kept)

@@ -236,22 +236,24 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                   "differently)"})
     reagent = halogenating_reagent(precursors)
     if reagent is not None:
-        flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
-        for n in _halogenated(consumed, spectators):
-            if n not in flagged:
-                out.append({"code": "incompatible_group", "groups": [n],
-                            "reason": f"the {n.replace('_', ' ')} the product keeps would be halogenated, "
-                                      f"phosphorylated or sulfinylated by {reagent} as well (protect it, e.g. as an "
-                                      "acetate or silyl ether, or change the order)"})
+        _add_kept_groups(out, _halogenated(consumed, spectators),
+                         f"would be halogenated, phosphorylated or sulfinylated by {reagent} as well (protect it, "
+                         "e.g. as an acetate or silyl ether, or change the order)")
     if has_organometallic(precursors):
-        flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
-        for n in _quenchers(consumed, spectators):
-            if n not in flagged:
-                out.append({"code": "incompatible_group", "groups": [n],
-                            "reason": f"the {n.replace('_', ' ')} the product keeps would protonate the "
-                                      "organometallic reagent before it reacts at carbon (protect it, use excess "
-                                      "reagent, or change the order)"})
+        _add_kept_groups(out, _quenchers(consumed, spectators),
+                         "would protonate the organometallic reagent before it reacts at carbon (protect it, use "
+                         "excess reagent, or change the order)")
     return out
+
+
+def _add_kept_groups(out: list[dict[str, Any]], groups: list[str], what: str) -> None:
+    """An ``incompatible_group`` entry in ``out`` for each of ``groups`` (groups the product keeps) that no entry
+    names yet: "the <group> the product keeps <what>"."""
+    flagged = {g for c in out if c["code"] == "incompatible_group" for g in c["groups"]}
+    for n in groups:
+        if n not in flagged:
+            out.append({"code": "incompatible_group", "groups": [n],
+                        "reason": f"the {n.replace('_', ' ')} the product keeps {what}"})
 
 
 def has_organometallic(precursors: list[str]) -> bool:

@@ -311,17 +311,11 @@ def _adopt_orphan_maps(reactants: Chem.Mol, product: Chem.Mol) -> None:
             b, e = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
             if b in index and e in index:
                 query.AddBond(index[b], index[e], Chem.BondType.SINGLE)
-        patt = None
-        if query.GetNumBonds():  # elements and connectivity only: any bond order matches (an ester's C=O, a ring)
-            params = Chem.AdjustQueryParameters.NoAdjustments()
-            params.makeBondsGeneric = True
-            patt = Chem.AdjustQueryProperties(query.GetMol(), params)
-        if patt is None:  # one atom: any free reactant atom of its element
-            z = product.GetAtomWithIdx(component[0]).GetAtomicNum()
-            matches = [(a.GetIdx(),) for a in reactants.GetAtoms() if a.GetAtomicNum() == z]
-        else:
-            matches = reactants.GetSubstructMatches(patt, uniquify=False, maxMatches=100)
-        for match in matches:
+        # elements and connectivity only: any bond order matches (an ester's C=O, a ring)
+        params = Chem.AdjustQueryParameters.NoAdjustments()
+        params.makeBondsGeneric = True
+        patt = Chem.AdjustQueryProperties(query.GetMol(), params)
+        for match in reactants.GetSubstructMatches(patt, uniquify=False, maxMatches=100):
             if all(j in free for j in match):
                 for i, j in zip(component, match, strict=True):
                     reactants.GetAtomWithIdx(j).SetAtomMapNum(product.GetAtomWithIdx(i).GetAtomMapNum())
@@ -1872,16 +1866,18 @@ def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
     return "pyridine-type ring nitrogen"
 
 
-def _ring_donor_count(mol: Chem.Mol, ring: tuple[int, ...]) -> int | None:
-    """How many heteroatom donors (:func:`_director`'s strong class) sit on the six-membered aromatic ``ring`` (fused
-    aromatic rings and aryl groups aside); ``None`` when a group there is not judged."""
+def _ring_donor_count(mol: Chem.Mol, ring: tuple[int, ...], at: list[int] | tuple[int, ...] | None = None,
+                      nitrogen_protonated: bool = False) -> int | None:
+    """How many heteroatom donors (:func:`_director`'s strong class) sit on the atoms ``at`` (default: all) of the
+    six-membered aromatic ``ring`` (fused aromatic rings and aryl groups aside); ``None`` when a group there is not
+    judged."""
     count = 0
-    for idx in ring:
+    for idx in ring if at is None else at:
         ring_atom = mol.GetAtomWithIdx(idx)
         for sub in ring_atom.GetNeighbors():
             if sub.GetIdx() in ring or sub.GetIsAromatic():
-                continue
-            found_class = _director(ring_atom, sub, False)
+                continue  # a ring member, or a fused aromatic ring
+            found_class = _director(ring_atom, sub, nitrogen_protonated)
             if found_class is None:
                 return None
             count += found_class[0] == _DONOR
@@ -1892,15 +1888,7 @@ def _ring_donor(mol: Chem.Mol, ring: tuple[int, ...], at: list[int] | tuple[int,
                 nitrogen_protonated: bool = False) -> bool:
     """Whether a heteroatom donor (:func:`_director`'s strong class), or a group it does not judge, sits on one of
     the atoms ``at`` of the six-membered aromatic ``ring`` (fused aromatic rings and aryl groups aside)."""
-    for idx in at:
-        ring_atom = mol.GetAtomWithIdx(idx)
-        for sub in ring_atom.GetNeighbors():
-            if sub.GetIdx() in ring or sub.GetIsAromatic():
-                continue  # a ring member, or a fused aromatic ring
-            found_class = _director(ring_atom, sub, nitrogen_protonated)
-            if found_class is None or found_class[0] == _DONOR:
-                return True
-    return False
+    return _ring_donor_count(mol, ring, at, nitrogen_protonated) != 0
 
 
 def _donor_ortho_para(mol: Chem.Mol, atom: Chem.Atom, ring: tuple[int, ...] | None = None,
@@ -2131,9 +2119,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     activated = _acetal_partner_activated(reactants, a, b_map)
                 else:
                     activated = _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h)
-                bredt = not activated and any(
+                bredt = not activated and a.IsInRing() and any(
                     kind in ("pi_hetero", "pi_carbon") and _bredt_violation(reactants, a, nb) is not None
-                    for kind, nb in _alpha_neighbours(a, b_map)) if a.IsInRing() else False
+                    for kind, nb in _alpha_neighbours(a, b_map))
                 if not activated:
                     n_h = a.GetTotalNumHs()
                     label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "

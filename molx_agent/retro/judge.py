@@ -95,9 +95,9 @@ ISSUE_TEXT = {
 #: ``electrophile_selectivity`` on none of the 50,085 nor of the 31,125 published steps; ``aromatic_regiochemistry``
 #: on none of the 50,085 and on 1 of the 1,538 published aromatic substitutions it looks at, a record compressing
 #: two steps; ``deactivated_arene`` on none of the 80 recorded and 222 published Friedel-Crafts substitutions of a
-#: benzene ring, nor of the 55 and 110 of other rings (with the diazine rule of 2026-12-04 too); ``ipso_substitution`` on none of the 50,085 nor of the
-#: 31,125 published steps (the 4 published substitutions beside a kept aryl boron or silicon group are on rings
-#: without a donor); ``amide_condensation`` on 13 of the 50,085 (8 amidine, guanidine or formamidine formations whose
+#: benzene ring, nor of the 55 and 110 of other rings (with the diazine rule of 2026-12-04 too);
+#: ``ipso_substitution`` on none of the 50,085 nor of the 31,125 published steps (the 4 published substitutions
+#: beside a kept aryl boron or silicon group are on rings without a donor); ``amide_condensation`` on 13 of the 50,085 (8 amidine, guanidine or formamidine formations whose
 #: record omits the activator, 5 oximes or amidoximes mapped to the wrong carbon) and on 2 of the 31,125 published
 #: steps (one PaRoutes record in both sets, compressing a quinazolinone synthesis, its chlorination and the
 #: substitution by an aniline), its carbon-nucleophile case (an enolate added to an N-H lactam) on none of either;
