@@ -10,10 +10,11 @@ Four questions:
   full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``).
 
 - ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
-  or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``) on every intermediate of every
-  returned route of ``--records`` (JSONL or ``.jsonl.gz``), and of the best routes. The ``literature`` mode also
-  counts the USPTO-50K products that ``self_reactive`` names (``self_reactive_product``): a literature product is
-  isolable, so each is a false alarm or a salt the record writes as the free base.
+  or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``; ``unstable_group``: a carbamic
+  acid, an alpha-haloamine) on every intermediate of every returned route of ``--records`` (JSONL or
+  ``.jsonl.gz``), and of the best routes; the last two also on every leaf (``strained_leaf``, ``unstable_leaf``). The ``literature`` mode also counts the USPTO-50K products that
+  ``self_reactive`` and ``unstable_group`` name (``self_reactive_product``, ``unstable_product``): a literature
+  product is isolable, so each is a false alarm or a record drawing a salt or a work-up's species.
 
 - ``references``: the same flags on the literature routes of a RetroCast benchmark (``--benchmark``, e.g.
   ``ref-lin-600.json.gz``): every reference step with its recorded atom map, and every reference intermediate.
@@ -65,12 +66,13 @@ from molx_agent.chem.mechanism import (  # noqa: E402
     self_reactive,
     step_mechanism,
     strained_ring,
+    unstable_group,
 )
 from molx_agent.io_utils import atomic_write_json  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "uspto50k"
 #: The molecule checks that need no atom map, by the name the outputs count them under.
-MOLECULE_CHECKS = {"self_reactive": self_reactive, "strained": strained_ring}
+MOLECULE_CHECKS = {"self_reactive": self_reactive, "strained": strained_ring, "unstable": unstable_group}
 
 
 def literature_reactions(data: Path = DATA) -> Iterator[tuple[str, str]]:
@@ -95,8 +97,11 @@ def literature(examples: int, data: Path = DATA) -> dict[str, Any]:
         n[split] += 1
         judged.update(f"{split}:{s['ring']}:{s['kind']}" for s in aromatic_substitutions(rxn))
         codes = {f["code"] for f in step_mechanism(rxn)}
-        if self_reactive(rxn.partition(">>")[2]):  # the map numbers do not change what the SMARTS match
+        product = rxn.partition(">>")[2]
+        if self_reactive(product):  # the map numbers do not change what the SMARTS match
             codes.add("self_reactive_product")
+        if unstable_group(product):
+            codes.add("unstable_product")
         for code in sorted(codes):
             fired[f"{split}:{code}"] += 1
             shown.setdefault(code, [])
@@ -281,12 +286,39 @@ def _intermediates(tree: dict[str, Any], root: bool = True) -> Iterator[str]:
             yield from _intermediates(mol, root=False)
 
 
+def _leaves(tree: dict[str, Any]) -> Iterator[str]:
+    """The SMILES of every leaf (bought molecule) of an AiZynthFinder-style tree."""
+    reactions = [child for child in tree.get("children", []) if child.get("type") == "reaction"]
+    if not reactions:
+        yield tree["smiles"]
+    for child in reactions:
+        for mol in child.get("children", []):
+            yield from _leaves(mol)
+
+
+#: The molecule checks that also judge a bought leaf (the route judge's ``strained_molecule``): a leaf that cannot be
+#: isolated is no more sold than made.
+LEAF_CHECKS = {"strained_leaf": strained_ring, "unstable_leaf": unstable_group}
+
+
+def _route_molecules(tree: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(check name, SMILES) for every check of :data:`MOLECULE_CHECKS` on every intermediate of a route and every
+    check of :data:`LEAF_CHECKS` on every leaf."""
+    for smiles in _intermediates(tree):
+        for name in MOLECULE_CHECKS:
+            yield name, smiles
+    for smiles in _leaves(tree):
+        for name in LEAF_CHECKS:
+            yield name, smiles
+
+
 def molecules(path: Path) -> dict[str, Any]:
-    """``self_reactive`` and ``strained_ring`` on the intermediates of every returned route of a records file."""
+    """``self_reactive``, ``strained_ring`` and ``unstable_group`` on the intermediates of every returned route of a
+    records file, and the last two on its leaves."""
     from benchmarks.multistep import read_records  # namespace package: the repository is on the path
 
     _meta, records = read_records(path)
-    checks = MOLECULE_CHECKS
+    checks = {**MOLECULE_CHECKS, **LEAF_CHECKS}
     n_routes = 0
     routes_hit: Counter[str] = Counter()
     best_hit: dict[str, list[dict[str, str]]] = {name: [] for name in checks}
@@ -295,14 +327,13 @@ def molecules(path: Path) -> dict[str, Any]:
         for rank, tree in enumerate(rec.get("routes") or []):
             n_routes += 1
             found: dict[str, tuple[str, str]] = {}
-            for smiles in _intermediates(tree):
-                for name, check in checks.items():
-                    if name in found:
-                        continue
-                    if (name, smiles) not in seen:
-                        seen[name, smiles] = check(smiles)
-                    if seen[name, smiles]:
-                        found[name] = (smiles, str(seen[name, smiles]))
+            for name, smiles in _route_molecules(tree):
+                if name in found:
+                    continue
+                if (name, smiles) not in seen:
+                    seen[name, smiles] = checks[name](smiles)
+                if seen[name, smiles]:
+                    found[name] = (smiles, str(seen[name, smiles]))
             for name, (smiles, what) in found.items():
                 routes_hit[name] += 1
                 if rank == 0:

@@ -2,8 +2,9 @@
 
 A template learned from one reaction, or a general (radius-0) template, can write a step that no reagent runs: the
 retro-direction rule only says which bond breaks, not whether the forward partners can form it, nor where the
-product's stereochemistry comes from. Twelve such steps are read from the atom map (the proposing template's,
-``reactants>>product``):
+product's stereochemistry comes from. These steps are read from the atom map (the proposing template's,
+``reactants>>product``; ``amide_condensation``, an amine condensed onto an amide-type carbonyl, is described at
+:func:`_amide_condensations`):
 
 - ``unactivated_carbanion``: a new C-C bond whose sp3 carbon gives up a hydrogen to form it (it acts as a carbanion,
   enol or enolate: aldol, Claisen, Michael donor, alkylation) while nothing on that carbon makes the hydrogen acidic:
@@ -68,7 +69,16 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   S_N_Ar and the Pd insertion both favour it, 6-bromo-4-chloroquinazoline; a benzylic, allylic, propargylic,
   alpha-carbonyl or alpha-heteroatom sp3 carbon), a ring closure, halides of unlike kinds, a kept halide on a more
   substituted sp3 carbon, and sulfonates (their order against halides depends on the catalyst). None of the
-  50,085 USPTO-50K reactions and 31,125 published route steps measured is flagged.
+  50,085 USPTO-50K reactions and 31,125 published route steps measured is flagged. The same code names a
+  reduction that trades a halogen for a hydrogen (no new bond at the carbon) while the molecule keeps a halide
+  reduced first: a heavier halogen on an aryl or vinyl carbon beside an aryl or vinyl one reduced, or a halogen at
+  least as heavy on a benzylic, allylic, alpha-carbonyl or alpha-heteroatom sp3 carbon (hydrogenolysis, dissolving
+  metals, tin hydrides and halogen-metal exchange all take C-I before C-Br before C-Cl, and activated alkyl halides
+  before aryl ones). Example: phenytoin's route "dechlorinating" 5-bromo-5-(2-chlorophenyl)hydantoin with its
+  tertiary alpha-carbonyl bromide kept. Spared: a reduced halide that is itself activated (zinc and acetic acid
+  take an alpha-halo ketone's bromide beside an aryl iodide) and a plain alkyl halide kept beside an aryl one reduced
+  (the order depends on the reductant). None of the 191 recorded USPTO-50K hydrodehalogenations (45 of them beside
+  another Cl, Br or I) nor of the 48 published route steps (12) is flagged.
 - ``oxidation_without_oxidant``: a sulfur, selenium, nitrogen or phosphorus atom gains a bond to an oxygen and loses
   no neighbour (a sulfide made a sulfoxide or sulfone, an amine or azine an N-oxide, a phosphine its oxide) while that
   oxygen comes from water, hydroxide, carbonate, an alcohol or an acid: a molecule of C, H and O alone without an
@@ -147,6 +157,14 @@ product's stereochemistry comes from. Twelve such steps are read from the atom m
   not demoted), not a verdict: it fires on 30 of the 50,085 recorded USPTO-50K reactions and on 26 of the 8,893
   published ref-lin-600 and PaRoutes routes, where a hindrance, a neighbouring group or the order of addition
   decided (see ``docs/benchmarks.md``).
+- ``amide_reductive_amination``: a new bond from the N-H of an amide, carbamate, urea or sulfonamide in one
+  precursor to a ketone's carbonyl carbon in another, which ends as an sp3 carbon without its oxygen: a reductive
+  amination by a nitrogen too weakly nucleophilic to form the iminium ion with a ketone. Example: bortezomib's
+  alpha-amido boronic acid "from" the phenylalaninamide and the acylboronic acid (a general template; the published
+  routes build the C-N bond by a substitution on an alpha-chloro boronate). Spared: aldehydes (amides and carbamates
+  are alkylated by them with Et3SiH and TFA: 22 USPTO-50K records), formamide (the Leuckart reaction), ring closures
+  and condensations that keep a C=N, C=C or C-O at the carbon. None of the 50,085 USPTO-50K reactions and 31,125
+  published route steps measured is flagged.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -230,6 +248,11 @@ MECHANISM_TEXT = {
                           "Lawesson's reagent to the thioamide, a Meerwein salt to the imidate), which it does not "
                           "name; a guanidine comes from a cyanamide, an S-methylisothiourea or a "
                           "pyrazole-1-carboxamidine rather than a urea",
+    "amide_reductive_amination": "the {nitrogen} is alkylated at the carbonyl carbon of a ketone ({atom}) as in a "
+                                 "reductive amination: an amide, carbamate, urea or sulfonamide N-H is too weak a "
+                                 "nucleophile to form the iminium ion with a ketone (aldehydes do react, with "
+                                 "Et3SiH and TFA; formamide in the Leuckart reaction), so forward the step gives "
+                                 "nothing; the amine is alkylated first and acylated afterwards",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -711,6 +734,9 @@ _HALIDE_RANK = {17: 1, 35: 2, 53: 3}
 _HALIDE_WHY = {
     "sp2": "Pd(0) and Cu insert into C-I before C-Br before C-Cl, and halogen-metal exchange follows the same order",
     "sp3": "S_N2 displaces iodide before bromide before chloride",
+    "reduction": "hydrogenolysis, dissolving metals, tin hydrides and halogen-metal exchange remove iodide before "
+                 "bromide before chloride, and a benzylic, allylic, alpha-carbonyl or alpha-heteroatom halide before "
+                 "an aryl one",
 }
 
 
@@ -771,6 +797,52 @@ def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, 
             continue  # the halide does not survive the step
         return leaving, carbon, kept, kind
     return None
+
+
+def _activated_alkyl_halide(carbon: Chem.Atom, halogen: Chem.Atom) -> bool:
+    """Whether ``carbon`` is an sp3 carbon whose halide a reduction or substitution takes first: benzylic, allylic,
+    propargylic, alpha-carbonyl or alpha-heteroatom (:func:`_fast_site`'s sp3 case)."""
+    return _halide_kind(carbon, halogen) == "sp3" and not _sp3_carbon_neighbours(carbon, halogen.GetIdx())
+
+
+def _hydrodehalogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                          pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
+                          ) -> Iterator[tuple[int, Chem.Atom, Chem.Atom, Chem.Atom]]:
+    """(map number of the carbon, its halogen, kept carbon, kept halogen) for each carbon that trades its halogen for
+    a hydrogen (no new bond to it) while its molecule keeps a halide that a reduction removes first and the product
+    keeps it: a heavier halogen on an aryl or vinyl carbon when the reduced one is aryl or vinyl too (an aryl chloride
+    reduced beside an aryl bromide), or a halogen at least as heavy on an activated sp3 carbon (benzylic,
+    alpha-carbonyl, alpha-heteroatom). A reduced halide that is itself activated is spared (zinc in acetic acid
+    takes an alpha-halo ketone's first), and so is an unactivated alkyl halide kept beside an aryl one reduced (the
+    order depends on the reductant)."""
+    touched = {atom.GetAtomMapNum() for pair in new for atom in pair}
+    for mc, c_prod in pmap.items():
+        c_react = rmap.get(mc)
+        if c_react is None or c_react.GetAtomicNum() != 6 or mc in touched:
+            continue
+        lost = _lost_neighbours(c_react, c_prod)
+        if len(lost) != 1 or lost[0].GetAtomicNum() not in _HALOGENS \
+                or c_prod.GetTotalNumHs() <= c_react.GetTotalNumHs():
+            continue
+        leaving = lost[0]
+        kind = _halide_kind(c_react, leaving)
+        if kind is None or _activated_alkyl_halide(c_react, leaving):
+            continue
+        rank = _HALIDE_RANK[leaving.GetAtomicNum()]
+        fragment = next(f for f in Chem.GetMolFrags(reactants) if c_react.GetIdx() in f)
+        for idx in fragment:
+            kept = reactants.GetAtomWithIdx(idx)
+            k_rank = _HALIDE_RANK.get(kept.GetAtomicNum(), 0)
+            if not k_rank or kept.GetDegree() != 1 or kept.GetIdx() == leaving.GetIdx():
+                continue
+            carbon = kept.GetNeighbors()[0]
+            faster = (k_rank >= rank and _activated_alkyl_halide(carbon, kept)) or \
+                (k_rank > rank and kind == "sp2" and _halide_kind(carbon, kept) == "sp2")
+            k_prod, c_kept = pmap.get(kept.GetAtomMapNum()), pmap.get(carbon.GetAtomMapNum())
+            if (faster and kept.GetAtomMapNum() and k_prod is not None and c_kept is not None
+                    and product.GetBondBetweenAtoms(k_prod.GetIdx(), c_kept.GetIdx()) is not None):
+                yield mc, leaving, carbon, kept
+                break
 
 
 #: Atoms that an oxygen oxidises when it bonds to them without their losing a neighbour (S, Se, N, P).
@@ -965,6 +1037,52 @@ def _nh_amide_additions(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, 
                 continue  # the C=O stays: the amide carbon was not attacked as a carbonyl
             out.append((c.GetAtomMapNum(), nu.GetAtomMapNum()))
     return out
+
+
+def _acylated_nh(nitrogen: Chem.Atom) -> str | None:
+    """What acyl group makes ``nitrogen`` an amide-type N-H ("an amide", "a carbamate", "a urea", "a sulfonamide"):
+    a non-aromatic N with a hydrogen on a carbonyl (:func:`_amide_type_carbonyl`) or sulfonyl group; a formamide's
+    nitrogen is not counted (formamide alkylates ketones in the Leuckart reaction); ``None`` otherwise."""
+    if nitrogen.GetAtomicNum() != 7 or nitrogen.GetIsAromatic() or not nitrogen.GetTotalNumHs():
+        return None
+    for nb in nitrogen.GetNeighbors():
+        if nb.GetAtomicNum() == 16 and sum(b.GetBondType() == Chem.BondType.DOUBLE for b in nb.GetBonds()) == 2:
+            return "a sulfonamide"
+        kind = _amide_type_carbonyl(nb)
+        if kind in ("an amide", "a urea", "a carbamate"):
+            return None if nb.GetTotalNumHs() else kind
+    return None
+
+
+def _ketone_carbon(carbon: Chem.Atom) -> bool:
+    """Whether ``carbon`` is a ketone's C=O carbon: no hydrogen, and besides the oxygen two carbon (or boron)
+    neighbours."""
+    if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() or carbon.GetTotalNumHs():
+        return False
+    oxo = [b.GetOtherAtomIdx(carbon.GetIdx()) for b in carbon.GetBonds()
+           if b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(carbon).GetAtomicNum() == 8]
+    if len(oxo) != 1:
+        return False
+    others = [nb.GetAtomicNum() for nb in carbon.GetNeighbors() if nb.GetIdx() != oxo[0]]
+    return len(others) == 2 and all(z in (5, 6) for z in others)
+
+
+def _amide_ketone_alkylations(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
+                              new: list[tuple[Chem.Atom, Chem.Atom]]) -> Iterator[tuple[int, int, str]]:
+    """(nitrogen map, carbon map, the nitrogen's acyl group) for each new C-N bond between an amide-type N-H
+    (:func:`_acylated_nh`) of one precursor and a ketone's carbonyl carbon of another that ends as an sp3 carbon
+    without its oxygen: a reductive amination by an amide, carbamate, urea or sulfonamide."""
+    for x, y in new:
+        for n, c in ((x, y), (y, x)):
+            n_react, c_react = rmap.get(n.GetAtomMapNum()), rmap.get(c.GetAtomMapNum())
+            if n_react is None or c_react is None or not _ketone_carbon(c_react):
+                continue
+            if any(b.GetBondType() != Chem.BondType.SINGLE for b in c.GetBonds()) \
+                    or any(nb.GetAtomicNum() == 8 for nb in c.GetNeighbors()):
+                continue  # an enamide or a hemiaminal: a condensation, not a reductive alkylation
+            kind = _acylated_nh(n_react)
+            if kind is not None and not _same_fragment(reactants, n_react, c_react):
+                yield n.GetAtomMapNum(), c.GetAtomMapNum(), kind
 
 
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
@@ -1250,6 +1368,41 @@ def _smarts(pattern: str) -> Chem.Mol:
     if mol is None:  # a typo in the tables above, not user input
         raise ValueError(f"bad SMARTS {pattern!r}")
     return mol
+
+
+#: A carbamic acid (an N-COOH): it loses CO2 to the amine as it forms and exists only as a salt or under CO2 pressure.
+#: No intermediate or leaf of the ref-lin-600 and PaRoutes reference routes is one; 3 of the 49,673 distinct USPTO-50K
+#: products and 4 recorded reactants are drawn so (records of Boc removals and CO2 work-ups), and 2 of those reactants
+#: are in the building-block stock.
+_CARBAMIC_ACID = _smarts("[#7][CX3](=[OX1])[OX2H1]")
+#: A free N-H amine on a carbon that carries a halogen (an alpha-haloamine): it loses the hydrogen halide to the imine
+#: or iminium ion as it forms.  No reference-route molecule is one; 3 recorded USPTO-50K reactants are drawn so.
+#: Amides, sulfonamides and N-chloromethyl imides (stable reagents) are not matched.
+_ALPHA_HALO_AMINE = _smarts("[NX3;H1,H2;+0;!$(N[#6,#16]=[O,S,N]);!$(N[SX4](=O)=O)][CX4][F,Cl,Br,I]")
+_UNSTABLE_GROUPS = (
+    (_CARBAMIC_ACID, "a carbamic acid (N-COOH): it loses CO2 to the amine as it forms, so it exists only as a salt"),
+    (_ALPHA_HALO_AMINE, "a free N-H amine on a carbon that carries a halogen: it loses the hydrogen halide to the "
+                        "imine as it forms"),
+)
+
+
+@functools.lru_cache(maxsize=65536)
+def unstable_group(smiles: str) -> str | None:
+    """What makes the molecule of ``smiles`` fall apart as drawn, whether made or bought: a carbamic acid, which
+    loses CO2, or a free N-H amine on a halogen-bearing carbon, which loses the hydrogen halide (``None``: neither, or
+    unparsable).  A string without a nitrogen is answered without parsing."""
+    if "N" not in smiles and "n" not in smiles:
+        return None
+    mol = _parse(smiles)
+    if mol is None:
+        return None
+    return next((what for pattern, what in _UNSTABLE_GROUPS if mol.HasSubstructMatch(pattern)), None)
+
+
+def unisolable(smiles: str) -> str | None:
+    """What makes the molecule of ``smiles`` impossible to isolate or buy as drawn: :func:`strained_ring` or
+    :func:`unstable_group` (``None``: neither)."""
+    return strained_ring(smiles) or unstable_group(smiles)
 
 
 #: Free O-H and S-H nucleophiles that an acyl halide in the same molecule esterifies without a base (the HCl leaves
@@ -2168,6 +2321,12 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["halide_selectivity"].format(
                             reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, mk])}",
                             kept=_label(kept_c, kept), why=_HALIDE_WHY[kind])})
+    for mc, leaving, kept_c, kept in _hydrodehalogenations(reactants, product, rmap, pmap, new):
+        mk = kept_c.GetAtomMapNum()
+        out.append({"code": "halide_selectivity", "atoms": [mc, mk],
+                    "reason": MECHANISM_TEXT["halide_selectivity"].format(
+                        reacting=f"{_label(rmap[mc], leaving)} of {_marked(reactants, [mc, mk])} with hydrogen",
+                        kept=_label(kept_c, kept), why=_HALIDE_WHY["reduction"])})
     for x, y in new:
         for o, a in ((x, y), (y, x)):
             if o.GetAtomicNum() != 8 or a.GetAtomicNum() not in _OXIDISABLE:
@@ -2292,6 +2451,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     for mc, mnu in _nh_amide_additions(reactants, product, rmap, new):
         out.append({"code": "amide_condensation", "atoms": [mc, mnu], "reason": _NH_AMIDE_ADDITION_TEXT.format(
             nucleophile=f"atom {mnu} of {_marked(reactants, [mnu])}", atom=f"atom {mc} of {_marked(reactants, [mc])}")})
+    for mn, mc, kind in _amide_ketone_alkylations(reactants, rmap, new):
+        out.append({"code": "amide_reductive_amination", "atoms": [mn, mc],
+                    "reason": MECHANISM_TEXT["amide_reductive_amination"].format(
+                        nitrogen=f"N-H of {kind} (atom {mn} of {_marked(reactants, [mn])})",
+                        atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \
@@ -2303,4 +2467,4 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
 
 __all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_CONDENSING_CARBONYLS", "SELF_REACTIVE_ELECTROPHILES",
            "SELF_REACTIVE_NUCLEOPHILES", "SELF_REACTIVE_OXY_NUCLEOPHILES", "aromatic_substitutions", "self_reactive",
-           "step_mechanism", "strained_ring"]
+           "step_mechanism", "strained_ring", "unisolable", "unstable_group"]

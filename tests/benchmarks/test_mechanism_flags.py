@@ -69,23 +69,28 @@ def test_missing_inputs_exit_2(benchmark_script, tmp_path, capsys):
 def test_molecules_names_self_reactive_intermediates_of_every_route(benchmark_script, tmp_path):
     mf = benchmark_script("mechanism_flags")
     amine, boc = "NCc1ccc(Cl)c(N=C=S)c1", "CC(C)(C)OC(=O)NCc1ccc(Cl)c(N=C=S)c1"
+    carbamic = "O=C(O)NCc1ccccc1"  # a carbamic acid: loses CO2 as it forms
 
-    def route(mid):
-        return {"type": "mol", "smiles": "T", "children": [{"type": "reaction", "smiles": f"T>>{mid}.B", "children": [
+    def route(mid, leaf="B"):
+        return {"type": "mol", "smiles": "T", "children": [{"type": "reaction", "smiles": f"T>>{mid}.{leaf}",
+                                                            "children": [
             {"type": "mol", "smiles": mid, "children": [{"type": "reaction", "smiles": f"{mid}>>{boc}", "children": [
                 {"type": "mol", "smiles": boc, "children": []}]}]},
-            {"type": "mol", "smiles": "B", "children": []}]}]}
+            {"type": "mol", "smiles": leaf, "children": []}]}]}
 
     records = tmp_path / "r.jsonl"
     records.write_text("\n".join(json.dumps(r) for r in [
         {"meta": {}},
-        {"id": "t1", "solved": True, "best_confidence": "high", "routes": [route(amine), route("CCO")]},
-        {"id": "t2", "solved": True, "best_confidence": "high", "routes": [route("CCO"), route(amine)]},
+        {"id": "t1", "solved": True, "best_confidence": "high",
+         "routes": [route(amine), route("CCO", leaf="NC(Br)c1ccccc1")]},  # an alpha-bromo amine bought
+        {"id": "t2", "solved": True, "best_confidence": "high", "routes": [route(carbamic), route(amine)]},
     ]) + "\n")
     out = mf.molecules(records)
-    assert out["routes"] == 4 and out["routes_with"] == {"self_reactive": 2}
-    assert out["best_routes_with"] == {"self_reactive": 1, "strained": 0}
+    assert out["routes"] == 4 and out["routes_with"] == {"self_reactive": 2, "unstable": 1, "unstable_leaf": 1}
+    assert out["best_routes_with"] == {"self_reactive": 1, "strained": 0, "unstable": 1, "strained_leaf": 0,
+                                       "unstable_leaf": 0}
     assert [(h["target"], h["smiles"]) for h in out["best_route_hits"]["self_reactive"]] == [("t1", amine)]
+    assert [(h["target"], h["smiles"]) for h in out["best_route_hits"]["unstable"]] == [("t2", carbamic)]
 
 
 def test_references_flag_reference_steps_and_intermediates(benchmark_script, tmp_path):

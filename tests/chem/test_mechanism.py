@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 from rdkit import Chem
 
-from molx_agent.chem.mechanism import aromatic_substitutions, self_reactive, step_mechanism, strained_ring
+from molx_agent.chem.mechanism import (
+    aromatic_substitutions,
+    self_reactive,
+    step_mechanism,
+    strained_ring,
+    unisolable,
+    unstable_group,
+)
 from molx_agent.chem.utils import map_free_smiles
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
@@ -432,6 +439,41 @@ def test_route_through_a_strained_intermediate_is_rated_low():
     assert all(i["code"] != "strained_molecule" for i in judge_route(graph)["issues"])
 
 
+@pytest.mark.parametrize("smiles, what", [
+    ("O=C(O)NCc1cccc(Br)c1", "carbamic acid"),  # a recorded USPTO-50K reactant (and a building-block stock entry)
+    ("NC(Br)(C(=O)NC(=O)O)c1ccccc1", "carbamic acid"),  # phenytoin's Bloom-filter leaf of 2026-12-04
+    ("O=C(O)n1ccnc1", "carbamic acid"),  # imidazole-1-carboxylic acid
+    ("NC(Br)c1ccccc1", "hydrogen halide"),
+    ("CNC(C)Cl", "hydrogen halide"),
+])
+def test_molecules_that_fall_apart_are_named(smiles, what):
+    assert what in unstable_group(smiles)
+    assert unisolable(smiles) == unstable_group(smiles)
+
+
+@pytest.mark.parametrize("smiles", [
+    "CC(C)(C)OC(=O)NCc1ccccc1",  # a Boc carbamate
+    "O=C(O)c1ccccc1N",  # anthranilic acid
+    "O=C(O)CNC(=O)c1ccccc1",  # hippuric acid
+    "ClCN1C(=O)c2ccccc2C1=O",  # N-chloromethylphthalimide (a reagent)
+    "CC(=O)NC(Cl)(Cl)Cl",  # an amide's N on a CCl3 carbon
+    "NCCCl",  # a 3-chloropropylamine (its halogen is two carbons away)
+    "O=C(O)O",  # carbonic acid, the benchmarks' leaf for CO2 or carbonate
+    "not a smiles",
+    "CCCC",
+])
+def test_stable_groups_are_not_named(smiles):
+    assert unstable_group(smiles) is None
+
+
+def test_route_buying_a_carbamic_acid_is_rated_low():
+    graph = one_step_graph(["NC(Br)(C(=O)NC(=O)O)c1ccccc1"], "O=C1NC(=O)C(Br)(c2ccccc2)N1", "cyclisation")
+    judged = judge_route(graph)
+    assert judged["confidence"] == "low"
+    assert ("strained_molecule", "NC(Br)(C(=O)NC(=O)O)c1ccccc1") in [(i["code"], i["smiles"])
+                                                                     for i in judged["issues"]]
+
+
 def test_step_judgement_names_a_strained_precursor():
     from molx_agent.retro.judge import judge_step
 
@@ -725,6 +767,53 @@ def test_the_less_reactive_of_two_halides_reacting_is_flagged(mapped, atoms, kin
     flags = step_mechanism(mapped)
     assert [f["code"] for f in flags] == ["halide_selectivity"] and flags[0]["atoms"] == atoms
     assert all(part in flags[0]["reason"] for part in kinds)
+
+
+# phenytoin's first route of 2026-12-04: 5-bromo-5-(2-chlorophenyl)hydantoin dechlorinated, its tertiary
+# alpha-carbonyl bromide kept (any reductant that removes the aryl chloride takes that bromide first)
+PHENYTOIN_DECHLORINATION = (
+    "[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([Br:7])([c:8]2[cH:9][cH:10][cH:11][cH:12][c:13]2[Cl:900])[NH:14]1>>[O:1]=[C:2]1"
+    "[NH:3][C:4](=[O:5])[C:6]([Br:7])([c:8]2[cH:9][cH:10][cH:11][cH:12][cH:13]2)[NH:14]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, kinds", [
+    (PHENYTOIN_DECHLORINATION, [13, 6], ("aryl C-Cl at atom 13", "with hydrogen", "alkyl C-Br at atom 6",
+                                         "hydrogenolysis")),
+    # an aryl chloride reduced beside an aryl bromide
+    ("[Cl:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1>>[cH:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1",
+     [2, 5], ("aryl C-Cl at atom 2", "aryl C-Br at atom 5")),
+    # an alkyl chloride reduced beside a benzylic bromide
+    ("[Cl:1][CH2:2][CH2:3][c:4]1[cH:5][cH:6][c:7]([CH2:8][Br:9])[cH:10][cH:11]1>>[CH3:2][CH2:3][c:4]1[cH:5][cH:6][c:7]"
+     "([CH2:8][Br:9])[cH:10][cH:11]1", [2, 8], ("alkyl C-Cl at atom 2", "alkyl C-Br at atom 8")),
+])
+def test_a_halide_reduced_beside_one_reduced_first_is_flagged(mapped, atoms, kinds):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["halide_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(part in flags[0]["reason"] for part in kinds)
+
+
+@pytest.mark.parametrize("mapped", [
+    # the bromide reduced, the chloride kept
+    "[Br:1][c:2]1[cH:3][cH:4][c:5]([Cl:6])[cH:7][cH:8]1>>[cH:2]1[cH:3][cH:4][c:5]([Cl:6])[cH:7][cH:8]1",
+    # an alpha-bromo ketone reduced (zinc, acetic acid) beside an aryl iodide: the activated halide goes first
+    "[Br:1][CH2:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([I:9])[cH:10][cH:11]1>>[CH3:2][C:3](=[O:4])[c:5]1[cH:6][cH:7]"
+    "[c:8]([I:9])[cH:10][cH:11]1",
+    # one of two aryl chlorides reduced (like halides: the order is the substrate's)
+    "[Cl:1][c:2]1[n:3][c:4]([Cl:5])[cH:6][cH:7][n:8]1>>[cH:2]1[n:3][c:4]([Cl:5])[cH:6][cH:7][n:8]1",
+    # an aryl chloride reduced beside a plain alkyl bromide (the order depends on the reductant)
+    "[Cl:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])[cH:9][cH:10]1>>[cH:2]1[cH:3][cH:4][c:5]([CH2:6][CH2:7][Br:8])"
+    "[cH:9][cH:10]1",
+])
+def test_the_first_halide_reduced_or_unlike_cases_are_not_flagged(mapped):
+    assert "halide_selectivity" not in codes(mapped)
+
+
+def test_a_coupling_at_the_chloride_is_not_read_as_a_reduction():
+    # the carbon gains a methyl, not a hydrogen: the coupling rule names it, the reduction rule does not
+    flags = step_mechanism("[Cl:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1.[CH3:9][B:10]([OH:11])[OH:12]>>[CH3:9]"
+                           "[c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1")
+    assert [f["code"] for f in flags] == ["halide_selectivity"] and "with hydrogen" not in flags[0]["reason"]
 
 
 @pytest.mark.parametrize("mapped", [
@@ -1497,3 +1586,49 @@ def test_a_halogen_taken_from_a_solvent_is_flagged():
 ])
 def test_halogen_sources_that_are_reagents_are_not_flagged(mapped):
     assert "halogen_from_solvent" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+# bortezomib's first route of 2026-12-04: the phenylalaninamide's NH2 "reductively aminates" an acylboronic acid
+BORTEZOMIB_AMIDE_KETONE = (
+    "[CH3:1][CH:2]([CH3:3])[CH2:4][C:5]([B:26]([OH:27])[OH:28])=[O:900].[NH2:6][C:7](=[O:8])[C@H:9]([CH2:10][c:11]1"
+    "[cH:12][cH:13][cH:14][cH:15][cH:16]1)[NH:17][C:18](=[O:19])[c:20]1[cH:21][n:22][cH:23][cH:24][n:25]1>>[CH3:1][CH:2]"
+    "([CH3:3])[CH2:4][C@H:5]([NH:6][C:7](=[O:8])[C@H:9]([CH2:10][c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1)[NH:17]"
+    "[C:18](=[O:19])[c:20]1[cH:21][n:22][cH:23][cH:24][n:25]1)[B:26]([OH:27])[OH:28]"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, kind", [
+    (BORTEZOMIB_AMIDE_KETONE, [6, 5], "N-H of an amide (atom 6"),
+    # a Boc carbamate and cyclohexanone
+    ("[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[NH2:8].O=[C:9]1[CH2:10][CH2:11][CH2:12][CH2:13][CH2:14]1>>"
+     "[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[NH:8][CH:9]1[CH2:10][CH2:11][CH2:12][CH2:13][CH2:14]1",
+     [8, 9], "N-H of a carbamate"),
+    # a sulfonamide and acetophenone
+    ("[CH3:1][S:2](=[O:3])(=[O:4])[NH2:5].O=[C:6]([CH3:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>[CH3:1][S:2](=[O:3])"
+     "(=[O:4])[NH:5][CH:6]([CH3:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1", [5, 6], "N-H of a sulfonamide"),
+])
+def test_an_amide_nh_reductively_aminating_a_ketone_is_flagged(mapped, atoms, kind):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["amide_reductive_amination"] and flags[0]["atoms"] == atoms
+    assert kind in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # a USPTO-50K record: tert-butyl carbamate reductively alkylated by an aldehyde (Et3SiH, TFA)
+    "[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[NH2:8].O=[CH:9][c:10]1[cH:11][c:12]([F:13])[cH:14][cH:15][c:16]1"
+    "[CH3:17]>>[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[NH:8][CH2:9][c:10]1[cH:11][c:12]([F:13])[cH:14][cH:15]"
+    "[c:16]1[CH3:17]",
+    # a USPTO-50K record: the Leuckart reaction of 4-chloroacetophenone with formamide
+    "O=[C:2]([CH3:1])[c:6]1[cH:7][cH:8][c:9]([Cl:10])[cH:11][cH:12]1.[NH2:3][CH:4]=[O:5]>>[CH3:1][CH:2]([NH:3][CH:4]=[O:5])"
+    "[c:6]1[cH:7][cH:8][c:9]([Cl:10])[cH:11][cH:12]1",
+    # an amine and a ketone: a reductive amination
+    "[NH2:1][CH2:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.O=[C:9]1[CH2:10][CH2:11][CH2:12][CH2:13][CH2:14]1>>[CH:9]1([NH:1]"
+    "[CH2:2][c:3]2[cH:4][cH:5][cH:6][cH:7][cH:8]2)[CH2:10][CH2:11][CH2:12][CH2:13][CH2:14]1",
+    # an enamide (the carbon keeps a C=C): a condensation, not a reductive amination
+    "[CH3:1][C:2](=[O:3])[NH2:4].O=[C:5]1[CH2:6][CH2:7][CH2:8][CH2:9][CH2:10]1>>[CH3:1][C:2](=[O:3])[NH:4][C:5]1=[CH:6]"
+    "[CH2:7][CH2:8][CH2:9][CH2:10]1",
+    # a ring closure (a keto amide's nitrogen onto its own ketone: a reductive lactam cyclisation)
+    "[NH2:1][C:2](=[O:3])[CH2:4][CH2:5][CH2:6][C:7](=O)[CH3:8]>>[O:3]=[C:2]1[CH2:4][CH2:5][CH2:6][CH:7]([CH3:8])[NH:1]1",
+])
+def test_aldehydes_formamide_amines_and_condensations_are_not_amide_reductive_aminations(mapped):
+    assert "amide_reductive_amination" not in codes(mapped)
