@@ -9,8 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from molx_agent.agents.modules.prompts import FINAL_ANSWER_HEADERS, FINAL_SUMMARY_PROMPT, INTENT_LABELS
+from molx_agent.agents.modules.prompts import (
+    FINAL_ANSWER_HEADERS,
+    FINAL_SUMMARY_PROMPT,
+    INTENT_LABELS,
+    verdict_zh,
+)
 from molx_agent.agents.modules.state import AgentState
+from molx_agent.agents.validation import issue_summary
 
 logger = logging.getLogger(__name__)
 
@@ -70,11 +76,12 @@ def tried_lines(state: AgentState, lang: str = "en") -> list[str]:
             else:
                 outcome = str(a.get("summary") or a.get("status") or "").strip()[:240]
                 if a.get("verdict"):
-                    outcome = f"{a['verdict']} ({', '.join(a.get('issues') or [])}) {outcome}".strip()
+                    verdict = a["verdict"] if lang != "zh" else verdict_zh(a["verdict"])
+                    outcome = f"{verdict} ({', '.join(a.get('issues') or [])}) {outcome}".strip()
             n = int(a.get("n") or 1)
             if n <= len(judge) and judge[n - 1].get("verdict"):
                 j = judge[n - 1]
-                outcome += (f" → verdict {j['verdict']}" if lang != "zh" else f" → 判定 {j['verdict']}") + \
+                outcome += (f" → verdict {j['verdict']}" if lang != "zh" else f" → 判定{verdict_zh(j['verdict'])}") + \
                     (f" ({', '.join(dict.fromkeys(j.get('issues') or []))})" if j.get("issues") else "")
             why = f" — {opts['why']}" if opts.get("why") and n > 1 else ""
             label = f"#{n}" if lang != "zh" else f"第 {n} 次"
@@ -99,7 +106,11 @@ def outcome_lines(state: AgentState, lang: str = "en") -> list[str]:
         who = i.get("target_name") or i.get("target") or i.get("type") or ""
         what = i.get("smiles") or i.get("step")
         where = f" ({what})" if what and str(what) not in str(i.get("message", "")) else ""
-        lines.append(f"{who}: [{i.get('code')}] {i.get('message', '')}{where}".strip())
+        text = f"{i.get('message', '')}{where}"
+        summary = issue_summary(i, lang)
+        if lang == "zh" and summary != i.get("message"):
+            text = f"{summary}（{text.strip()}）"
+        lines.append(f"{who}: [{i.get('code')}] {text}".strip())
         if len(lines) >= MAX_REMAINING:
             break
     iteration = state.get("iteration", 0) or 0

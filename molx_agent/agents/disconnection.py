@@ -30,6 +30,7 @@ from typing import Any
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.guided import retro_mode_of
 from molx_agent.agents.modules.events import progress_emitter, search_progress
+from molx_agent.agents.modules.prompts import verdict_zh
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.agents.search_pool import SearchJob, run_searches, search_kwargs
 from molx_agent.errors import ValidationError
@@ -177,7 +178,7 @@ def compose_first_disconnection(target: str, name: str, spec: dict[str, Any], ju
                                                                                       strict=True))
     if language == "zh":
         summary = (f"在战略键（{spec.get('label')}，{spec.get('reaction_type')}）处先切断 {label}，再分别搜索片段："
-                   f"{frag_text}；第一步判定：{judgement.get('verdict')}。")
+                   f"{frag_text}；第一步判定：{verdict_zh(judgement.get('verdict'))}。")
     else:
         summary = (f"First disconnection of {label} at the strategic bond ({spec.get('label')}, "
                    f"{spec.get('reaction_type')}) into {' + '.join(fragments)}, then fragment searches: {frag_text}; "
@@ -320,7 +321,8 @@ class DisconnectionAgent(BaseAgent):
                     + (f" ({n_buy} sold as such)." if n_buy else "."))
             result["summary"] = " ".join([head, *(r["summary"] for r in final)])
         result["strategy"] = strategy
-        result["attempt_summary"] = "; ".join(_attempt_line(r, attempt) for r in final)
+        result["attempt_summary"] = ("；" if language == "zh" else "; ").join(
+            _attempt_line(r, attempt, language) for r in final)
         return result
 
     def _run_guided(self, task: Task, state: AgentState, targets: list[tuple[str, str]], from_hits: bool,
@@ -363,7 +365,8 @@ class DisconnectionAgent(BaseAgent):
         if guided.warnings:
             result["warnings"] = list(dict.fromkeys(guided.warnings))
         result["strategy"] = "guided"
-        result["attempt_summary"] = "; ".join(_attempt_line(r, attempt) for r in final)
+        result["attempt_summary"] = ("；" if language == "zh" else "; ").join(
+            _attempt_line(r, attempt, language) for r in final)
         return result
 
     def _finish(self, rec: dict[str, Any], leaf: dict[str, Any], old: dict[str, Any] | None, attempt: int,
@@ -399,17 +402,25 @@ class DisconnectionAgent(BaseAgent):
         return rec
 
 
-def _attempt_line(record: dict[str, Any], attempt: int) -> str:
-    """What this attempt's search gave for one target (not the routes kept from earlier attempts)."""
+def _attempt_line(record: dict[str, Any], attempt: int, language: str = "en") -> str:
+    """What this attempt's search gave for one target (not the routes kept from earlier attempts), in English or
+    Chinese."""
     label = record.get("target_name") or record.get("target_smiles")
+    zh = language == "zh"
     if record.get("purchasable"):
-        return f"{label}: buy it"
+        return f"{label}：可直接购买" if zh else f"{label}: buy it"
     search = (record.get("searches") or [{}])[-1]
     if search.get("attempt") != attempt:
-        return f"{label}: kept from attempt {search.get('attempt')}"
-    outcome = f"new route(s) found ({search.get('n_routes')})" if search.get("solved") else "no new route"
+        return f"{label}：沿用第 {search.get('attempt')} 次尝试的结果" if zh else \
+            f"{label}: kept from attempt {search.get('attempt')}"
     kept = len(record.get("route_graphs") or []) - int(search.get("n_routes") or 0)
-    return (f"{label}: {outcome} ({search.get('n_expansions', 0)} expansions, {search.get('time_limit', '?')} s limit"
+    expansions, limit = search.get("n_expansions", 0), search.get("time_limit", "?")
+    if zh:
+        outcome = f"找到 {search.get('n_routes')} 条新路线" if search.get("solved") else "未找到新路线"
+        return (f"{label}：{outcome}（{expansions} 次扩展，时限 {limit} 秒"
+                + (f"；保留之前的 {kept} 条路线" if kept > 0 else "") + "）")
+    outcome = f"new route(s) found ({search.get('n_routes')})" if search.get("solved") else "no new route"
+    return (f"{label}: {outcome} ({expansions} expansions, {limit} s limit"
             + (f"; {kept} earlier route(s) kept" if kept > 0 else "") + ")")
 
 

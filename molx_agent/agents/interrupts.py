@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from molx_agent.agents.modules.prompts import verdict_zh
 from molx_agent.errors import ValidationError
 
 KINDS = ("plan_approval", "route_choice", "retro_decision")
@@ -228,7 +229,7 @@ def _route_label(route: dict[str, Any], zh: bool) -> str:
     how = f" (attempt {route['attempt']}, {route['strategy']})" if route.get("strategy") not in (None, "search") \
         else ""
     if zh:
-        return f"{steps} 步，判定 {route.get('verdict')}（置信度 {route.get('confidence')}）{score_text}{how}"
+        return f"{steps} 步，判定{verdict_zh(route.get('verdict'))}（置信度 {verdict_zh(route.get('confidence'))}）{score_text}{how}"
     return f"{steps} step(s), verdict {route.get('verdict')} (confidence {route.get('confidence')}){score_text}{how}"
 
 
@@ -275,7 +276,7 @@ def apply_route_choice(result: dict[str, Any], target_index: int, route: int, la
                   issues=list(chosen.get("issues") or []), chosen_by=by)
     label = target.get("target_name") or target.get("target_smiles")
     if route != judged_best:
-        note = (f"{label}：化学家选择了第 {route} 条路线（{chosen.get('n_steps')} 步，判定 {chosen.get('verdict')}），"
+        note = (f"{label}：化学家选择了第 {route} 条路线（{chosen.get('n_steps')} 步，判定{verdict_zh(chosen.get('verdict'))}），"
                 f"而非评估最佳的第 {judged_best} 条。" if zh else
                 f"{label}: the chemist chose route {route} ({chosen.get('n_steps')} step(s), verdict "
                 f"{chosen.get('verdict')}) over the best judged route {judged_best}.")

@@ -21,6 +21,7 @@ import logging
 from typing import Any
 
 from molx_agent.agents.base import BaseAgent
+from molx_agent.agents.modules.prompts import verdict_zh
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.errors import RetroError, ValidationError
 
@@ -182,8 +183,27 @@ def judge_route_dict(engine: Any, graph_dict: dict[str, Any]) -> dict[str, Any]:
             "strategy": meta.get("strategy")}
 
 
+#: Chinese summaries of the issue codes this agent adds to the route judge's (``retro.search_routes``'s table).
+_AGENT_ISSUE_ZH = {
+    "fg_conflict": "有步骤中的官能团可能不耐受该反应条件或发生副反应",
+    "protection_needed": "分析认为需要保护某些基团，但路线没有保护步骤，且有步骤存在官能团冲突",
+}
+
+
+def issue_summary(issue: dict[str, Any], lang: str) -> str:
+    """An issue in the answer's language: its message, or for Chinese the one-line summary of its code when there is
+    one (the message, in English, carries the details: atoms, SMILES, scores)."""
+    message = str(issue.get("message") or issue.get("code") or "")
+    if lang != "zh":
+        return message
+    from molx_agent.retro.search_routes import issue_summary_zh
+
+    code = str(issue.get("code") or "")
+    return issue_summary_zh(code) or _AGENT_ISSUE_ZH.get(code) or message
+
+
 def _why(issues: list[dict[str, Any]], lang: str) -> str:
-    msgs = list(dict.fromkeys(str(i.get("message", i.get("code"))) for i in issues))[:3]
+    msgs = list(dict.fromkeys(issue_summary(i, lang) for i in issues))[:3]
     return ("；" if lang == "zh" else "; ").join(msgs)
 
 
@@ -252,7 +272,7 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
         n_acc = sum(r["verdict"] == "accept" for r in routes)
         if lang == "zh":
             out["summary"] = (f"{label}：评估了 {len(routes)} 条路线（{n_acc} 条可接受）；最佳路线 {best['n_steps']} 步，"
-                              f"判定 {best['verdict']}（置信度 {best['confidence']}）"
+                              f"判定{verdict_zh(best['verdict'])}（置信度 {verdict_zh(best['confidence'])}）"
                               + (f"，原因：{_why(issues, lang)}" if issues else "") + "。")
         else:
             out["summary"] = (f"{label}: {len(routes)} route(s) judged ({n_acc} acceptable); best route "
@@ -269,7 +289,7 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
         issues += [i for i in partial_judged["issues"] if i.get("code") == "unresolved_leaf"][:3]
     out.update(verdict="reject", confidence="low", routes=[], best_route=None, issues=issues,
                partial_route=partial_judged,
-               summary=(f"{label}：未找到完整路线（判定 reject）：{message}。" if lang == "zh"
+               summary=(f"{label}：未找到完整路线（判定不可接受）：{message}。" if lang == "zh"
                         else f"{label}: no complete route (verdict reject): {message}."))
     return out
 

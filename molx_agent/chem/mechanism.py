@@ -1373,8 +1373,9 @@ def _smarts(pattern: str) -> Chem.Mol:
 #: A carbamic acid (an N-COOH): it loses CO2 to the amine as it forms and exists only as a salt or under CO2 pressure.
 #: No intermediate or leaf of the ref-lin-600 and PaRoutes reference routes is one; 3 of the 49,673 distinct USPTO-50K
 #: products and 4 recorded reactants are drawn so (records of Boc removals and CO2 work-ups), and 2 of those reactants
-#: are in the building-block stock.
-_CARBAMIC_ACID = _smarts("[#7][CX3](=[OX1])[OX2H1]")
+#: are in the building-block stock.  Carbamic acid itself (``NC(=O)O``) is how records draw ammonium carbamate, a
+#: reagent sold as such, so a nitrogen without another heavy neighbour is not matched.
+_CARBAMIC_ACID = _smarts("[#7;!D1][CX3](=[OX1])[OX2H1]")
 #: A free N-H amine on a carbon that carries a halogen (an alpha-haloamine): it loses the hydrogen halide to the imine
 #: or iminium ion as it forms.  No reference-route molecule is one; 3 recorded USPTO-50K reactants are drawn so.
 #: Amides, sulfonamides and N-chloromethyl imides (stable reagents) are not matched.

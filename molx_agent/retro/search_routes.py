@@ -370,6 +370,11 @@ _ISSUE_ZH = {
 _CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
+def issue_summary_zh(code: str) -> str | None:
+    """The Chinese one-line summary of a route issue code (``retro.judge.ISSUE_TEXT``'s codes; ``None``: another)."""
+    return _ISSUE_ZH.get(code)
+
+
 def route_trust_text(graph: RetroGraph, language: str = "en", max_issues: int = 3) -> str:
     """One sentence on a route's confidence and its main issues (from ``metadata.route``)."""
     route = graph.metadata.get("route") or {}
@@ -414,6 +419,7 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
 
 
 __all__ = [
+    "issue_summary_zh",
     "rank_key",
     "route_score",
     "build_routes",

@@ -341,3 +341,16 @@ def test_a_finished_turn_keeps_one_checkpoint(tmp_path):
     values = agent.graph.get_state({"configurable": {"thread_id": "compact"}}).values
     assert len(values["messages"]) == 4 and "63.6" in values["final_answer"]  # the whole conversation is kept
     conn.close()
+
+
+def test_the_chinese_answer_explains_each_remaining_issue_in_chinese_with_its_details():
+    from molx_agent.agents.answer import outcome_lines
+
+    issue = {"class": "weak_result", "code": "halide_selectivity", "target_name": "苯妥英",
+             "message": "selectivity: the step replaces the aryl C-Cl at atom 13 ...", "step": "A>>B"}
+    state = {"iteration": 1, "reflection": {"issues": [issue], "actions": [], "should_replan": False}}
+    zh = outcome_lines(state, "zh")
+    assert zh[0].startswith("苯妥英: [halide_selectivity] 有步骤") and "aryl C-Cl at atom 13" in zh[0]
+    assert "(A>>B)" in zh[0]
+    en = outcome_lines(state, "en")
+    assert en[0] == "苯妥英: [halide_selectivity] selectivity: the step replaces the aryl C-Cl at atom 13 ... (A>>B)"

@@ -78,3 +78,14 @@ def test_route_report_writes_the_shared_report(toy_route_env, tmp_path):
     assert "report" in out["summary"]
     with pytest.raises(ValidationError):
         write_route_report({"target_smiles": "CCO", "route_graph": None}, tmp_path / "x")
+
+
+def test_attempt_lines_in_english_and_chinese():
+    from molx_agent.agents.disconnection import _attempt_line
+
+    rec = {"target_name": "苯妥英", "route_graphs": [{}, {}, {}],
+           "searches": [{"attempt": 2, "solved": True, "n_routes": 1, "n_expansions": 900, "time_limit": 60.0}]}
+    assert _attempt_line(rec, 2) == "苯妥英: new route(s) found (1) (900 expansions, 60.0 s limit; 2 earlier route(s) kept)"
+    assert _attempt_line(rec, 2, "zh") == "苯妥英：找到 1 条新路线（900 次扩展，时限 60.0 秒；保留之前的 2 条路线）"
+    assert _attempt_line(rec, 3, "zh") == "苯妥英：沿用第 2 次尝试的结果"
+    assert _attempt_line({"target_name": "x", "purchasable": True}, 1, "zh") == "x：可直接购买"

@@ -169,3 +169,28 @@ def test_a_route_kept_from_an_earlier_attempt_with_a_step_the_replan_avoids_is_n
     # when every route keeps an avoided step, the best of them is still the answer
     record["searches"] = [{"attempt": 2, "exclude_steps": [avoided, "CC>>CCC"]}]
     assert validation.judge_target(None, record, "en")["best_route"] == 1
+
+
+def test_a_chinese_route_judgement_names_its_verdict_and_issues_in_chinese(toy_engine):
+    graph = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    graph.add_reaction(graph.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="acylation", score=0.6)
+    for leaf in graph.leaves():  # both starting materials known from the Bloom filter only
+        leaf.role, leaf.availability = "terminal", {"available": True, "source": "zinc", "tier": "probable"}
+    search = {"targets": [{"target_smiles": "CC(=O)Nc1ccc(O)cc1", "target_name": "对乙酰氨基酚", "solved": True,
+                           "route_graphs": [graph.to_dict()], "searches": []}]}
+    res = ValidationAgent(engine=toy_engine).run(
+        _state({}, "zh", results={"t1": search}, depends_on=["t1"]))["results"]["t2"]
+    assert res["verdict"] == "weak" and res["targets"][0]["confidence"] == "medium"
+    summary = res["targets"][0]["summary"]
+    assert "判定较弱（置信度 中）" in summary and "ZINC Bloom 过滤器" in summary
+    assert "confirm with a supplier" not in summary  # the English message stays in the issue record
+
+
+def test_issue_summaries_fall_back_to_the_message():
+    from molx_agent.agents.validation import issue_summary
+
+    issue = {"code": "probable_leaf", "message": "starting material found only in the ZINC Bloom filter"}
+    assert issue_summary(issue, "en") == issue["message"]
+    assert issue_summary(issue, "zh").startswith("起始原料仅在 ZINC")
+    assert issue_summary({"code": "fg_conflict", "message": "x"}, "zh").startswith("有步骤中的官能团")
+    assert issue_summary({"code": "something_new", "message": "plain"}, "zh") == "plain"

@@ -459,6 +459,7 @@ def test_molecules_that_fall_apart_are_named(smiles, what):
     "CC(=O)NC(Cl)(Cl)Cl",  # an amide's N on a CCl3 carbon
     "NCCCl",  # a 3-chloropropylamine (its halogen is two carbons away)
     "O=C(O)O",  # carbonic acid, the benchmarks' leaf for CO2 or carbonate
+    "NC(=O)O",  # carbamic acid itself: ammonium carbamate, a reagent, as records draw it
     "not a smiles",
     "CCCC",
 ])

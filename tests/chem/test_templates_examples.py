@@ -365,6 +365,12 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G343_hantzsch_dihydropyridine_retro', 'CCOC(=O)C1=C(COCCN)NC(C)=C(C(=O)OC)C1c1ccccc1Cl', ['CCOC(=O)CC(=O)COCCN', 'COC(=O)CC(C)=O', 'N', 'O=Cc1ccccc1Cl']),
     # warfarin from 4-hydroxycoumarin and benzalacetone
     ('G344_michael_enol_retro', 'CC(=O)CC(c1ccccc1)c1c(O)c2ccccc2oc1=O', ['CC(=O)C=Cc1ccccc1', 'O=c1cc(O)c2ccccc2o1']),
+    # phenytoin from benzil and urea (Biltz), and from benzophenone, cyanide, ammonia and carbonate (Bucherer-Bergs)
+    ('G345_biltz_hydantoin_retro', 'O=C1NC(=O)C(c2ccccc2)(c2ccccc2)N1', ['NC(N)=O', 'O=C(C(=O)c1ccccc1)c1ccccc1']),
+    ('G346_bucherer_bergs_hydantoin_retro', 'O=C1NC(=O)C(c2ccccc2)(c2ccccc2)N1',
+     ['N', 'O=C(c1ccccc1)c1ccccc1', 'O=C([O-])[O-]', '[C-]#N']),
+    # a spirohydantoin from cyclohexanone
+    ('G346_bucherer_bergs_hydantoin_retro', 'O=C1NC(=O)C2(CCCCC2)N1', ['N', 'O=C([O-])[O-]', 'O=C1CCCCC1', '[C-]#N']),
 ]
 
 
@@ -446,6 +452,11 @@ def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     ("G343_hantzsch_dihydropyridine_retro", "CC1=C(C)C(c2ccccc2)C(C)=C(C)N1"),
     # a phenol's ortho carbon is no enol nucleophile (no carbonyl next to it): a Friedel-Crafts question
     ("G344_michael_enol_retro", "CC(=O)CC(c1ccccc1)c1ccccc1O"),
+    # the Biltz rearrangement moves an aryl group: a 5-alkyl-5-aryl hydantoin does not come from a 1,2-dione so
+    ("G345_biltz_hydantoin_retro", "CC1(c2ccccc2)NC(=O)NC1=O"),
+    # Bucherer-Bergs gives an N-H hydantoin from a ketone, not an N-alkyl one, nor a 5-monosubstituted one here
+    ("G346_bucherer_bergs_hydantoin_retro", "CN1C(=O)NC(c2ccccc2)(c2ccccc2)C1=O"),
+    ("G346_bucherer_bergs_hydantoin_retro", "O=C1NC(=O)C(c2ccccc2)N1"),
 ])
 def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []

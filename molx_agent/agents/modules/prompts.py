@@ -109,6 +109,16 @@ INTENT_LABELS = {
     },
 }
 
+#: Route verdicts (accept / weak / reject), step verdicts (plausible / implausible / invalid) and confidences in Chinese.
+VERDICT_ZH = {"accept": "可接受", "weak": "较弱", "reject": "不可接受", "plausible": "合理", "implausible": "不合理",
+              "invalid": "无效", "high": "高", "medium": "中", "low": "低"}
+
+
+def verdict_zh(word: object) -> str:
+    """A verdict or confidence word in Chinese (the word itself when there is no translation)."""
+    return VERDICT_ZH.get(str(word), str(word))
+
+
 __all__ = [
     "INTENT_CLASSIFIER_PROMPT",
     "PLANNER_SYSTEM_PROMPT",
@@ -119,4 +129,7 @@ __all__ = [
     "FINAL_SUMMARY_PROMPT",
     "FINAL_ANSWER_HEADERS",
     "INTENT_LABELS",
+    "VERDICT_ZH",
+    "verdict_zh",
 ]
+
