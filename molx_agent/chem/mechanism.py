@@ -766,7 +766,7 @@ def _fast_site(mol: Chem.Mol, carbon: Chem.Atom, halogen: Chem.Atom, kind: str) 
         if carbon.GetIsAromatic():  # an azine or an acceptor-substituted ring, or a pyridone, quinolone, coumarin
             return _snar_ring(mol, carbon)[0] or _ring_holds(mol, carbon, _ring_carbonyl)
         return _vinylogous_acceptor(carbon, halogen.GetIdx())
-    return not _sp3_carbon_neighbours(carbon, halogen.GetIdx())
+    return _activated_alkyl_halide(carbon, halogen)
 
 
 def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom], c_react: Chem.Atom,
@@ -1380,18 +1380,24 @@ _CARBAMIC_ACID = _smarts("[#7;!D1][CX3](=[OX1])[OX2H1]")
 #: or iminium ion as it forms.  No reference-route molecule is one; 3 recorded USPTO-50K reactants are drawn so.
 #: Amides, sulfonamides and N-chloromethyl imides (stable reagents) are not matched.
 _ALPHA_HALO_AMINE = _smarts("[NX3;H1,H2;+0;!$(N[#6,#16]=[O,S,N]);!$(N[SX4](=O)=O)][CX4][F,Cl,Br,I]")
+#: A nitro group on a carbonyl carbon (an acyl nitro compound, R-C(=O)-NO2): a reactive acylating and nitrating
+#: species, not a starting material or intermediate; none of the USPTO-50K, reference-route or building-block molecules
+#: holds one (apixaban's route of 2026-12-04 bought one, a Bloom-filter hit, and "reduced" it to the carboxamide).
+_ACYL_NITRO = _smarts("[CX3](=O)[N+](=O)[O-]")
 _UNSTABLE_GROUPS = (
     (_CARBAMIC_ACID, "a carbamic acid (N-COOH): it loses CO2 to the amine as it forms, so it exists only as a salt"),
     (_ALPHA_HALO_AMINE, "a free N-H amine on a carbon that carries a halogen: it loses the hydrogen halide to the "
                         "imine as it forms"),
+    (_ACYL_NITRO, "a nitro group on a carbonyl carbon (an acyl nitro compound): a reactive acylating and nitrating "
+                  "species, not an isolable starting material or intermediate"),
 )
 
 
 @functools.lru_cache(maxsize=65536)
 def unstable_group(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` fall apart as drawn, whether made or bought: a carbamic acid, which
-    loses CO2, or a free N-H amine on a halogen-bearing carbon, which loses the hydrogen halide (``None``: neither, or
-    unparsable).  A string without a nitrogen is answered without parsing."""
+    loses CO2, a free N-H amine on a halogen-bearing carbon, which loses the hydrogen halide, or an acyl nitro group
+    (``None``: none of them, or unparsable).  A string without a nitrogen is answered without parsing."""
     if "N" not in smiles and "n" not in smiles:
         return None
     mol = _parse(smiles)

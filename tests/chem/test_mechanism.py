@@ -445,6 +445,8 @@ def test_route_through_a_strained_intermediate_is_rated_low():
     ("O=C(O)n1ccnc1", "carbamic acid"),  # imidazole-1-carboxylic acid
     ("NC(Br)c1ccccc1", "hydrogen halide"),
     ("CNC(C)Cl", "hydrogen halide"),
+    # apixaban's Bloom-filter leaf of 2026-12-04
+    ("O=C1NCCc2c(C(=O)[N+](=O)[O-])n[nH]c21", "acyl nitro"),
 ])
 def test_molecules_that_fall_apart_are_named(smiles, what):
     assert what in unstable_group(smiles)
@@ -460,6 +462,7 @@ def test_molecules_that_fall_apart_are_named(smiles, what):
     "NCCCl",  # a 3-chloropropylamine (its halogen is two carbons away)
     "O=C(O)O",  # carbonic acid, the benchmarks' leaf for CO2 or carbonate
     "NC(=O)O",  # carbamic acid itself: ammonium carbamate, a reagent, as records draw it
+    "CC(=O)C[N+](=O)[O-]",  # an alpha-nitro ketone (the nitro group on the next carbon)
     "not a smiles",
     "CCCC",
 ])
