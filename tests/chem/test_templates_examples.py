@@ -369,6 +369,11 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G345_biltz_hydantoin_retro', 'O=C1NC(=O)C(c2ccccc2)(c2ccccc2)N1', ['NC(N)=O', 'O=C(C(=O)c1ccccc1)c1ccccc1']),
     ('G346_bucherer_bergs_hydantoin_retro', 'O=C1NC(=O)C(c2ccccc2)(c2ccccc2)N1',
      ['N', 'O=C(c1ccccc1)c1ccccc1', 'O=C([O-])[O-]', '[C-]#N']),
+    # tadalafil's tetrahydro-beta-carboline from D-tryptophan methyl ester and piperonal (the new stereocentre is set
+    # by the reaction: the stereo variant reads either configuration), and a racemic one from tryptamine
+    ('G348_pictet_spengler_stereo_retro', 'COC(=O)[C@H]1Cc2c([nH]c3ccccc23)[C@@H](c2ccc3c(c2)OCO3)N1',
+     ['COC(=O)[C@H](N)Cc1c[nH]c2ccccc12', 'O=Cc1ccc2c(c1)OCO2']),
+    ('G347_pictet_spengler_retro', 'CC1NCCc2c1[nH]c1ccccc21', ['CC=O', 'NCCc1c[nH]c2ccccc12']),
     # a spirohydantoin from cyclohexanone
     ('G346_bucherer_bergs_hydantoin_retro', 'O=C1NC(=O)C2(CCCCC2)N1', ['N', 'O=C([O-])[O-]', 'O=C1CCCCC1', '[C-]#N']),
 ]
@@ -457,6 +462,11 @@ def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     # Bucherer-Bergs gives an N-H hydantoin from a ketone, not an N-alkyl one, nor a 5-monosubstituted one here
     ("G346_bucherer_bergs_hydantoin_retro", "CN1C(=O)NC(c2ccccc2)(c2ccccc2)C1=O"),
     ("G346_bucherer_bergs_hydantoin_retro", "O=C1NC(=O)C(c2ccccc2)N1"),
+    # Pictet-Spengler needs the indole's C2: a plain phenethylamine does not cyclise so, and an N-methyl ring nitrogen
+    # is not written (the template reads an N-H product)
+    ("G347_pictet_spengler_retro", "c1ccc2c(c1)CCNC2c1ccccc1"),
+    ("G347_pictet_spengler_retro", "CN1CCc2c([nH]c3ccccc23)C1c1ccccc1"),
+    ("G348_pictet_spengler_stereo_retro", "CC1NCCc2c1[nH]c1ccccc21"),
 ])
 def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []
