@@ -132,4 +132,3 @@ __all__ = [
     "VERDICT_ZH",
     "verdict_zh",
 ]
-
