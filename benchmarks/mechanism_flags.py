@@ -7,7 +7,9 @@ Four questions:
 - ``routes``: on the best route of each solved target of ``benchmarks/multistep.py`` records (``--records``), or
   the first route of each drug of ``benchmarks/drug_routes.py`` output (``--drugs``). The records keep reactions
   without atom maps, so each step is re-mapped by the packaged single-step model that could have proposed it (the
-  full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``).
+  full model first, then the search's view; a step neither proposes among its 50 is counted ``unmapped``). The
+  route-level ``carried_group`` (a group bought, carried and removed: ``chem.mechanism.carried_groups``) is counted
+  too.
 
 - ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
   or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``; ``unstable_group``: a carbamic
@@ -63,6 +65,7 @@ sys.path.insert(0, str(REPO))
 
 from molx_agent.chem.mechanism import (  # noqa: E402
     aromatic_substitutions,
+    carried_groups,
     self_reactive,
     step_mechanism,
     strained_ring,
@@ -236,9 +239,11 @@ def _judge_routes(routes: list[tuple[str, Any, list[tuple[str, list[str]]]]], ma
     hits = []
     for name, confidence, steps in routes:
         codes: set[str] = set()
+        mapped_steps = []
         for product, reactants in steps:
             n_steps += 1
             mapped = mapper.mapped(product, reactants)
+            mapped_steps.append((product, list(reactants), mapped or ""))
             if mapped is None:
                 unmapped += 1
                 continue
@@ -246,6 +251,10 @@ def _judge_routes(routes: list[tuple[str, Any, list[tuple[str, list[str]]]]], ma
                 codes.add(flag["code"])
                 hits.append({"target": name, "code": flag["code"], "confidence_before": confidence,
                              "mapped_reaction": mapped})
+        for carried in carried_groups(mapped_steps) if len(mapped_steps) > 1 else ():
+            codes.add("carried_group")
+            hits.append({"target": name, "code": "carried_group", "confidence_before": confidence,
+                         "mapped_reaction": mapped_steps[carried["step"]][2], "leaf": carried["leaf"]})
         for code in codes:
             flagged_routes[code] += 1
     return {"routes": len(routes), "steps": n_steps, "unmapped_steps": unmapped,

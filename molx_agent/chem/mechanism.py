@@ -805,6 +805,28 @@ def _activated_alkyl_halide(carbon: Chem.Atom, halogen: Chem.Atom) -> bool:
     return _halide_kind(carbon, halogen) == "sp3" and not _sp3_carbon_neighbours(carbon, halogen.GetIdx())
 
 
+def _reduced_halogens(rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
+                      new: list[tuple[Chem.Atom, Chem.Atom]],
+                      elements: frozenset[int] | set[int] = _HALOGENS) -> Iterator[tuple[int, Chem.Atom]]:
+    """(map number of the carbon, the reactant atom it loses) for each carbon that trades a chlorine, bromine or
+    iodine (or another of ``elements``) for a hydrogen in the step: it loses that one neighbour, gains a hydrogen and
+    takes part in no new bond."""
+    touched = {atom.GetAtomMapNum() for pair in new for atom in pair}
+    for mc, c_prod in pmap.items():
+        c_react = rmap.get(mc)
+        if c_react is None or c_react.GetAtomicNum() != 6 or mc in touched:
+            continue
+        lost = _lost_neighbours(c_react, c_prod)
+        if len(lost) == 1 and lost[0].GetAtomicNum() in elements and c_prod.GetTotalNumHs() > c_react.GetTotalNumHs():
+            yield mc, lost[0]
+
+
+#: What :func:`carried_groups` calls the atom a route removes: a halogen, or the first atom of an oxygen or nitrogen
+#: group on an aromatic carbon (a phenol deoxygenated, an aniline deaminated).
+_CARRIED_NAME = {17: "chlorine", 35: "bromine", 53: "iodine", 8: "oxygen group (hydroxy, alkoxy or sulfonate)",
+                 7: "nitrogen group (amino or nitro)"}
+
+
 def _hydrodehalogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
                           pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
                           ) -> Iterator[tuple[int, Chem.Atom, Chem.Atom, Chem.Atom]]:
@@ -815,16 +837,8 @@ def _hydrodehalogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int
     alpha-carbonyl, alpha-heteroatom). A reduced halide that is itself activated is spared (zinc in acetic acid
     takes an alpha-halo ketone's first), and so is an unactivated alkyl halide kept beside an aryl one reduced (the
     order depends on the reductant)."""
-    touched = {atom.GetAtomMapNum() for pair in new for atom in pair}
-    for mc, c_prod in pmap.items():
-        c_react = rmap.get(mc)
-        if c_react is None or c_react.GetAtomicNum() != 6 or mc in touched:
-            continue
-        lost = _lost_neighbours(c_react, c_prod)
-        if len(lost) != 1 or lost[0].GetAtomicNum() not in _HALOGENS \
-                or c_prod.GetTotalNumHs() <= c_react.GetTotalNumHs():
-            continue
-        leaving = lost[0]
+    for mc, leaving in _reduced_halogens(rmap, pmap, new):
+        c_react = rmap[mc]
         kind = _halide_kind(c_react, leaving)
         if kind is None or _activated_alkyl_halide(c_react, leaving):
             continue
@@ -2472,6 +2486,150 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     return out
 
 
+def _unmapped(mol: Chem.Mol) -> Chem.Mol:
+    copy = Chem.Mol(mol)
+    for atom in copy.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return copy
+
+
+def _step_sides(mapped: str) -> tuple[Chem.Mol, Chem.Mol] | None:
+    left, _, right = (mapped or "").partition(">>")
+    reactants, product = _parse(left), _parse(right)
+    if reactants is None or product is None:
+        return None
+    _adopt_orphan_maps(reactants, product)
+    return reactants, product
+
+
+def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
+    return next(f for f in Chem.GetMolFrags(mol) if idx in f)
+
+
+def _fragment(mol: Chem.Mol, atoms: tuple[int, ...]) -> Chem.Mol:
+    """The molecule of ``mol`` made of ``atoms`` (a whole fragment), without atom maps; its atoms keep their order."""
+    frag = Chem.RWMol(_unmapped(mol))
+    for idx in sorted(set(range(mol.GetNumAtoms())) - set(atoms), reverse=True):
+        frag.RemoveAtom(idx)
+    return frag.GetMol()
+
+
+def _canonical(smiles: str) -> str | None:
+    mol = _parse(smiles)
+    return map_free_smiles(mol) if mol is not None else None
+
+
+def _ring_system(mol: Chem.Mol, idx: int) -> set[int]:
+    """The atoms of the fused ring system through atom ``idx`` (the atom alone when it is in no ring)."""
+    rings = [set(ring) for ring in mol.GetRingInfo().AtomRings()]
+    system = {idx}
+    grown = True
+    while grown:
+        grown = False
+        for ring in rings:
+            if ring & system and not ring <= system:
+                system |= ring
+                grown = True
+    return system
+
+
+def _ring_unchanged(reactants: Chem.Mol, product: Chem.Mol, carbon_map: int) -> bool:
+    """Whether every atom of the product's fused ring system through the mapped carbon ``carbon_map`` keeps its
+    mapped neighbours in the step (no substitution on those rings: a halogen there directed or blocked nothing the
+    step did)."""
+    rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
+    carbon = pmap.get(carbon_map)
+    if carbon is None:
+        return False
+    ring_atoms = _ring_system(product, carbon.GetIdx())
+    for idx in ring_atoms:
+        atom = product.GetAtomWithIdx(idx)
+        m = atom.GetAtomMapNum()
+        if not m or m not in rmap:
+            return False
+        before = {nb.GetAtomMapNum() for nb in rmap[m].GetNeighbors()}
+        after = {nb.GetAtomMapNum() for nb in atom.GetNeighbors()}
+        if before != after or 0 in before or 0 in after:
+            return False
+    return True
+
+
+def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
+    """Groups a route carries from a bought starting material through one or more steps only to remove them.
+
+    ``steps``: the route's reactions as ``(product SMILES, reactant SMILES, atom-mapped "reactants>>product")``, any
+    order.  For each step that trades a chlorine, bromine or iodine on a carbon, or an oxygen or nitrogen substituent
+    on an aromatic carbon, for a hydrogen (:func:`_reduced_halogens`: a dehalogenation, a phenol deoxygenated, an
+    aniline deaminated) on a molecule
+    the route makes, the removed atom is followed back through the steps that made it, by the atom maps of each step
+    (a molecule's atoms in two steps are matched as substructures): when it reaches a starting material without any
+    step having formed its bond or changed the fused ring system it sits on (a blocking group, or a handle that
+    directed a substitution, changes that ring), the group did nothing but be removed, and the starting material
+    without it is what a chemist would buy.  Returned: ``{step, group, leaf, carried}`` per case (``step``: index in
+    ``steps`` of the removal; ``carried``: the steps the group rode through).  Steps without a map, or whose maps do
+    not reach, are not judged."""
+    made: dict[str, int] = {}
+    for i, (product, _reactants, _mapped) in enumerate(steps):
+        key = _canonical(product)
+        if key:
+            made.setdefault(key, i)
+    sides = [_step_sides(mapped) for _p, _r, mapped in steps]
+    out: list[dict[str, Any]] = []
+    for i, parsed in enumerate(sides):
+        if parsed is None:
+            continue
+        reactants, product = parsed
+        rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
+        new = _new_bonds(reactants, product, rmap)
+        for mc, removed in _reduced_halogens(rmap, pmap, new, frozenset(_CARRIED_NAME)):
+            if removed.GetAtomicNum() in (7, 8) and not rmap[mc].GetIsAromatic():
+                continue  # an alcohol, ester or ketone carbon reduced: functional-group work, not a removed group
+            hit = _trace_to_leaf(reactants, removed.GetIdx(), rmap[mc].GetIdx(), sides, made)
+            if hit is not None:
+                out.append({"step": i, "group": _CARRIED_NAME[removed.GetAtomicNum()], "leaf": hit[0],
+                            "carried": hit[1]})
+    return out
+
+
+def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.Mol, Chem.Mol] | None],
+                   made: dict[str, int]) -> tuple[str, int] | None:
+    """(the starting material's SMILES, steps carried) when the atom at ``x_idx`` of ``mol`` (a step's reactant side),
+    on the carbon at ``c_idx``, came unchanged from a starting material through at least one step (see
+    :func:`carried_groups`)."""
+    carried = 0
+    for _ in range(len(sides)):  # a route has no cycle; the bound only guards against a malformed one
+        fragment = _fragment_of(mol, x_idx)
+        query = _fragment(mol, fragment)
+        smiles = _canonical(Chem.MolToSmiles(query))
+        maker = made.get(smiles or "")
+        if maker is None:
+            return (smiles, carried) if carried and smiles else None
+        parsed = sides[maker]
+        if parsed is None:
+            return None
+        reactants, product = parsed
+        order = sorted(fragment)
+        match = _unmapped(product).GetSubstructMatch(query)
+        if not match:
+            return None
+        x_prod = product.GetAtomWithIdx(match[order.index(x_idx)])
+        carbon = product.GetAtomWithIdx(match[order.index(c_idx)])
+        mx, mc = x_prod.GetAtomMapNum(), carbon.GetAtomMapNum()
+        rmap = _mapped_atoms(reactants)
+        if not mx or not mc or mx not in rmap or mc not in rmap:
+            return None
+        x_react = rmap[mx]
+        if reactants.GetBondBetweenAtoms(x_react.GetIdx(), rmap[mc].GetIdx()) is None:
+            return None  # the step put the group there
+        if {nb.GetAtomMapNum() for nb in x_react.GetNeighbors()} != {nb.GetAtomMapNum() for nb in x_prod.GetNeighbors()} \
+                or x_react.GetTotalNumHs() != x_prod.GetTotalNumHs():
+            return None  # the step changed the group itself (a nitro reduced, a phenol triflated): it was used
+        if not _ring_unchanged(reactants, product, mc):
+            return None  # the step substituted the halogen's ring (or the carbon itself)
+        mol, x_idx, c_idx, carried = reactants, x_react.GetIdx(), rmap[mc].GetIdx(), carried + 1
+    return None
+
+
 __all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_CONDENSING_CARBONYLS", "SELF_REACTIVE_ELECTROPHILES",
            "SELF_REACTIVE_NUCLEOPHILES", "SELF_REACTIVE_OXY_NUCLEOPHILES", "aromatic_substitutions", "self_reactive",
-           "step_mechanism", "strained_ring", "unisolable", "unstable_group"]
+           "carried_groups", "step_mechanism", "strained_ring", "unisolable", "unstable_group"]

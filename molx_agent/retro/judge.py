@@ -81,6 +81,9 @@ ISSUE_TEXT = {
     "amide_reductive_amination": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
     "competing_site": "selectivity: {reason}",
+    "carried_group": "the route carries the {group} of its starting material {leaf} through {n} step(s) only to "
+                     "remove it: no step uses it, so starting from the compound without it saves the steps (when that "
+                     "compound is sold)",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
                               "only as a salt or with the amine, alcohol or thiol protected until the electrophile "
                               "has reacted, a step the route does not show",
@@ -126,7 +129,7 @@ SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
                            "competing_reaction", "incompatible_group", "unsourced_stereocentre", "competing_site",
-                           "halogen_from_solvent",
+                           "halogen_from_solvent", "carried_group",
                            *IMPLAUSIBLE_MECHANISM_ISSUES, *SELF_REACTIVE_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
 #: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
@@ -161,6 +164,12 @@ def _strained_ring(smiles: str) -> str | None:
     from molx_agent.chem.mechanism import unisolable
 
     return unisolable(smiles)
+
+
+def _carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
+    from molx_agent.chem.mechanism import carried_groups
+
+    return carried_groups(steps)
 
 
 def _self_reactive(smiles: str) -> str | None:
@@ -525,6 +534,16 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         elif fv.get("feasibility_score") is not None and float(fv["feasibility_score"]) < 0.5:
             add(issue("low_feasibility_step", ISSUE_TEXT["low_feasibility_step"].format(
                 score=float(fv["feasibility_score"])), step=step))
+    # a halogen (or OH, NH2) bought, carried through steps that never use it and then removed: a detour
+    route_steps = [(graph.molecule_nodes[r.product_node].smiles,
+                    [graph.molecule_nodes[m].smiles for m in r.reactant_nodes], r.mapped_reaction)
+                   for r in graph.reaction_nodes]
+    if len(route_steps) > 1:
+        for hit in _carried_groups(route_steps):
+            product, reactants, _mapped = route_steps[hit["step"]]
+            add(issue("carried_group", ISSUE_TEXT["carried_group"].format(group=hit["group"], leaf=hit["leaf"],
+                                                                          n=hit["carried"]),
+                      smiles=hit["leaf"], step=f"{'.'.join(reactants)}>>{product}"))
     for item in (graph.metadata.get("route") or {}).get("issues") or []:
         if isinstance(item, dict) and item.get("code"):
             add(dict(item))

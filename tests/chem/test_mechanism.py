@@ -1636,3 +1636,89 @@ def test_an_amide_nh_reductively_aminating_a_ketone_is_flagged(mapped, atoms, ki
 ])
 def test_aldehydes_formamide_amines_and_condensations_are_not_amide_reductive_aminations(mapped):
     assert "amide_reductive_amination" not in codes(mapped)
+
+
+# phenytoin's best-judged route of 2026-12-04: Bucherer-Bergs on 3-chlorobenzophenone, then the chlorine removed
+CL_PHENYTOIN = "O=C1NC(=O)C(c2ccccc2)(c2cccc(Cl)c2)N1"
+BUCHERER_CL = (
+    "[C:6]([c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1)([c:13]1[cH:14][cH:15][cH:16][c:17]([Cl:18])[cH:19]1)=[O:900]."
+    "[N:3]#[C-:4].[NH3:20].[O:1]=[C:2]([O-:901])[O-:902]>>[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2[cH:8][cH:9][cH:10]"
+    "[cH:11][cH:12]2)([c:13]2[cH:14][cH:15][cH:16][c:17]([Cl:18])[cH:19]2)[NH:20]1"
+)
+DECHLORINATION = (
+    "[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2[cH:8][cH:9][cH:10][cH:11][cH:12]2)([c:13]2[cH:14][cH:15][cH:16][c:17]"
+    "([Cl:900])[cH:18]2)[NH:19]1>>[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2[cH:8][cH:9][cH:10][cH:11][cH:12]2)([c:13]2"
+    "[cH:14][cH:15][cH:16][cH:17][cH:18]2)[NH:19]1"
+)
+PHENYTOIN = "O=C1NC(=O)C(c2ccccc2)(c2ccccc2)N1"
+BB_LEAVES = ["N", "O=C([O-])[O-]", "O=C(c1ccccc1)c1cccc(Cl)c1", "[C-]#N"]
+
+
+def test_a_halogen_carried_from_a_leaf_only_to_be_removed_is_found():
+    from molx_agent.chem.mechanism import carried_groups
+
+    steps = [(PHENYTOIN, [CL_PHENYTOIN], DECHLORINATION), (CL_PHENYTOIN, BB_LEAVES, BUCHERER_CL)]
+    assert carried_groups(steps) == [{"step": 0, "group": "chlorine", "leaf": "O=C(c1ccccc1)c1cccc(Cl)c1",
+                                      "carried": 1}]
+    # the reduction alone (a bought chloro compound reduced) is the analog-shortcut check's, not this one's
+    assert carried_groups(steps[:1]) == []
+    # a step without its map is not judged
+    assert carried_groups([(PHENYTOIN, [CL_PHENYTOIN], DECHLORINATION), (CL_PHENYTOIN, BB_LEAVES, "")]) == []
+
+
+def test_a_phenol_carried_only_to_be_deoxygenated_is_found():
+    from molx_agent.chem.mechanism import carried_groups
+
+    # the next detour the search offered for phenytoin: 4-hydroxybenzophenone, Bucherer-Bergs, the OH removed
+    oh_phenytoin = "O=C1NC(=O)C(c2ccccc2)(c2ccc(O)cc2)N1"
+    bucherer = ("[C:6]([c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1)([c:13]1[cH:14][cH:15][c:16]([OH:17])[cH:18][cH:19]1)"
+                "=[O:900].[N:3]#[C-:4].[NH3:20].[O:1]=[C:2]([O-:901])[O-:902]>>[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2"
+                "[cH:8][cH:9][cH:10][cH:11][cH:12]2)([c:13]2[cH:14][cH:15][c:16]([OH:17])[cH:18][cH:19]2)[NH:20]1")
+    deoxygenation = ("[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2[cH:8][cH:9][cH:10][cH:11][cH:12]2)([c:13]2[cH:14]"
+                     "[cH:15][c:16]([OH:900])[cH:17][cH:18]2)[NH:19]1>>[O:1]=[C:2]1[NH:3][C:4](=[O:5])[C:6]([c:7]2[cH:8]"
+                     "[cH:9][cH:10][cH:11][cH:12]2)([c:13]2[cH:14][cH:15][cH:16][cH:17][cH:18]2)[NH:19]1")
+    leaves = ["N", "O=C([O-])[O-]", "O=C(c1ccccc1)c1ccc(O)cc1", "[C-]#N"]
+    hits = carried_groups([(PHENYTOIN, [oh_phenytoin], deoxygenation), (oh_phenytoin, leaves, bucherer)])
+    assert [(h["group"].split()[0], h["leaf"]) for h in hits] == [("oxygen", "O=C(c1ccccc1)c1ccc(O)cc1")]
+
+
+def test_a_halogen_that_blocked_a_ring_substitution_is_not_a_detour():
+    from molx_agent.chem.mechanism import carried_groups
+
+    # 4-bromoanisole nitrated ortho to the methoxy group (the bromine blocks the para position), then debrominated
+    nitration = ("[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([Br:7])[cH:8][cH:9]1.[O:10]=[N+:11]([O-:12])[OH:13]>>[CH3:1][O:2]"
+                 "[c:3]1[c:4]([N+:11](=[O:10])[O-:12])[cH:5][c:6]([Br:7])[cH:8][cH:9]1")
+    debromination = ("[CH3:1][O:2][c:3]1[c:4]([N+:11](=[O:10])[O-:12])[cH:5][c:6]([Br:7])[cH:8][cH:9]1>>[CH3:1][O:2]"
+                     "[c:3]1[c:4]([N+:11](=[O:10])[O-:12])[cH:5][cH:6][cH:8][cH:9]1")
+    steps = [("COc1ccccc1[N+](=O)[O-]", ["COc1ccc(Br)cc1[N+](=O)[O-]"], debromination),
+             ("COc1ccc(Br)cc1[N+](=O)[O-]", ["COc1ccc(Br)cc1", "O=[N+]([O-])O"], nitration)]
+    assert carried_groups(steps) == []
+
+
+def test_a_group_the_route_changed_before_removing_it_is_not_a_detour():
+    from molx_agent.chem.mechanism import carried_groups
+
+    # 4-nitrotoluene reduced to the aniline, then deaminated: the nitro group was worked on, not merely carried
+    reduction = ("[O-:8][N+:7](=[O:9])[c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1>>[NH2:7][c:1]1[cH:2][cH:3][c:4]"
+                 "([CH3:10])[cH:5][cH:6]1")
+    deamination = "[NH2:7][c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1>>[cH:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1"
+    steps = [("Cc1ccccc1", ["Cc1ccc(N)cc1"], deamination), ("Cc1ccc(N)cc1", ["Cc1ccc([N+](=O)[O-])cc1"], reduction)]
+    assert carried_groups(steps) == []
+
+
+def test_a_route_carrying_a_halogen_to_remove_it_is_medium():
+    from molx_agent.retro.route import RetroGraph
+
+    graph = RetroGraph.new(PHENYTOIN)
+    last = graph.add_reaction(graph.target_id, [CL_PHENYTOIN], reaction_type="reduction", score=0.5,
+                              forward_validation={"ok": True, "feasibility_score": 0.9},
+                              mapped_reaction=DECHLORINATION)
+    first = graph.add_reaction(last.reactant_nodes[0], BB_LEAVES, reaction_type="hydantoin", score=0.5,
+                               forward_validation={"ok": True, "feasibility_score": 0.9}, mapped_reaction=BUCHERER_CL)
+    for rid in first.reactant_nodes:
+        node = graph.molecule_nodes[rid]
+        node.role, node.availability = "leaf", {"available": True, "source": "building-blocks", "tier": "verified"}
+    judged = judge_route(graph)
+    assert judged["confidence"] == "medium"
+    assert [i["code"] for i in judged["issues"]] == ["carried_group"]
+    assert "chlorine of its starting material O=C(c1ccccc1)c1cccc(Cl)c1 through 1 step" in judged["issues"][0]["message"]
