@@ -13,9 +13,10 @@ Four questions:
 
 - ``molecules``: the molecule checks that need no atom map (``self_reactive``: a free amine beside an acyl halide
   or heterocumulene, an alcohol or thiol beside an acyl halide; ``strained_ring``; ``unstable_group``: a carbamic
-  acid, an alpha-haloamine) on every intermediate of every returned route of ``--records`` (JSONL or
-  ``.jsonl.gz``), and of the best routes; the last two also on every leaf (``strained_leaf``, ``unstable_leaf``). The ``literature`` mode also counts the USPTO-50K products that
-  ``self_reactive`` and ``unstable_group`` name (``self_reactive_product``, ``unstable_product``): a literature
+  acid, an alpha-haloamine, an acyl nitro group) on every intermediate of every returned route of ``--records``
+  (JSONL or ``.jsonl.gz``), and of the best routes; the last two also on every leaf (``strained_leaf``,
+  ``unstable_leaf``). The ``literature`` mode also counts the USPTO-50K products that ``self_reactive`` and
+  ``unstable_group`` name (``self_reactive_product``, ``unstable_product``): a literature
   product is isolable, so each is a false alarm or a record drawing a salt or a work-up's species.
 
 - ``references``: the same flags on the literature routes of a RetroCast benchmark (``--benchmark``, e.g.

@@ -594,7 +594,7 @@ def _acetal_partner_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int) 
 def _free_aryl_amine(mol: Chem.Mol, atom_idx: int) -> bool:
     """Whether the reactant molecule of ``atom_idx`` carries an aniline N-H (not an amide, carbamate or
     sulfonamide N-H, not an aromatic ring N-H)."""
-    fragment = next(f for f in Chem.GetMolFrags(mol) if atom_idx in f)
+    fragment = _fragment_of(mol, atom_idx)
     for idx in fragment:
         n = mol.GetAtomWithIdx(idx)
         if n.GetAtomicNum() != 7 or n.GetIsAromatic() or n.GetFormalCharge() != 0 or n.GetTotalNumHs() == 0:
@@ -781,7 +781,7 @@ def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, 
     kind = _halide_kind(c_react, leaving)
     if kind is None or _fast_site(reactants, c_react, leaving, kind):
         return None
-    fragment = next(f for f in Chem.GetMolFrags(reactants) if c_react.GetIdx() in f)
+    fragment = _fragment_of(reactants, c_react.GetIdx())
     for idx in fragment:
         kept = reactants.GetAtomWithIdx(idx)
         if _HALIDE_RANK.get(kept.GetAtomicNum(), 0) <= _HALIDE_RANK[leaving.GetAtomicNum()] or kept.GetDegree() != 1:
@@ -805,9 +805,8 @@ def _activated_alkyl_halide(carbon: Chem.Atom, halogen: Chem.Atom) -> bool:
     return _halide_kind(carbon, halogen) == "sp3" and not _sp3_carbon_neighbours(carbon, halogen.GetIdx())
 
 
-def _reduced_halogens(rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
-                      new: list[tuple[Chem.Atom, Chem.Atom]],
-                      elements: frozenset[int] | set[int] = _HALOGENS) -> Iterator[tuple[int, Chem.Atom]]:
+def _reduced_off(rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]],
+                 elements: frozenset[int] | set[int] = _HALOGENS) -> Iterator[tuple[int, Chem.Atom]]:
     """(map number of the carbon, the reactant atom it loses) for each carbon that trades a chlorine, bromine or
     iodine (or another of ``elements``) for a hydrogen in the step: it loses that one neighbour, gains a hydrogen and
     takes part in no new bond."""
@@ -821,12 +820,6 @@ def _reduced_halogens(rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
             yield mc, lost[0]
 
 
-#: What :func:`carried_groups` calls the atom a route removes: a halogen, or the first atom of an oxygen or nitrogen
-#: group on an aromatic carbon (a phenol deoxygenated, an aniline deaminated).
-_CARRIED_NAME = {17: "chlorine", 35: "bromine", 53: "iodine", 8: "oxygen group (hydroxy, alkoxy or sulfonate)",
-                 7: "nitrogen group (amino or nitro)"}
-
-
 def _hydrodehalogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
                           pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
                           ) -> Iterator[tuple[int, Chem.Atom, Chem.Atom, Chem.Atom]]:
@@ -837,13 +830,13 @@ def _hydrodehalogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int
     alpha-carbonyl, alpha-heteroatom). A reduced halide that is itself activated is spared (zinc in acetic acid
     takes an alpha-halo ketone's first), and so is an unactivated alkyl halide kept beside an aryl one reduced (the
     order depends on the reductant)."""
-    for mc, leaving in _reduced_halogens(rmap, pmap, new):
+    for mc, leaving in _reduced_off(rmap, pmap, new):
         c_react = rmap[mc]
         kind = _halide_kind(c_react, leaving)
         if kind is None or _activated_alkyl_halide(c_react, leaving):
             continue
         rank = _HALIDE_RANK[leaving.GetAtomicNum()]
-        fragment = next(f for f in Chem.GetMolFrags(reactants) if c_react.GetIdx() in f)
+        fragment = _fragment_of(reactants, c_react.GetIdx())
         for idx in fragment:
             kept = reactants.GetAtomWithIdx(idx)
             k_rank = _HALIDE_RANK.get(kept.GetAtomicNum(), 0)
@@ -1097,6 +1090,11 @@ def _amide_ketone_alkylations(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
             kind = _acylated_nh(n_react)
             if kind is not None and not _same_fragment(reactants, n_react, c_react):
                 yield n.GetAtomMapNum(), c.GetAtomMapNum(), kind
+
+
+def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
+    """The atom indices of the molecule (fragment) of ``mol`` that holds atom ``idx``."""
+    return next(f for f in Chem.GetMolFrags(mol) if idx in f)
 
 
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
@@ -1802,7 +1800,7 @@ def _ipso_group(reactants: Chem.Mol, carbon: Chem.Atom, pmap: dict[int, Chem.Ato
     on an electron-rich ring (:func:`_ipso_ring_verdict`) in the molecule of ``carbon``, which the product keeps;
     ``None`` when there is none. Spared: a MIDA boronate (tetracoordinate boron bonded to its nitrogen survives
     strong electrophiles) and a silicon bonded to a heteroatom (the phenyls of a TBDPS ether)."""
-    frag = next(f for f in Chem.GetMolFrags(reactants) if carbon.GetIdx() in f)
+    frag = _fragment_of(reactants, carbon.GetIdx())
     acidic = kind in ("nitration", "sulfonation")
     for idx in frag:
         atom = reactants.GetAtomWithIdx(idx)
@@ -2237,7 +2235,7 @@ def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Che
             if kind is None or _same_fragment(reactants, n_react, rmap[me]):
                 continue
             seen.add(mn)
-            fragment = next(f for f in Chem.GetMolFrags(reactants) if n_react.GetIdx() in f)
+            fragment = _fragment_of(reactants, n_react.GetIdx())
             for idx in fragment:
                 twin = reactants.GetAtomWithIdx(idx)
                 mt = twin.GetAtomMapNum()
@@ -2256,6 +2254,17 @@ def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Che
     return out
 
 
+def _step_sides(mapped: str) -> tuple[Chem.Mol, Chem.Mol] | None:
+    """The reactant and product sides of an atom-mapped ``reactants>>product``, the product's unmapped-group numbers
+    adopted (:func:`_adopt_orphan_maps`); ``None`` without ``>>`` or when a side does not parse."""
+    left, sep, right = (mapped or "").partition(">>")
+    reactants, product = (_parse(left), _parse(right)) if sep else (None, None)
+    if reactants is None or product is None:
+        return None
+    _adopt_orphan_maps(reactants, product)
+    return reactants, product
+
+
 def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     """Mechanism flags of one atom-mapped step ``reactants>>product``: ``[{code, atoms, reason}]`` where
     ``atoms`` are the map numbers concerned: a new bond's two atoms (the nucleophilic carbon first for a carbanion,
@@ -2263,13 +2272,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     stripped amine; the nucleophile, its partner and the kept group's first atom for ``electrophile_selectivity``)
     or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or when a side
     does not parse."""
-    if not mapped_reaction or ">>" not in mapped_reaction:
+    sides = _step_sides(mapped_reaction)
+    if sides is None:
         return []
-    left, _, right = mapped_reaction.partition(">>")
-    reactants, product = _parse(left), _parse(right)
-    if reactants is None or product is None:
-        return []
-    _adopt_orphan_maps(reactants, product)
+    reactants, product = sides
     rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
     out: list[dict[str, Any]] = []
     new = _new_bonds(reactants, product, rmap)
@@ -2486,29 +2492,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     return out
 
 
-def _unmapped(mol: Chem.Mol) -> Chem.Mol:
-    copy = Chem.Mol(mol)
-    for atom in copy.GetAtoms():
-        atom.SetAtomMapNum(0)
-    return copy
-
-
-def _step_sides(mapped: str) -> tuple[Chem.Mol, Chem.Mol] | None:
-    left, _, right = (mapped or "").partition(">>")
-    reactants, product = _parse(left), _parse(right)
-    if reactants is None or product is None:
-        return None
-    _adopt_orphan_maps(reactants, product)
-    return reactants, product
-
-
-def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
-    return next(f for f in Chem.GetMolFrags(mol) if idx in f)
-
-
 def _fragment(mol: Chem.Mol, atoms: tuple[int, ...]) -> Chem.Mol:
     """The molecule of ``mol`` made of ``atoms`` (a whole fragment), without atom maps; its atoms keep their order."""
-    frag = Chem.RWMol(_unmapped(mol))
+    frag = Chem.RWMol(strip_atom_maps(mol))
     for idx in sorted(set(range(mol.GetNumAtoms())) - set(atoms), reverse=True):
         frag.RemoveAtom(idx)
     return frag.GetMol()
@@ -2533,16 +2519,11 @@ def _ring_system(mol: Chem.Mol, idx: int) -> set[int]:
     return system
 
 
-def _ring_unchanged(reactants: Chem.Mol, product: Chem.Mol, carbon_map: int) -> bool:
-    """Whether every atom of the product's fused ring system through the mapped carbon ``carbon_map`` keeps its
-    mapped neighbours in the step (no substitution on those rings: a halogen there directed or blocked nothing the
-    step did)."""
-    rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
-    carbon = pmap.get(carbon_map)
-    if carbon is None:
-        return False
-    ring_atoms = _ring_system(product, carbon.GetIdx())
-    for idx in ring_atoms:
+def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.Atom) -> bool:
+    """Whether every atom of the product's fused ring system through ``carbon`` keeps its mapped neighbours in the
+    step (``rmap``: the reactants' atoms by map number; no substitution on those rings: a halogen there directed or
+    blocked nothing the step did)."""
+    for idx in _ring_system(product, carbon.GetIdx()):
         atom = product.GetAtomWithIdx(idx)
         m = atom.GetAtomMapNum()
         if not m or m not in rmap:
@@ -2554,18 +2535,23 @@ def _ring_unchanged(reactants: Chem.Mol, product: Chem.Mol, carbon_map: int) -> 
     return True
 
 
+#: What :func:`carried_groups` calls the atom a route removes: a halogen, or the first atom of an oxygen or nitrogen
+#: group on an aromatic carbon (a phenol deoxygenated, an aniline deaminated).
+_CARRIED_NAME = {17: "chlorine", 35: "bromine", 53: "iodine", 8: "oxygen group (hydroxy, alkoxy or sulfonate)",
+                 7: "nitrogen group (amino or nitro)"}
+
+
 def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
     """Groups a route carries from a bought starting material through one or more steps only to remove them.
 
     ``steps``: the route's reactions as ``(product SMILES, reactant SMILES, atom-mapped "reactants>>product")``, any
     order.  For each step that trades a chlorine, bromine or iodine on a carbon, or an oxygen or nitrogen substituent
-    on an aromatic carbon, for a hydrogen (:func:`_reduced_halogens`: a dehalogenation, a phenol deoxygenated, an
-    aniline deaminated) on a molecule
-    the route makes, the removed atom is followed back through the steps that made it, by the atom maps of each step
-    (a molecule's atoms in two steps are matched as substructures): when it reaches a starting material without any
-    step having formed its bond or changed the fused ring system it sits on (a blocking group, or a handle that
-    directed a substitution, changes that ring), the group did nothing but be removed, and the starting material
-    without it is what a chemist would buy.  Returned: ``{step, group, leaf, carried}`` per case (``step``: index in
+    on an aromatic carbon, for a hydrogen (:func:`_reduced_off`: a dehalogenation, a phenol deoxygenated, an aniline
+    deaminated) on a molecule the route makes, the removed atom is followed back through the steps that made it, by
+    the atom maps of each step (a molecule's atoms in two steps are matched as substructures): when it reaches a
+    starting material without any step having formed its bond, changed the group itself or changed the fused ring
+    system it sits on (a blocking group, or a handle that directed a substitution, changes that ring), the group did
+    nothing but be removed, and the starting material without it is what a chemist would buy.  Returned: ``{step, group, leaf, carried}`` per case (``step``: index in
     ``steps`` of the removal; ``carried``: the steps the group rode through).  Steps without a map, or whose maps do
     not reach, are not judged."""
     made: dict[str, int] = {}
@@ -2581,7 +2567,7 @@ def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, An
         reactants, product = parsed
         rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
         new = _new_bonds(reactants, product, rmap)
-        for mc, removed in _reduced_halogens(rmap, pmap, new, frozenset(_CARRIED_NAME)):
+        for mc, removed in _reduced_off(rmap, pmap, new, frozenset(_CARRIED_NAME)):
             if removed.GetAtomicNum() in (7, 8) and not rmap[mc].GetIsAromatic():
                 continue  # an alcohol, ester or ketone carbon reduced: functional-group work, not a removed group
             hit = _trace_to_leaf(reactants, removed.GetIdx(), rmap[mc].GetIdx(), sides, made)
@@ -2609,7 +2595,7 @@ def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem
             return None
         reactants, product = parsed
         order = sorted(fragment)
-        match = _unmapped(product).GetSubstructMatch(query)
+        match = strip_atom_maps(product).GetSubstructMatch(query)
         if not match:
             return None
         x_prod = product.GetAtomWithIdx(match[order.index(x_idx)])
@@ -2624,7 +2610,7 @@ def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem
         if {nb.GetAtomMapNum() for nb in x_react.GetNeighbors()} != {nb.GetAtomMapNum() for nb in x_prod.GetNeighbors()} \
                 or x_react.GetTotalNumHs() != x_prod.GetTotalNumHs():
             return None  # the step changed the group itself (a nitro reduced, a phenol triflated): it was used
-        if not _ring_unchanged(reactants, product, mc):
+        if not _ring_unchanged(rmap, product, carbon):
             return None  # the step substituted the halogen's ring (or the carbon itself)
         mol, x_idx, c_idx, carried = reactants, x_react.GetIdx(), rmap[mc].GetIdx(), carried + 1
     return None

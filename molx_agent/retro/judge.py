@@ -159,7 +159,7 @@ def _step_mechanism(mapped_reaction: str | None) -> list[dict[str, Any]]:
     return step_mechanism(mapped_reaction or "")
 
 
-def _strained_ring(smiles: str) -> str | None:
+def _unisolable(smiles: str) -> str | None:
     """A strained ring (cyclopentyne, an anti-Bredt alkene) or a group that falls apart as drawn (a carbamic acid)."""
     from molx_agent.chem.mechanism import unisolable
 
@@ -409,7 +409,7 @@ def judge_step(precursors: list[str], product: str, *, reaction_type: str | None
     else:
         verdict = "plausible"
     for smiles in precursors:
-        what = _strained_ring(smiles)
+        what = _unisolable(smiles)
         if what:  # a transient species (cyclopentyne) proposed as a precursor: named, whatever the verdict
             issues.append(issue("strained_molecule", ISSUE_TEXT["strained_molecule"].format(what=what),
                                 smiles=smiles))
@@ -461,7 +461,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
     made = {r.product_node for r in graph.reaction_nodes}
     for node in graph.molecule_nodes.values():
         # an intermediate or a leaf no one can isolate (cyclopentyne, 1,2-cyclohexadiene): the target is the user's
-        what = _strained_ring(node.smiles) if node.node_id != graph.target_id else None
+        what = _unisolable(node.smiles) if node.node_id != graph.target_id else None
         if what:
             add(issue("strained_molecule", ISSUE_TEXT["strained_molecule"].format(what=what), smiles=node.smiles))
     for node in graph.molecule_nodes.values():
@@ -481,9 +481,12 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         kind = reactive_kind(node.smiles)
         if kind and tier == "verified":
             add(issue("reactive_leaf", ISSUE_TEXT["reactive_leaf"].format(kind=kind), smiles=node.smiles))
+    route_steps: list[tuple[str, list[str], str]] = []  # (product, reactants, mapped reaction) per step
     for rxn in graph.reaction_nodes:
         product = graph.molecule_nodes[rxn.product_node].smiles
-        step = f"{'.'.join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)}>>{product}"
+        reactants = [graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes]
+        route_steps.append((product, reactants, rxn.mapped_reaction))
+        step = f"{'.'.join(reactants)}>>{product}"
         # an intermediate with a free amine beside an acyl halide, heterocumulene or beta-keto carbonyl: it couples
         # with itself as soon as it is made (the target is the user's; a bought leaf exists, as a salt if need be)
         what = _self_reactive(product) if rxn.product_node != graph.target_id else None
@@ -510,8 +513,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
             add(issue("low_score_step", ISSUE_TEXT["low_score_step"].format(score=float(score)), step=step))
         # selectivity at a chemist's glance: a consumed group that would also attack a group the product keeps, or
         # a kept group the reaction type attacks (retro.judge flags it; the search does not penalise it yet)
-        for conflict in _step_selectivity([graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes], product,
-                                          rxn.reaction_type):
+        for conflict in _step_selectivity(reactants, product, rxn.reaction_type):
             add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
                       groups=conflict["groups"]))
         # mechanism at a chemist's glance, read from the proposing template's atom map (chem.mechanism): a C-H
@@ -535,9 +537,6 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
             add(issue("low_feasibility_step", ISSUE_TEXT["low_feasibility_step"].format(
                 score=float(fv["feasibility_score"])), step=step))
     # a halogen (or OH, NH2) bought, carried through steps that never use it and then removed: a detour
-    route_steps = [(graph.molecule_nodes[r.product_node].smiles,
-                    [graph.molecule_nodes[m].smiles for m in r.reactant_nodes], r.mapped_reaction)
-                   for r in graph.reaction_nodes]
     if len(route_steps) > 1:
         for hit in _carried_groups(route_steps):
             product, reactants, _mapped = route_steps[hit["step"]]
