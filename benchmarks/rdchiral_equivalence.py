@@ -1,5 +1,8 @@
 """Every template application of the single-step model, checked against rdchiral's own ``rdchiralRun``.
 
+The reference is ``rdchiralRun`` with the sulfinyl copy of ``chem.sulfinyl_stereo`` installed (the one deliberate
+difference: rdchiral alone leaves a sulfinyl sulfur's configuration unspecified, ``run_template`` keeps it).
+
 ``retro.fast_rdchiral.run_template`` replaces ``rdchiralRun`` on every template application (learned, general and
 named templates) and claims the same outcomes and mapped SMILES.  This script runs
 ``TemplateKNNModel.predict(top_k=50)`` on a seeded sample of USPTO-50K products (optionally only those with
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     import molx_agent.retro.fast_rdchiral as fast_rdchiral
     import molx_agent.retro.named_templates as named_templates
     import molx_agent.retro.single_step as single_step
+    from molx_agent.chem.sulfinyl_stereo import sulfinyl_stereo_in_rdchiral
     from molx_agent.io_utils import atomic_write_json
 
     run_template = fast_rdchiral.run_template
@@ -65,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         results: list[Any] = []
         for func in (rdchiral_main.rdchiralRun, run_template):
             try:
-                results.append(func(rxn, target, combine_enantiomers=combine_enantiomers, return_mapped=True))
+                with sulfinyl_stereo_in_rdchiral():
+                    results.append(func(rxn, target, combine_enantiomers=combine_enantiomers, return_mapped=True))
             except Exception as exc:  # noqa: BLE001 - both must raise, or neither
                 results.append(exc)
         expected, got = results

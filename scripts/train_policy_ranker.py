@@ -40,12 +40,15 @@ _MODEL: TemplateKNNModel | None = None
 KS = (1, 3, 5, 10, 50)
 
 
-def _init(n_neighbours: int, policy_templates: int, general_templates: int, policy_path: str | None = None) -> None:
+def _init(n_neighbours: int, policy_templates: int, general_templates: int, policy_path: str | None = None,
+          general_policy_path: str | None = None) -> None:
     global _MODEL
     policy = read_policy(policy_path) if policy_path else load_policy()
     if policy is None:
         raise SystemExit("no packaged policy: run scripts/train_template_policy.py first")
-    general = load_general_policy() if general_templates > 0 else None
+    general = None
+    if general_templates > 0:
+        general = read_policy(general_policy_path) if general_policy_path else load_general_policy()
     if general_templates > 0 and general is None:
         raise SystemExit("no packaged general policy: run scripts/train_template_policy.py --target general first,"
                          " or pass --general-templates 0")
@@ -123,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=DATA_DIR / POLICY_RANKER_FILE)
     ap.add_argument("--policy", type=Path, default=None,
                     help="the template policy to collect features with (default: the packaged one)")
+    ap.add_argument("--general-policy", type=Path, default=None,
+                    help="the general policy to collect features with (default: the packaged one)")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     t0 = time.time()
@@ -134,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         queries = [(rows[i]["product"], rows[i]["truth"]) for i in picked]
         groups = run_queries(queries, _collect, _init,
                              (args.n_neighbours, args.policy_templates, args.general_templates,
-                              str(args.policy) if args.policy else None),
+                              str(args.policy) if args.policy else None,
+                              str(args.general_policy) if args.general_policy else None),
                              workers=args.workers, every=100, chunksize=4)
         if args.cache:
             args.cache.write_bytes(pickle.dumps(groups))

@@ -117,6 +117,95 @@ def write_npz_deterministic(path: Path, arrays: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
+def read_member(path: Path) -> tuple[dict[str, np.ndarray], dict]:
+    """A fitted policy's arrays (as stored) and its meta."""
+    with np.load(path, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    return arrays, json.loads(arrays.pop("meta_json").tobytes().decode())
+
+
+def held_out_topk(weights: dict[str, np.ndarray], fps: list[np.ndarray], labels: np.ndarray,
+                  rows: np.ndarray) -> dict[str, float]:
+    """Template top-k of the numpy inference on ``rows`` (the trainer's own measure)."""
+    w1, w2 = weights["w1"].astype(np.float32), weights["w2"].astype(np.float32)
+    ranks = []
+    for s in range(0, len(rows), 512):  # the run-time inference, a batch of products at a time
+        batch = rows[s:s + 512]
+        h = np.stack([w1[fps[i]].sum(axis=0) for i in batch.tolist()]) + weights["b1"]
+        h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
+        z = h @ w2 + weights["b2"]
+        true = z[np.arange(len(batch)), labels[batch]]
+        ranks.append((z > true[:, None]).sum(axis=1) + 1)
+    ranks = np.concatenate(ranks)
+    return {f"top{k}": round(100.0 * float(np.mean(ranks <= k)), 1) for k in (1, 5, 10, 50, 100)}
+
+
+def ensemble(members: list[Path], out: Path | None, data_dir: Path) -> int:
+    """Average fitted policies into one network of the same format: the hidden layers side by side and the output
+    layer divided by their number, so its logits are the members' mean logits (a geometric mean of their
+    probabilities, renormalised by the softmax).  The members must share target and held-out split; the held-out
+    template top-k of the average is measured and stored.  Byte-identical on re-run."""
+    loaded = [read_member(Path(m)) for m in members]
+    metas = [meta for _, meta in loaded]
+    target = metas[0].get("target", "templates")
+    split = [(m.get("target", "templates"), m["n_templates"], m["hyperparameters"]["holdout"],
+              m["hyperparameters"].get("holdout_seed", m["hyperparameters"]["seed"])) for m in metas]
+    if len(set(split)) != 1:
+        raise SystemExit(f"ensemble members differ in target, templates or held-out split: {split}")
+    k = len(loaded)
+    parts = [arrays for arrays, _ in loaded]
+    weights = {
+        "w1": np.concatenate([a["w1"] for a in parts], axis=1),
+        "b1": np.concatenate([a["b1"] for a in parts]).astype(np.float32),
+        "w2": np.concatenate([(a["w2"].astype(np.float32) / k).astype(np.float16) for a in parts], axis=0),
+        "b2": (np.sum([a["b2"].astype(np.float64) for a in parts], axis=0) / k).astype(np.float32),
+    }
+    fps, labels, n_templates, lib_meta = load_training(data_dir, target)
+    if n_templates != split[0][1]:
+        raise SystemExit(f"the members have {split[0][1]} outputs, the library {n_templates} templates")
+    # reference logits: the members' mean logits on the first member's reference products (the test compares the
+    # merged network's run-time inference with them)
+    check_bits, check_offsets = parts[0]["check_bits"].astype(np.int64), parts[0]["check_offsets"]
+    rows = [check_bits[check_offsets[i]:check_offsets[i + 1]] for i in range(len(check_offsets) - 1)]
+    check_logits = np.array([np.mean([numpy_logits(a, bits) for a in parts], axis=0) for bits in rows],
+                            dtype=np.float32)
+    for bits, ref in zip(rows, check_logits, strict=True):
+        diff = float(np.abs(numpy_logits(weights, bits) - ref).max())
+        if diff > 1e-2:
+            log.error("the merged network differs from the members' mean logits by %.2e", diff)
+            return 1
+    _, held_idx = split_holdout(fps, split[0][2], split[0][3])
+    held = held_out_topk(weights, fps, labels, held_idx) if len(held_idx) else {}
+    log.info("ensemble of %d, held-out template top-k (%d products): %s", k, len(held_idx), held)
+    hidden = sum(int(a["b1"].shape[0]) for a in parts)
+    meta = {
+        "format": "molx-agent template policy v1",
+        "architecture": f"morgan2 2048 bits -> {hidden} ELU ({k} members side by side) -> {n_templates} templates"
+                        " (softmax of the members' mean logits)",
+        "templates_file": "retro_templates.json.gz",
+        "target": target,
+        "n_templates": n_templates,
+        "template_library_reactions": lib_meta.get("n_reactions_used"),
+        "fingerprint": lib_meta.get("fingerprint"),
+        "trained_on": metas[0].get("trained_on"),
+        "n_train": metas[0].get("n_train"),
+        "n_held_out": int(len(held_idx)),
+        "ensemble_of": [{"hyperparameters": m["hyperparameters"], "history": m["history"], "torch": m.get("torch")}
+                        for m in metas],
+        "held_out_template_topk": held,
+    }
+    arrays = dict(weights)
+    arrays["meta_json"] = np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8)
+    arrays["check_bits"] = parts[0]["check_bits"]
+    arrays["check_offsets"] = check_offsets
+    arrays["check_logits"] = check_logits
+    if out is None:
+        out = data_dir / (POLICY_FILE if target == "templates" else GENERAL_POLICY_FILE)
+    write_npz_deterministic(out, arrays)
+    log.info("wrote %s (%.1f MB)", out, out.stat().st_size / 1e6)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data-dir", type=Path, default=DATA)
@@ -134,9 +223,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="cross-entropy label smoothing (0: none, the shipped policy's setting)")
     ap.add_argument("--holdout", type=float, default=0.0, help="fraction of training products held out")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--holdout-seed", type=int, default=None,
+                    help="seed of the held-out split (default: --seed); ensemble members share one held-out set")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--log", type=Path, default=None)
+    ap.add_argument("--ensemble", type=Path, nargs="+", default=None, metavar="MEMBER",
+                    help="no training: average these fitted policies (same target, same held-out split) into one "
+                         "network of the same format, numpy only, and write it to --out")
     args = ap.parse_args(argv)
+    if args.ensemble:
+        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+        return ensemble(args.ensemble, args.out, args.data_dir)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if args.log:
         handlers.append(logging.FileHandler(args.log))
@@ -152,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.out is None:
         args.out = args.data_dir / (POLICY_FILE if args.target == "templates" else GENERAL_POLICY_FILE)
     fps, labels, n_templates, lib_meta = load_training(args.data_dir, args.target)
-    train_idx, held_idx = split_holdout(fps, args.holdout, args.seed)
+    holdout_seed = args.seed if args.holdout_seed is None else args.holdout_seed
+    train_idx, held_idx = split_holdout(fps, args.holdout, holdout_seed)
     log.info("%d training reactions, %d templates; %d train / %d held out", len(fps), n_templates,
              len(train_idx), len(held_idx))
 
@@ -248,7 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         # label smoothing is recorded only when used, so the shipped command still writes a byte-identical file
         "hyperparameters": {k: getattr(args, k) for k in
                             ("hidden", "epochs", "batch", "lr", "dropout", "weight_decay", "holdout", "seed")
-                            + (("label_smoothing",) if args.label_smoothing else ())},
+                            + (("label_smoothing",) if args.label_smoothing else ())
+                            + (("holdout_seed",) if args.holdout_seed is not None else ())},
         "history": history,
         "torch": torch.__version__,
     }

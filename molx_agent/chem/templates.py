@@ -380,12 +380,14 @@ def run_named_template(template_id: str, smiles: str) -> list[TemplateOutcome]:
     """Run one named template on ``smiles``; outcomes carry the input bonds they break."""
     from rdchiral.main import rdchiralRun
 
+    from molx_agent.chem.sulfinyl_stereo import sulfinyl_stereo_in_rdchiral
+
     if not isinstance(smiles, str) or not smiles.strip():
         raise ChemistryError("invalid_smiles", "empty SMILES", value=smiles)
     smiles = smiles.strip()
     rxn = _rdchiral_reaction(template_id)
     reactants = _rdchiral_reactants(smiles)
-    with quiet_rdkit():
+    with quiet_rdkit(), sulfinyl_stereo_in_rdchiral():  # a sulfinyl S keeps its configuration (chem.sulfinyl_stereo)
         try:
             outcomes, mapped = rdchiralRun(rxn, reactants, return_mapped=True)
         except Exception as exc:  # noqa: BLE001 - rdchiral fails on odd valences; no outcome then

@@ -14,9 +14,11 @@ Compiled SMARTS patterns and parsed packaged data are cached; parsed molecules h
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
@@ -233,7 +235,37 @@ def load_template(template_id: str) -> dict[str, Any]:
     )
 
 
+class ScopedPatch:
+    """Installs a patch while at least one ``with`` block is open (re-entrant, thread-safe).
+
+    ``install()`` runs when the first concurrent block opens and returns what ``restore(saved)`` needs when the
+    last one closes; nested and concurrent blocks share the one installed patch.
+    """
+
+    def __init__(self, install: Callable[[], Any], restore: Callable[[Any], None]) -> None:
+        self._install, self._restore = install, restore
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved: Any = None
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0:
+                self._saved = self._install()
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._restore(self._saved)
+                    self._saved = None
+
+
 __all__ = [
+    "ScopedPatch",
     "as_mol",
     "cached_mol",
     "canonical",

@@ -37,12 +37,14 @@ from typing import Any
 
 import rdchiral.main as rdchiral_main
 from rdchiral.bonds import BondDirOpposite, restore_bond_stereo_to_sp2_atom
-from rdchiral.chiral import atom_chirality_matches, copy_chirality, template_atom_could_have_been_tetra
+from rdchiral.chiral import atom_chirality_matches, template_atom_could_have_been_tetra
 from rdchiral.clean import combine_enantiomers_into_racemic
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem
 from rdkit.Chem import AllChem
 from rdkit.Chem.rdchem import BondDir, BondType, ChiralType
+
+from molx_agent.chem.sulfinyl_stereo import copy_chirality
 
 __all__ = ["is_stereo_free_reactants", "is_stereo_free_template", "run_template", "uses_stereo_path"]
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import threading
-from collections.abc import Callable, Iterator
 from typing import Any
 
 from rdkit.Chem import rdchem
+
+from molx_agent.chem.utils import ScopedPatch as _ScopedPatch
 
 
 class _Sequence(list):  # type: ignore[type-arg]
@@ -44,35 +44,6 @@ def _atoms(self: rdchem.Mol) -> _Sequence:
 def _bonds(self: rdchem.Mol) -> _Sequence:
     get = self.GetBondWithIdx
     return _Sequence([get(i) for i in range(self.GetNumBonds())])
-
-
-class _ScopedPatch:
-    """Installs a patch while at least one ``with`` block is open (re-entrant, thread-safe).
-
-    ``install()`` runs when the first concurrent block opens and returns what ``restore(saved)`` needs when the
-    last one closes; nested and concurrent blocks share the one installed patch.
-    """
-
-    def __init__(self, install: Callable[[], Any], restore: Callable[[Any], None]) -> None:
-        self._install, self._restore = install, restore
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved: Any = None
-
-    @contextlib.contextmanager
-    def __call__(self) -> Iterator[None]:
-        with self._lock:
-            if self._depth == 0:
-                self._saved = self._install()
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._restore(self._saved)
-                    self._saved = None
 
 
 def _install_fast_iteration() -> tuple[Any, Any]:

@@ -7,6 +7,7 @@ import rdchiral.main as rdchiral_main
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 
 import molx_agent.retro.fast_rdchiral as fast_rdchiral
+from molx_agent.chem.sulfinyl_stereo import sulfinyl_stereo_in_rdchiral
 from molx_agent.retro.fast_rdchiral import (
     is_stereo_free_reactants,
     is_stereo_free_template,
@@ -21,10 +22,12 @@ CHIRAL_TEMPLATE = "[C:1]-[C@H;D3;+0:2](-[N:3])-[C:4]>>[C:1]-[C@@H;D3;+0:2](-[OH]
 
 
 def _same(rxn_smarts: str, smiles: str, compiled: bool = False) -> tuple[list[str], dict]:
-    """run_template's answer equals rdchiralRun's (outcomes and mapped SMILES); returns it (empty if none)."""
+    """run_template's answer equals rdchiralRun's (outcomes and mapped SMILES; rdchiral with the sulfinyl copy of
+    ``chem.sulfinyl_stereo``, which run_template uses); returns it (empty if none)."""
     rxn = compile_template(rxn_smarts) if compiled else rdchiralReaction(rxn_smarts)
     reactants = rdchiralReactants(smiles)
-    expected = rdchiral_main.rdchiralRun(rxn, reactants, combine_enantiomers=False, return_mapped=True)
+    with sulfinyl_stereo_in_rdchiral():
+        expected = rdchiral_main.rdchiralRun(rxn, reactants, combine_enantiomers=False, return_mapped=True)
     got = run_template(rxn, reactants, combine_enantiomers=False, return_mapped=True)
     if not expected:  # rdchiral gives a bare [] when RDKit finds no outcome
         assert got == []
@@ -185,3 +188,19 @@ def test_the_single_step_model_gets_rdchirals_outcomes(monkeypatch):
         for smiles in DRUGS:
             assert model.predict(smiles, top_k=10)
     assert seen["calls"] > 200 and 0 < seen["fast"] < seen["calls"]
+
+
+@pytest.mark.parametrize("smiles, expected", [
+    # Ellman's sulfinyl imine: the sulfur is in the template (bonded to the imine N) and keeps its configuration
+    ("CC(C)(C)[S@@](=O)/N=C(/C)c1ccccc1", "CC(=O)c1ccccc1.CC(C)(C)[S@](N)=O"),
+    ("CC(C)(C)[S@](=O)/N=C(/C)c1ccccc1", "CC(=O)c1ccccc1.CC(C)(C)[S@@](N)=O"),
+])
+def test_a_sulfinyl_sulfur_in_the_template_keeps_its_configuration(smiles, expected):
+    got, _ = _same("[C:1]=[N:2]-[S:3]>>[C:1]=O.[NH2:2]-[S:3]", smiles)
+    assert got == [expected]
+
+
+def test_a_sulfinyl_sulfur_outside_the_template_keeps_its_configuration():
+    # an amide hydrolysis elsewhere in a sulfoxide: the sulfur is a spectator
+    got, _ = _same(AMIDE, "C[S@@](=O)c1ccc(NC(C)=O)cc1")
+    assert got == ["CC(=O)O.C[S@@](=O)c1ccc(N)cc1"]

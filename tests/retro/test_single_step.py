@@ -153,6 +153,15 @@ def test_invalid_smiles_raises_chemistry_error(model, bad):
     assert err.value.value == bad
 
 
+def test_ellman_sulfinyl_imine_comes_from_tert_butanesulfinamide_of_the_same_configuration(model):
+    # rdchiral left a three-coordinate S(=O) unspecified: the precursor was racemic tert-butanesulfinamide
+    for product, amide in (("CC(C)(C)[S@@](=O)/N=C(/CF)c1cc(Br)cnc1F", "CC(C)(C)[S@](N)=O"),
+                           ("CC(C)(C)[S@](=O)/N=C(/CF)c1cc(Br)cnc1F", "CC(C)(C)[S@@](N)=O")):
+        sets = [p.reactants for p in model.predict(product, top_k=10)]
+        assert sorted([amide, "O=C(CF)c1cc(Br)cnc1F"]) in sets
+        assert not any("CC(C)(C)S(N)=O" in s for s in sets)
+
+
 def test_a_toy_model_satisfies_the_protocol():
     class OneAnswer:
         def predict(self, product_smiles: str, top_k: int = 50) -> list[Prediction]:

@@ -220,3 +220,40 @@ def test_the_search_expands_without_the_policy_unless_asked(monkeypatch):
     assert search_model(TemplateKNNModel(policy=load_policy(), search_policy=False)).policy is None
     with pytest.raises(ValueError):
         TemplateKNNModel(policy=None, search_policy="sometimes")
+
+
+def test_policy_ensemble_averages_the_members_logits_in_one_network(tmp_path, repo_script):
+    # scripts/train_template_policy.py --ensemble: members side by side, output layer / k (numpy only)
+    script = repo_script("scripts/train_template_policy.py")
+    from molx_agent.retro.policy import GENERAL_POLICY_FILE
+
+    arrays, meta = script.read_member(DATA_DIR / GENERAL_POLICY_FILE)
+    rng = np.random.default_rng(0)
+    other = dict(arrays)
+    other["w1"] = (arrays["w1"].astype(np.float32) + rng.normal(0, 0.05, arrays["w1"].shape)).astype(np.float16)
+    other["w2"] = (arrays["w2"].astype(np.float32) * 0.5).astype(np.float16)
+    other_meta = json.loads(json.dumps(meta))
+    other_meta["hyperparameters"].update(seed=1, holdout_seed=meta["hyperparameters"]["seed"])
+    paths = [tmp_path / "a.npz", tmp_path / "b.npz"]
+    for path, (arr, m) in zip(paths, ((arrays, meta), (other, other_meta)), strict=True):
+        script.write_npz_deterministic(path, {**arr, "meta_json": np.frombuffer(json.dumps(m).encode(), np.uint8)})
+    out = tmp_path / "ensemble.npz"
+    assert script.main(["--ensemble", *map(str, paths), "--out", str(out)]) == 0
+    merged, a, b = (read_policy(p) for p in (out, *paths))
+    assert merged.w1.shape[1] == 2 * a.w1.shape[1] and merged.n_templates == a.n_templates
+    inputs, ref = policy_check_data(out)
+    for bits, expected in zip(inputs, ref, strict=True):
+        mean = (a.logits(bits) + b.logits(bits)) / 2
+        assert np.allclose(merged.logits(bits), mean, atol=2e-2)
+        assert np.allclose(expected, mean, atol=1e-4)
+    assert merged.meta["held_out_template_topk"]["top50"] > 50
+    assert [m["hyperparameters"]["seed"] for m in merged.meta["ensemble_of"]] == [0, 1]
+    first = out.read_bytes()
+    assert script.main(["--ensemble", *map(str, paths), "--out", str(out)]) == 0
+    assert out.read_bytes() == first  # byte-identical on re-run
+    # members of different held-out splits are refused
+    other_meta["hyperparameters"]["holdout_seed"] = 7
+    script.write_npz_deterministic(paths[1], {**other, "meta_json": np.frombuffer(json.dumps(other_meta).encode(),
+                                                                                   np.uint8)})
+    with pytest.raises(SystemExit):
+        script.main(["--ensemble", *map(str, paths), "--out", str(out)])
