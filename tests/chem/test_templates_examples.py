@@ -376,6 +376,17 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G347_pictet_spengler_retro', 'CC1NCCc2c1[nH]c1ccccc21', ['CC=O', 'NCCc1c[nH]c2ccccc12']),
     # a spirohydantoin from cyclohexanone
     ('G346_bucherer_bergs_hydantoin_retro', 'O=C1NC(=O)C2(CCCCC2)N1', ['N', 'O=C([O-])[O-]', 'O=C1CCCCC1', '[C-]#N']),
+    # olanzapine (Lilly): Gewald aminothiophene from propionaldehyde, malononitrile and sulfur; SNAr; SnCl2 reduction
+    # with cyclisation onto the nitrile; amidine exchange with N-methylpiperazine.  The Gewald ester from cyclohexanone
+    # (a tetrahydrobenzothiophene); quetiapine's imino chloride from its lactam (POCl3)
+    ('G349_gewald_aminothiophene_nitrile_retro', 'Cc1cc(C#N)c(N)s1', ['CCC=O', 'N#CCC#N', '[S]']),
+    ('G350_gewald_aminothiophene_ester_retro', 'CCOC(=O)c1c(N)sc2c1CCCC2', ['CCOC(=O)CC#N', 'O=C1CCCCC1', '[S]']),
+    ('G351_nitro_nitrile_reductive_amidine_retro', 'Cc1cc2c(s1)Nc1ccccc1N=C2N',
+     ['Cc1cc(C#N)c(Nc2ccccc2[N+](=O)[O-])s1']),
+    ('G352_lactam_imidoyl_chloride_pocl3_retro', 'ClC1=Nc2ccccc2Sc2ccccc21',
+     ['O=C1Nc2ccccc2Sc2ccccc21', 'O=P(Cl)(Cl)Cl']),
+    ('G353_cyclic_amidine_transamination_retro', 'Cc1cc2c(s1)Nc1ccccc1N=C2N1CCN(C)CC1',
+     ['CN1CCNCC1', 'Cc1cc2c(s1)Nc1ccccc1N=C2N']),
 ]
 
 
@@ -467,6 +478,21 @@ def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     ("G347_pictet_spengler_retro", "c1ccc2c(c1)CCNC2c1ccccc1"),
     ("G347_pictet_spengler_retro", "CN1CCc2c([nH]c3ccccc23)C1c1ccccc1"),
     ("G348_pictet_spengler_stereo_retro", "CC1NCCc2c1[nH]c1ccccc21"),
+    # Gewald: the carbonyl partner's alpha carbon becomes the ring carbon next to sulfur; an aldehyde or ketone with an
+    # alpha CH2 is read here, so a 5-unsubstituted thiophene (from acetaldehyde) is not written, nor a 2-alkylamino one
+    ("G349_gewald_aminothiophene_nitrile_retro", "N#Cc1c(N)scc1C"),
+    ("G349_gewald_aminothiophene_nitrile_retro", "CNc1sc(C)cc1C#N"),
+    ("G350_gewald_aminothiophene_ester_retro", "CCOC(=O)c1cc(C)sc1NC(C)=O"),
+    # the reductive cyclisation closes the seven-membered ring of a 1,5-benzodiazepine-type amidine only
+    ("G351_nitro_nitrile_reductive_amidine_retro", "NC1=NCCc2ccccc21"),
+    ("G351_nitro_nitrile_reductive_amidine_retro", "Nc1nc2ccccc2[nH]1"),
+    # POCl3 turns a ring lactam into its imino chloride: not a 2-chlorobenzimidazole (aromatic, G138's) or an acyclic
+    # imidoyl chloride
+    ("G352_lactam_imidoyl_chloride_pocl3_retro", "Clc1nc2ccccc2[nH]1"),
+    ("G352_lactam_imidoyl_chloride_pocl3_retro", "ClC(=Nc1ccccc1)c1ccccc1"),
+    # amidine exchange needs a ring amidine whose amine is a plain secondary amine: not an acyclic amidine or an amide N
+    ("G353_cyclic_amidine_transamination_retro", "CN(C)C(=Nc1ccccc1)c1ccccc1"),
+    ("G353_cyclic_amidine_transamination_retro", "CC(=O)N(C)C1=Nc2ccccc2Nc2ccccc21"),
 ])
 def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []
