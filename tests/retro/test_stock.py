@@ -322,3 +322,18 @@ def test_a_listed_tautomer_is_preferred_to_a_stereoisomer(tmp_path):
     path.write_text("CC(O)c1cccc(O)n1\nC[C@@H](O)c1cccc(O)n1\n")  # the chiral entry sorts first
     stock = FileStock(path, name="file")
     assert listed_form(stock, "CC(O)c1cccc(=O)[nH]1") == "CC(O)c1cccc(O)n1"
+
+
+@pytest.mark.parametrize(("template_id", "product", "reagent"), [
+    ("G40_grignard_ketone_retro", "CC(C)(O)c1ccccc1", "[CH3][Mg+]"),  # MeMgBr on acetophenone
+    ("G43_weinreb_ketone_retro", "CC(=O)c1ccc2ncccc2c1", "[CH3][Mg+]"),  # MeMgBr on a Weinreb amide
+    ("G96_kumada_retro", "Cc1ccc(-c2ccccc2)cc1", "[Mg+][c]1ccccc1"),  # PhMgBr
+    ("G33_negishi_retro", "c1ccc(-c2ccccn2)cc1", "[Zn+][c]1ccccn1"),  # 2-pyridylzinc bromide
+])
+def test_named_organometallic_reagents_are_written_as_the_verified_stock_lists_them(template_id, product, reagent):
+    # the learned templates and the building-block stock write Grignard and organozinc reagents as R[Mg+] / R[Zn+]
+    # (USPTO-50K: 235 and 50 training reactants); a named template writing R[Mg]Br could never end a route in stock
+    from molx_agent.chem.templates import apply_named_template
+
+    assert any(reagent in pset for pset in apply_named_template(template_id, product))
+    assert load_stock(None).tier_of(reagent)[1] == "verified"
