@@ -120,7 +120,11 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
 
     from rdkit import Chem
 
-    from molx_agent.chem.fg_warnings import has_organometallic, organometallic_quenchers
+    from molx_agent.chem.fg_warnings import (
+        grignard_electrophiles,
+        has_organometallic,
+        organometallic_quenchers,
+    )
 
     metal = re.compile(r"\[(?:Li|Mg|Zn|Cu|Na|K|Cs)[^a-z]")
     n: Counter[str] = Counter()
@@ -128,6 +132,9 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
     fired: Counter[str] = Counter()
     groups: Counter[str] = Counter()
     shown: list[str] = []
+    electrophile_fired: Counter[str] = Counter()
+    electrophile_groups: Counter[str] = Counter()
+    electrophile_shown: list[str] = []
     for split, rxn in literature_reactions(data):
         n[split] += 1
         if not metal.search(rxn):  # a cheap filter before the SMARTS
@@ -146,8 +153,18 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
             groups.update(kept)
             if len(shown) < examples:
                 shown.append(rxn)
+        carbonyls = grignard_electrophiles(precursors, product)
+        if carbonyls:
+            electrophile_fired[split] += 1
+            electrophile_groups.update(carbonyls)
+            if len(electrophile_shown) < examples:
+                electrophile_shown.append(rxn)
     return {"reactions": dict(n), "organometallic_steps": dict(with_metal), "flagged": dict(fired),
-            "groups": dict(groups), "examples": shown}
+            "groups": dict(groups), "examples": shown,
+            # a Grignard or organolithium reagent beside an aldehyde or ketone the product keeps
+            "grignard_electrophiles_flagged": dict(electrophile_fired),
+            "grignard_electrophiles_groups": dict(electrophile_groups),
+            "grignard_electrophiles_examples": electrophile_shown}
 
 
 def halogenating(examples: int, benchmarks: list[Path], data: Path = DATA) -> dict[str, Any]:

@@ -69,6 +69,22 @@ def test_organometallic_without_a_kept_proton_is_clean():
     assert step_selectivity(["N#C[Cu]", "Oc1ccc(-c2ccc(Br)cc2)cc1"], "N#Cc1ccc(-c2ccc(O)cc2)cc1", "Cyanation") == []
 
 
+def test_grignard_beside_a_kept_ketone_or_aldehyde_is_an_incompatible_group():
+    # a realism route (n5-09109, default stock): MeMgBr Kumada-coupled to an aryl bromide of a benzofuranone; the
+    # Grignard adds to the ketone.  The organozinc (Negishi) tolerates it, and esters are left alone (19 of 385
+    # recorded USPTO-50K organometallic steps keep one)
+    ketone, product = "Cc1cc(Br)c2c(c1C)OC(C)(C)C2=O", "Cc1cc(C)c2c(c1C)OC(C)(C)C2=O"
+    found = step_selectivity([ketone, "[CH3][Mg+]"], product, "Kumada Coupling")
+    assert codes(found) == {("incompatible_group", ("ketone",))}
+    assert "Grignard" in found[0]["reason"]
+    assert codes(step_selectivity(["Brc1ccc(C=O)cc1", "[Li]CCCC"], "CCCCc1ccc(C=O)cc1", None)) \
+        == {("incompatible_group", ("aldehyde",))}
+    assert step_selectivity([ketone, "C[Zn+]"], product, "Negishi Coupling") == []
+    assert step_selectivity(["COC(=O)c1ccc(Br)cc1", "[Mg+]C1CC1"], "COC(=O)c1ccc(C2CC2)cc1", "Kumada Coupling") == []
+    # the Grignard addition to one of two like ketones consumes a ketone: not this rule's concern
+    assert step_selectivity(["CC(=O)c1ccc(C(C)=O)cc1", "[CH3][Mg+]"], "CC(=O)c1ccc(C(C)(C)O)cc1", "Grignard") == []
+
+
 def test_deoxyhalogenating_reagent_beside_a_kept_alcohol_is_an_incompatible_group():
     # capecitabine's first route at 30 s (default stock): the uracil chlorinated by POCl3 beside the sugar's free
     # 2',3'-diol (the published syntheses acetylate the diol first), whatever the step's name
