@@ -129,12 +129,11 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
     metal = re.compile(r"\[(?:Li|Mg|Zn|Cu|Na|K|Cs)[^a-z]")
     n: Counter[str] = Counter()
     with_metal: Counter[str] = Counter()
-    fired: Counter[str] = Counter()
-    groups: Counter[str] = Counter()
-    shown: list[str] = []
-    electrophile_fired: Counter[str] = Counter()
-    electrophile_groups: Counter[str] = Counter()
-    electrophile_shown: list[str] = []
+    # per rule: steps flagged by split, groups named, example reactions
+    rules = {"quenchers": organometallic_quenchers, "grignard_electrophiles": grignard_electrophiles}
+    fired: dict[str, Counter[str]] = {r: Counter() for r in rules}
+    groups: dict[str, Counter[str]] = {r: Counter() for r in rules}
+    shown: dict[str, list[str]] = {r: [] for r in rules}
     for split, rxn in literature_reactions(data):
         n[split] += 1
         if not metal.search(rxn):  # a cheap filter before the SMARTS
@@ -147,24 +146,19 @@ def organometallic(examples: int, data: Path = DATA) -> dict[str, Any]:
         if not has_organometallic(precursors):
             continue
         with_metal[split] += 1
-        kept = organometallic_quenchers(precursors, product)
-        if kept:
-            fired[split] += 1
-            groups.update(kept)
-            if len(shown) < examples:
-                shown.append(rxn)
-        carbonyls = grignard_electrophiles(precursors, product)
-        if carbonyls:
-            electrophile_fired[split] += 1
-            electrophile_groups.update(carbonyls)
-            if len(electrophile_shown) < examples:
-                electrophile_shown.append(rxn)
-    return {"reactions": dict(n), "organometallic_steps": dict(with_metal), "flagged": dict(fired),
-            "groups": dict(groups), "examples": shown,
+        for rule, check in rules.items():
+            found = check(precursors, product)
+            if found:
+                fired[rule][split] += 1
+                groups[rule].update(found)
+                if len(shown[rule]) < examples:
+                    shown[rule].append(rxn)
+    return {"reactions": dict(n), "organometallic_steps": dict(with_metal), "flagged": dict(fired["quenchers"]),
+            "groups": dict(groups["quenchers"]), "examples": shown["quenchers"],
             # a Grignard or organolithium reagent beside an aldehyde or ketone the product keeps
-            "grignard_electrophiles_flagged": dict(electrophile_fired),
-            "grignard_electrophiles_groups": dict(electrophile_groups),
-            "grignard_electrophiles_examples": electrophile_shown}
+            "grignard_electrophiles_flagged": dict(fired["grignard_electrophiles"]),
+            "grignard_electrophiles_groups": dict(groups["grignard_electrophiles"]),
+            "grignard_electrophiles_examples": shown["grignard_electrophiles"]}
 
 
 def halogenating(examples: int, benchmarks: list[Path], data: Path = DATA) -> dict[str, Any]:
