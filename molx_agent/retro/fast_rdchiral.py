@@ -25,7 +25,9 @@ stereo this takes about a quarter less time than ``rdchiralRun`` (docs/benchmark
 stereo").
 
 Both paths give rdchiral's outcomes and mapped SMILES (``tests/retro/test_fast_rdchiral.py`` compares them on
-USPTO-50K products with the library's templates).  ``atoms_changed``, the second item of each mapped entry, is an
+USPTO-50K products with the library's templates), with one deliberate difference: the chirality copy is
+``chem.sulfinyl_stereo.copy_chirality``, which also keeps a sulfinyl sulfur's configuration (rdchiral left a
+three-coordinate S(=O) unspecified); the comparisons run rdchiral with that copy installed.  ``atoms_changed``, the second item of each mapped entry, is an
 empty tuple: no caller of this module reads it.  rdchiral's own diagnostics (it prints when it cannot restore half
 of a double bond) are not reproduced.
 """
