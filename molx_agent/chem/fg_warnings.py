@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rdkit import Chem
@@ -222,12 +223,11 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                       f"{other.replace('_', ' ')} the product keeps ({why})"})
     key = normalize_reaction_type(reaction_type)
     if key is not None:
-        for n in REACTION_INCOMPATIBILITIES.get(key, ()):
+        for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators):
             # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
-            if n in spectators and n not in consumed:
-                out.append({"code": "incompatible_group", "groups": [n],
-                            "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
-                                      f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
+            out.append({"code": "incompatible_group", "groups": [n],
+                        "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
+                                  f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
         if key == "ether_cleavage" and _keeps_alkyl_ether(product):
             out.append({"code": "incompatible_group", "groups": ["ether"],
                         "reason": "the alkyl ether the product keeps would be cleaved by BBr3 as well (one methyl "
@@ -240,13 +240,13 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                          f"would be halogenated, phosphorylated or sulfinylated by {reagent} as well (protect it, "
                          "e.g. as an acetate or silyl ether, or change the order)")
     if has_organometallic(precursors):
-        _add_kept_groups(out, _quenchers(consumed, spectators),
+        _add_kept_groups(out, _kept(_ORGANOMETALLIC_QUENCHERS, consumed, spectators),
                          "would protonate the organometallic reagent before it reacts at carbon (protect it, use "
                          "excess reagent, or change the order)")
-    if has_grignard_or_organolithium(precursors):
-        _add_kept_groups(out, _carbonyl_electrophiles(consumed, spectators),
-                         "would be attacked by the Grignard or organolithium reagent as well (protect it, use an "
-                         "organozinc or a functionalised Grignard at low temperature, or change the order)")
+        if has_grignard_or_organolithium(precursors):  # one kind of organometallic
+            _add_kept_groups(out, _kept(_CARBONYL_ELECTROPHILES, consumed, spectators),
+                             "would be attacked by the Grignard or organolithium reagent as well (protect it, use an "
+                             "organozinc or a functionalised Grignard at low temperature, or change the order)")
     return out
 
 
@@ -260,11 +260,16 @@ _CARBONYL_ELECTROPHILES = ("aldehyde", "ketone")
 
 def has_grignard_or_organolithium(precursors: list[str]) -> bool:
     """Whether a precursor is a Grignard or organolithium reagent (a carbon bonded to Mg or Li)."""
-    return any(as_mol(smi).HasSubstructMatch(_GRIGNARD_PATTERN) for smi in precursors)
+    return _any_matches(precursors, _GRIGNARD_PATTERN)
 
 
-def _carbonyl_electrophiles(consumed: set[str], spectators: set[str]) -> list[str]:
-    return [n for n in _CARBONYL_ELECTROPHILES if n in spectators and n not in consumed]
+def _kept(names: Iterable[str], consumed: set[str], spectators: set[str]) -> list[str]:
+    """Those of ``names`` the product keeps (spectators) and the step consumes none of, in ``names``' order."""
+    return [n for n in names if n in spectators and n not in consumed]
+
+
+def _any_matches(precursors: list[str], pattern: Chem.Mol) -> bool:
+    return any(as_mol(smi).HasSubstructMatch(pattern) for smi in precursors)
 
 
 def grignard_electrophiles(precursors: list[str], product: str) -> list[str]:
@@ -273,7 +278,7 @@ def grignard_electrophiles(precursors: list[str], product: str) -> list[str]:
     kind, a Grignard addition to one of two ketones, is left alone): the rule ``step_selectivity`` applies."""
     if not has_grignard_or_organolithium(precursors):
         return []
-    return _carbonyl_electrophiles(*_consumed_and_spectators(precursors, product))
+    return _kept(_CARBONYL_ELECTROPHILES, *_consumed_and_spectators(precursors, product))
 
 
 def _add_kept_groups(out: list[dict[str, Any]], groups: list[str], what: str) -> None:
@@ -289,7 +294,7 @@ def _add_kept_groups(out: list[dict[str, Any]], groups: list[str], what: str) ->
 def has_organometallic(precursors: list[str]) -> bool:
     """Whether a precursor is an organometallic reagent: a carbon bonded to Li, Mg, Zn, Cu, Na, K or Cs, other than a
     cyanide's (CuCN and Zn(CN)2 are no base); an alkoxide or an amide base (O-Na, N-Li) is not one."""
-    return any(as_mol(smi).HasSubstructMatch(_ORGANOMETALLIC_PATTERN) for smi in precursors)
+    return _any_matches(precursors, _ORGANOMETALLIC_PATTERN)
 
 
 def halogenating_reagent(precursors: list[str]) -> str | None:
@@ -322,16 +327,12 @@ def halogenating_reagent_conflicts(precursors: list[str], product: str) -> list[
     return _halogenated(*_consumed_and_spectators(precursors, product))
 
 
-def _quenchers(consumed: set[str], spectators: set[str]) -> list[str]:
-    return [n for n in _ORGANOMETALLIC_QUENCHERS if n in spectators and n not in consumed]
-
-
 def organometallic_quenchers(precursors: list[str], product: str) -> list[str]:
     """The groups of ``precursors`` that the product keeps and that would protonate an organometallic precursor
     (empty when no precursor is one): the rule ``step_selectivity`` applies to such a step."""
     if not has_organometallic(precursors):
         return []
-    return _quenchers(*_consumed_and_spectators(precursors, product))
+    return _kept(_ORGANOMETALLIC_QUENCHERS, *_consumed_and_spectators(precursors, product))
 
 
 def _keeps_alkyl_ether(smiles: str) -> bool:
