@@ -54,21 +54,7 @@ def copy_chirality(a_src: Chem.Atom, a_new: Chem.Atom) -> None:
         a_new.InvertChirality()
 
 
-def _install() -> object:
-    import rdchiral.main as rdchiral_main
-
-    original = rdchiral_main.copy_chirality
-    rdchiral_main.copy_chirality = copy_chirality
-    return original
-
-
-def _restore(original: object) -> None:
-    import rdchiral.main as rdchiral_main
-
-    rdchiral_main.copy_chirality = original
-
-
-_patch = ScopedPatch(_install, _restore)
+_patch = ScopedPatch.attribute("rdchiral.main", "copy_chirality", lambda _original: copy_chirality)
 
 
 def sulfinyl_stereo_in_rdchiral() -> contextlib.AbstractContextManager[None]:

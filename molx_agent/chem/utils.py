@@ -15,6 +15,7 @@ Compiled SMARTS patterns and parsed packaged data are cached; parsed molecules h
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import threading
 from collections import Counter
@@ -247,6 +248,22 @@ class ScopedPatch:
         self._lock = threading.Lock()
         self._depth = 0
         self._saved: Any = None
+
+    @classmethod
+    def attribute(cls, module: str, name: str, replacement: Callable[[Any], Any]) -> ScopedPatch:
+        """A patch of ``module.name`` (the module imported when the patch is installed): ``replacement(original)``
+        while a block is open, the original again when the last one closes."""
+
+        def install() -> Any:
+            mod = importlib.import_module(module)
+            original = getattr(mod, name)
+            setattr(mod, name, replacement(original))
+            return original
+
+        def restore(original: Any) -> None:
+            setattr(importlib.import_module(module), name, original)
+
+        return cls(install, restore)
 
     @contextlib.contextmanager
     def __call__(self) -> Iterator[None]:

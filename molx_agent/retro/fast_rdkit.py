@@ -69,26 +69,16 @@ def fast_atom_iteration() -> contextlib.AbstractContextManager[None]:
 CANONICALISATION_MEMO_SIZE = 4096
 
 
-def _install_canonicalisation_memo() -> Any:
-    import rdchiral.main as rdchiral_main
-
-    original = rdchiral_main.canonicalize_outcome_smiles
-
+def _canonicalisation_memo_of(original: Any) -> Any:
     @functools.lru_cache(maxsize=CANONICALISATION_MEMO_SIZE)
     def memo(smiles: str, ensure: bool = True) -> str | None:
         return original(smiles, ensure)
 
-    rdchiral_main.canonicalize_outcome_smiles = memo
-    return original
+    return memo
 
 
-def _restore_canonicalisation(original: Any) -> None:
-    import rdchiral.main as rdchiral_main
-
-    rdchiral_main.canonicalize_outcome_smiles = original
-
-
-_canonicalisation_memo = _ScopedPatch(_install_canonicalisation_memo, _restore_canonicalisation)
+_canonicalisation_memo = _ScopedPatch.attribute("rdchiral.main", "canonicalize_outcome_smiles",
+                                                _canonicalisation_memo_of)
 
 
 def memoised_outcome_canonicalisation() -> contextlib.AbstractContextManager[None]:
