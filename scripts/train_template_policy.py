@@ -94,7 +94,12 @@ def split_holdout(fps: list[np.ndarray], fraction: float, seed: int) -> tuple[np
 
 def numpy_logits(weights: dict[str, np.ndarray], bits: np.ndarray) -> np.ndarray:
     """The run-time inference (``molx_agent.retro.policy``), repeated here for the self-check."""
-    h = weights["w1"][bits].astype(np.float32).sum(axis=0) + weights["b1"]
+    return numpy_logits_batch(weights, [bits])[0]
+
+
+def numpy_logits_batch(weights: dict[str, np.ndarray], rows: list[np.ndarray]) -> np.ndarray:
+    """:func:`numpy_logits` of several products (their on-bits), one row each."""
+    h = np.stack([weights["w1"][bits].astype(np.float32).sum(axis=0) for bits in rows]) + weights["b1"]
     h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
     return h @ weights["w2"].astype(np.float32) + weights["b2"]
 
@@ -127,13 +132,10 @@ def read_member(path: Path) -> tuple[dict[str, np.ndarray], dict]:
 def held_out_topk(weights: dict[str, np.ndarray], fps: list[np.ndarray], labels: np.ndarray,
                   rows: np.ndarray) -> dict[str, float]:
     """Template top-k of the numpy inference on ``rows`` (the trainer's own measure)."""
-    w1, w2 = weights["w1"].astype(np.float32), weights["w2"].astype(np.float32)
     ranks = []
-    for s in range(0, len(rows), 512):  # the run-time inference, a batch of products at a time
+    for s in range(0, len(rows), 512):  # a batch of products at a time
         batch = rows[s:s + 512]
-        h = np.stack([w1[fps[i]].sum(axis=0) for i in batch.tolist()]) + weights["b1"]
-        h = np.where(h > 0, h, np.expm1(np.minimum(h, 0)))
-        z = h @ w2 + weights["b2"]
+        z = numpy_logits_batch(weights, [fps[i] for i in batch.tolist()])
         true = z[np.arange(len(batch)), labels[batch]]
         ranks.append((z > true[:, None]).sum(axis=1) + 1)
     ranks = np.concatenate(ranks)
