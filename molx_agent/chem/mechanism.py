@@ -1098,7 +1098,7 @@ def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
 
 
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
-    return any(a.GetIdx() in frag and b.GetIdx() in frag for frag in Chem.GetMolFrags(mol))
+    return b.GetIdx() in _fragment_of(mol, a.GetIdx())
 
 
 def _pyridine_type(atom: Chem.Atom) -> bool:
