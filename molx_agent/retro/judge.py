@@ -134,6 +134,12 @@ MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_s
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
 #: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
 DEMOTING_ISSUES = frozenset({"analog_shortcut", "implausible_step", "strained_molecule"})
+#: Selectivity warnings (``chem.fg_warnings.step_selectivity``) that cost a route ``SearchConfig.selectivity_penalty``
+#: per step when the search re-ranks its finished routes (:func:`selectivity_warned`): a protection or another
+#: order the route does not show.  Published routes carry them less often than the routes a search finds (on the
+#: all-600 run of c341134, ``incompatible_group`` is on 16 of the 183 routes matching a reference route and on 1,139
+#: of the 5,664 routes kept), but they are warnings, not verdicts: a cost, not a tier.
+PENALISED_SELECTIVITY_ISSUES = frozenset({"incompatible_group", "competing_reaction"})
 
 
 def route_rank_tier(issue_codes: Any) -> int:
@@ -151,6 +157,11 @@ def _step_selectivity(precursors: list[str], product: str, reaction_type: str | 
     from molx_agent.chem.fg_warnings import step_selectivity
 
     return step_selectivity(precursors, product, reaction_type or None)
+
+
+def selectivity_warned(precursors: list[str], product: str, reaction_type: str | None) -> bool:
+    """Whether the route judgement warns about this step's selectivity (:data:`PENALISED_SELECTIVITY_ISSUES`)."""
+    return any(c["code"] in PENALISED_SELECTIVITY_ISSUES for c in _step_selectivity(precursors, product, reaction_type))
 
 
 def _step_mechanism(mapped_reaction: str | None) -> list[dict[str, Any]]:
@@ -578,4 +589,7 @@ __all__ = [
     "forward_validation",
     "complexity",
     "murcko",
+    "selectivity_warned",
+    "PENALISED_SELECTIVITY_ISSUES",
+    "route_rank_tier",
 ]

@@ -86,6 +86,12 @@ def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
     return -math.log(_clip(score, min_score)) + step_penalty
 
 
+def _reaction_type(prediction: Any) -> str | None:
+    """The reaction type a step is judged under: the proposal's reaction name, else its category (as the route's
+    graph writes it: ``search_routes._add_step``)."""
+    return getattr(prediction, "reaction_name", "") or getattr(prediction, "category", "") or None
+
+
 def _clip(score: Any, floor: float) -> float:
     """A model score as a probability in ``[floor, 1]`` (``floor`` when missing or not a number)."""
     try:
@@ -623,12 +629,14 @@ class RetroStarSearch:
 
         Every step of the pool gets ``p = p_search^(1-w) x p_full^w`` (``w = rescore_weight``; ``p_full`` is the
         full model's probability of the same precursor set, ``min_score`` when it does not propose it; both
-        clipped as step costs are) and its route the difference in step cost; the pool is sorted by the same key
+        clipped as step costs are) and its route the difference in step cost, plus ``selectivity_penalty`` per step
+        the route judgement warns about (``judge.selectivity_warned``); the pool is sorted by the same key
         (flags, route score, steps) and the first ``k`` routes whose steps pass forward validation are returned.
         The tables are computed route by route, best first, until the time limit: when they cover fewer than the
         pool's routes, the routes they cover are re-ranked, and when they cover fewer than ``k``, ``entries`` (the
         search's order) stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
         search cost."""
+        from molx_agent.retro.judge import selectivity_warned
         from molx_agent.retro.search_routes import kbest_routes, rank_key, route_reactions
         from molx_agent.retro.single_step import canonical_reactant_set
 
@@ -674,10 +682,22 @@ class RetroStarSearch:
                 deltas[rxn.id] = self.step_cost(p) - self.step_cost(p_search)
             return deltas[rxn.id]
 
+        warned: dict[int, bool] = {}
+
+        def selectivity(rxn: ReactionEdge) -> float:
+            # the route judgement's selectivity warning on this step (judge.selectivity_warned), as a cost
+            if rxn.id not in warned:
+                warned[rxn.id] = selectivity_warned([c.smiles for c in rxn.children], rxn.parent.smiles,
+                                                    _reaction_type(rxn.prediction))
+            return cfg.selectivity_penalty if warned[rxn.id] else 0.0
+
         rescored = []
         for entry in pool:
             self.search_costs[entry[2]] = entry[1]
-            rescored.append((entry[0], entry[1] + sum(map(delta, route_reactions(entry))), *entry[2:]))
+            rxns = route_reactions(entry)
+            penalty = sum(map(selectivity, rxns)) if cfg.selectivity_penalty else 0.0
+            rescored.append((entry[0], entry[1] + sum(map(delta, rxns)) + penalty, *entry[2:]))
+        info["selectivity_warned_steps"] = sum(warned.values())
         rescored.sort(key=rank_key(cfg.rank_by, cfg.route_step_weight))
         out = []
         for entry in rescored:

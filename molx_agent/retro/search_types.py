@@ -93,6 +93,13 @@ class SearchConfig:
     rescore_routes: int = 50
     rescore_weight: float = 0.5
     rescore_share: float = 0.1
+    # in that re-ranking, each step the route judgement would warn about at a chemist's glance (a group the step
+    # consumes that would also attack one the product keeps, or a kept group the reaction attacks:
+    # ``judge.PENALISED_SELECTIVITY_ISSUES``) costs selectivity_penalty more, so a route that needs a protection or
+    # another order the route does not show ranks after a clean one of similar score (atenolol: the glycidyl ether
+    # opened by isopropylamine before the amino chlorohydrin alkylating the phenol).  Measured in docs/benchmarks.md
+    # ("Selectivity warnings in the route order"); 0: off
+    selectivity_penalty: float = 1.5
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 

@@ -744,6 +744,53 @@ def test_re_ranked_routes_are_forward_validated(amination_stock, monkeypatch):
     assert res.stats["rejected"]["validation"] >= 1
 
 
+# -- selectivity warnings in the re-ranking: a route that needs a protection or another order ranks after a clean one
+ATENOLOL = "CC(C)NCC(O)COc1ccc(CC(N)=O)cc1"
+AMINO_CHLOROHYDRIN = "CC(C)NCC(O)CCl"  # isopropylamine opened epichlorohydrin first: its free NH is then alkylated too
+HYDROXYPHENYLACETAMIDE = "NC(=O)Cc1ccc(O)cc1"
+GLYCIDYL_ETHER = "NC(=O)Cc1ccc(OCC2CO2)cc1"  # the industrial order: the phenol's glycidyl ether, then the amine
+ISOPROPYLAMINE = "CC(C)N"
+
+
+def test_selectivity_warned_names_the_amine_kept_through_an_alkylation():
+    from molx_agent.retro.judge import selectivity_warned
+
+    assert selectivity_warned([AMINO_CHLOROHYDRIN, HYDROXYPHENYLACETAMIDE], ATENOLOL,
+                              "Williamson Ether Synthesis (Alkyl Chloride)")
+    assert not selectivity_warned([GLYCIDYL_ETHER, ISOPROPYLAMINE], ATENOLOL, "Epoxide Opening with Amine")
+
+
+def test_re_ranking_costs_a_step_with_a_selectivity_warning(tmp_path, no_validation):
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join([AMINO_CHLOROHYDRIN, HYDROXYPHENYLACETAMIDE, GLYCIDYL_ETHER, ISOPROPYLAMINE]) + "\n")
+    stock = FileStock(path)
+    table = {ATENOLOL: [([AMINO_CHLOROHYDRIN, HYDROXYPHENYLACETAMIDE], 0.3, "Williamson Ether Synthesis (Alkyl Chloride)"),
+                        ([GLYCIDYL_ETHER, ISOPROPYLAMINE], 0.2, "Epoxide Opening with Amine")]}
+
+    def run(**kw):
+        model = _ModelWithView(DictSingleStepModel(table), DictSingleStepModel(table))
+        return search_routes(ATENOLOL, stock=stock, model=model,
+                             config=dataclasses.replace(no_validation, union_depth=1, **kw))
+
+    def firsts(res):
+        return [tuple(_reactions(g)[0][1]) for g in res.routes]
+
+    warned, clean = tuple(sorted([AMINO_CHLOROHYDRIN, HYDROXYPHENYLACETAMIDE])), tuple(sorted([GLYCIDYL_ETHER,
+                                                                                                ISOPROPYLAMINE]))
+    assert SearchConfig().selectivity_penalty == 1.5
+    res = run()  # the default: the warned step costs 1.5 more, more than the 0.3 against 0.2 of the model
+    assert firsts(res) == [clean, warned]
+    assert res.stats["rescoring"]["selectivity_warned_steps"] == 1
+    first, second = res.routes
+    assert second.metadata["route_score"] - second.metadata["search_route_score"] == pytest.approx(1.5, abs=1e-3)
+    assert first.metadata["route_score"] == pytest.approx(first.metadata["search_route_score"], abs=1e-3)
+    assert "incompatible_group" in {i["code"] for i in second.metadata["route"]["issues"]}
+    assert not {i["code"] for i in first.metadata["route"]["issues"]} & {"incompatible_group", "competing_reaction"}
+    # off: the model's order
+    res = run(selectivity_penalty=0.0)
+    assert firsts(res) == [warned, clean]
+
+
 # -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
 def _eager_select(search):
     """The descent as it was: every reaction of a visited molecule pushed at once (the reference order)."""
