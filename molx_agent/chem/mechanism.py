@@ -1396,21 +1396,30 @@ _ALPHA_HALO_AMINE = _smarts("[NX3;H1,H2;+0;!$(N[#6,#16]=[O,S,N]);!$(N[SX4](=O)=O
 #: species, not a starting material or intermediate; none of the USPTO-50K, reference-route or building-block molecules
 #: holds one (apixaban's route of 2026-12-04 bought one, a Bloom-filter hit, and "reduced" it to the carboxamide).
 _ACYL_NITRO = _smarts("[CX3](=O)[N+](=O)[O-]")
+#: A free acylboronic acid (R-CO-B(OH)2): acylboron compounds are isolated only with the boron made four-coordinate
+#: (potassium acyltrifluoroborates, acyl MIDA boronates); the free acid is not a starting material or intermediate.
+#: None of the USPTO-50K reactants or products (train, val, test), building blocks or benchmark reference-route
+#: molecules holds an acyl-boron bond of any kind (bortezomib's first route of 2026-12-05 bought
+#: ``CC(C)=CC(=O)B(O)O``, a Bloom-filter hit).
+_ACYL_BORONIC_ACID = _smarts("[#6][CX3](=[OX1])[BX3]([OX2H1])[OX2H1]")
 _UNSTABLE_GROUPS = (
     (_CARBAMIC_ACID, "a carbamic acid (N-COOH): it loses CO2 to the amine as it forms, so it exists only as a salt"),
     (_ALPHA_HALO_AMINE, "a free N-H amine on a carbon that carries a halogen: it loses the hydrogen halide to the "
                         "imine as it forms"),
     (_ACYL_NITRO, "a nitro group on a carbonyl carbon (an acyl nitro compound): a reactive acylating and nitrating "
                   "species, not an isolable starting material or intermediate"),
+    (_ACYL_BORONIC_ACID, "a free acylboronic acid (R-CO-B(OH)2): acylboron compounds are isolable only as "
+                         "trifluoroborate or MIDA boronate salts"),
 )
 
 
 @functools.lru_cache(maxsize=65536)
 def unstable_group(smiles: str) -> str | None:
     """What makes the molecule of ``smiles`` fall apart as drawn, whether made or bought: a carbamic acid, which
-    loses CO2, a free N-H amine on a halogen-bearing carbon, which loses the hydrogen halide, or an acyl nitro group
-    (``None``: none of them, or unparsable).  A string without a nitrogen is answered without parsing."""
-    if "N" not in smiles and "n" not in smiles:
+    loses CO2, a free N-H amine on a halogen-bearing carbon, which loses the hydrogen halide, an acyl nitro group or a
+    free acylboronic acid (``None``: none of them, or unparsable).  A string without a nitrogen or a boron is answered
+    without parsing."""
+    if "N" not in smiles and "n" not in smiles and "B" not in smiles.replace("Br", ""):
         return None
     mol = _parse(smiles)
     if mol is None:

@@ -447,6 +447,9 @@ def test_route_through_a_strained_intermediate_is_rated_low():
     ("CNC(C)Cl", "hydrogen halide"),
     # apixaban's Bloom-filter leaf of 2026-12-04
     ("O=C1NCCc2c(C(=O)[N+](=O)[O-])n[nH]c21", "acyl nitro"),
+    # bortezomib's Bloom-filter leaf of 2026-12-05 (no nitrogen: the boron alone makes it parsed)
+    ("CC(C)=CC(=O)B(O)O", "acylboronic acid"),
+    ("O=C(B(O)O)c1ccccc1", "acylboronic acid"),
 ])
 def test_molecules_that_fall_apart_are_named(smiles, what):
     assert what in unstable_group(smiles)
@@ -463,6 +466,9 @@ def test_molecules_that_fall_apart_are_named(smiles, what):
     "O=C(O)O",  # carbonic acid, the benchmarks' leaf for CO2 or carbonate
     "NC(=O)O",  # carbamic acid itself: ammonium carbamate, a reagent, as records draw it
     "CC(=O)C[N+](=O)[O-]",  # an alpha-nitro ketone (the nitro group on the next carbon)
+    "CC(=O)c1ccc(B(O)O)cc1",  # 4-acetylphenylboronic acid (the boron on the ring, not on the carbonyl)
+    "O=C(c1ccccc1)[B-](F)(F)F",  # a potassium acyltrifluoroborate's anion (four-coordinate boron)
+    "Brc1ccccc1",  # a bromide: the B of Br is not a boron
     "not a smiles",
     "CCCC",
 ])
@@ -476,6 +482,14 @@ def test_route_buying_a_carbamic_acid_is_rated_low():
     assert judged["confidence"] == "low"
     assert ("strained_molecule", "NC(Br)(C(=O)NC(=O)O)c1ccccc1") in [(i["code"], i["smiles"])
                                                                      for i in judged["issues"]]
+
+
+def test_route_buying_an_acylboronic_acid_is_rated_low():
+    # bortezomib's first default-stock route of 2026-12-05 bought an acylboronic acid and hydrogenated its alkene
+    graph = one_step_graph(["CC(C)=CC(=O)B(O)O"], "CC(C)CC(=O)B(O)O", "Hydrogenation (Conjugated Alkene)")
+    judged = judge_route(graph)
+    assert judged["confidence"] == "low"
+    assert ("strained_molecule", "CC(C)=CC(=O)B(O)O") in [(i["code"], i.get("smiles")) for i in judged["issues"]]
 
 
 def test_step_judgement_names_a_strained_precursor():

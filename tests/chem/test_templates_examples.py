@@ -387,6 +387,18 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
      ['O=C1Nc2ccccc2Sc2ccccc21', 'O=P(Cl)(Cl)Cl']),
     ('G353_cyclic_amidine_transamination_retro', 'Cc1cc2c(s1)Nc1ccccc1N=C2N1CCN(C)CC1',
      ['CN1CCNCC1', 'Cc1cc2c(s1)Nc1ccccc1N=C2N']),
+    # bortezomib (Millennium): (+)-pinanediol isobutylboronate, Matteson homologation with LiCHCl2, LiHMDS, peptide
+    # coupling, the pinanediol exchanged onto isobutylboronic acid.  The templates of chem.templates keep the
+    # configuration rdchiral copies (the single-step model's named templates invert the LiHMDS carbon: see
+    # tests/retro/test_sn2_stereo.py)
+    ('G354_pinanediol_boronate_cleavage_retro', 'CC(C)C[C@H](NC(=O)[C@H](Cc1ccccc1)NC(=O)c1cnccn1)B(O)O',
+     ['CC(C)C[C@H](NC(=O)[C@H](Cc1ccccc1)NC(=O)c1cnccn1)B1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1']),
+    ('G355_alpha_aminoboronate_hmds_retro', 'CC(C)CC(N)B1OC(C)(C)C(C)(C)O1',
+     ['CC(C)CC(Cl)B1OC(C)(C)C(C)(C)O1', 'C[Si](C)(C)[N-][Si](C)(C)C']),
+    ('G356_matteson_homologation_retro', 'CC(C)C[C@@H](Cl)B1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1',
+     ['CC(C)CB1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1', 'ClCCl']),
+    ('G357_pinanediol_boronate_esterification_retro', 'CC(C)CB1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1',
+     ['CC(C)CB(O)O', 'CC1(C)[C@@H]2C[C@@H](O)[C@@](C)(O)[C@H]1C2']),
 ]
 
 
@@ -493,6 +505,14 @@ def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     # amidine exchange needs a ring amidine whose amine is a plain secondary amine: not an acyclic amidine or an amide N
     ("G353_cyclic_amidine_transamination_retro", "CN(C)C(=Nc1ccccc1)c1ccccc1"),
     ("G353_cyclic_amidine_transamination_retro", "CC(=O)N(C)C1=Nc2ccccc2Nc2ccccc21"),
+    # the pinanediol exchange needs an alpha-amino or alpha-amido alkylboronic acid; LiHMDS and the Matteson
+    # homologation need a boronic ester (a free boronic acid is not alkylated so); the esterification a ring-fused
+    # diol (a pinacol ester is made otherwise: Miyaura borylation)
+    ("G354_pinanediol_boronate_cleavage_retro", "CC(C)CB(O)O"),
+    ("G354_pinanediol_boronate_cleavage_retro", "OB(O)c1ccccc1"),
+    ("G355_alpha_aminoboronate_hmds_retro", "CC(C)CC(N)B(O)O"),
+    ("G356_matteson_homologation_retro", "CC(C)CC(Cl)B(O)O"),
+    ("G357_pinanediol_boronate_esterification_retro", "CC(C)CB1OC(C)(C)C(C)(C)O1"),
 ])
 def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []

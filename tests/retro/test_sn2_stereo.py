@@ -146,3 +146,20 @@ def test_capping_a_leaving_group_onto_the_stereocentre_inverts_it():
     # beside an amine on the next carbon: retention (aziridinium), as the cap is placed
     alcohol = _precursor_with(cap_bond("CN[C@H](CN1CCCC1)c1ccccc1", (2, 1), "O", "H"), "[CX4][OX2H1]")
     assert _cip(alcohol, "O") == _cip("O[C@H](CN1CCCC1)c1ccccc1", "O") != set()
+
+
+def test_the_alpha_aminoboronate_comes_from_the_inverted_alpha_chloroboronate():
+    # bortezomib's (R)-alpha-aminoboronate is made from the (S)-alpha-chloroboronate by LiHMDS (Matteson): the named
+    # template keeps the carbon's configuration as rdchiral copies it, the correction inverts it
+    import json
+
+    from molx_agent.retro.templates_db import DATA_DIR
+
+    templates = json.loads((DATA_DIR / "named_templates.json").read_text(encoding="utf-8"))["templates"]
+    smarts = next(t["retro_smarts"] for t in templates if t["id"] == "G355_alpha_aminoboronate_hmds_retro")
+    amine = "CC(C)C[C@H](N)B1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1"
+    assert _cip(amine, "N") == {"R"}
+    retained = _precursor_with(_run(smarts, amine, correct=False), "[CX4]Cl")
+    assert _cip(retained, "Cl") == {"R"}
+    chloride = _precursor_with(_run(smarts, amine), "[CX4]Cl")
+    assert _cip(chloride, "Cl") == {"S"}
