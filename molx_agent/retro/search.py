@@ -958,6 +958,10 @@ def search_routes(
     if isinstance(cfg.union_depth, bool) or not isinstance(cfg.union_depth, int) or cfg.union_depth < 1:
         raise ValidationError("invalid_union_depth", "union_depth must be a positive integer",
                               value=cfg.union_depth)
+    penalty = cfg.selectivity_penalty
+    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not 0 <= penalty < math.inf:
+        raise ValidationError("invalid_selectivity_penalty", "selectivity_penalty must be a finite number >= 0",
+                              value=penalty)
     stock_obj = load_stock(stock)
     mdl = _load_model(model)
     target_model = None

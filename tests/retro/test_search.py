@@ -789,6 +789,10 @@ def test_re_ranking_costs_a_step_with_a_selectivity_warning(tmp_path, no_validat
     # off: the model's order
     res = run(selectivity_penalty=0.0)
     assert firsts(res) == [warned, clean]
+    for bad in (-1.0, math.inf, math.nan, "1.5", True):
+        with pytest.raises(ValidationError) as err:
+            run(selectivity_penalty=bad)
+        assert err.value.code == "invalid_selectivity_penalty"
 
 
 # -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
