@@ -523,7 +523,7 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         elif score is not None and float(score) < cfg.low_score_step:
             add(issue("low_score_step", ISSUE_TEXT["low_score_step"].format(score=float(score)), step=step))
         # selectivity at a chemist's glance: a consumed group that would also attack a group the product keeps, or
-        # a kept group the reaction type attacks (retro.judge flags it; the search does not penalise it yet)
+        # a kept group the reaction type attacks (medium; the final re-ranking costs it: SearchConfig.selectivity_penalty)
         for conflict in _step_selectivity(reactants, product, rxn.reaction_type):
             add(issue(conflict["code"], ISSUE_TEXT[conflict["code"]].format(reason=conflict["reason"]), step=step,
                       groups=conflict["groups"]))

@@ -98,7 +98,7 @@ class SearchConfig:
     # ``judge.PENALISED_SELECTIVITY_ISSUES``) costs selectivity_penalty more, so a route that needs a protection or
     # another order the route does not show ranks after a clean one of similar score (atenolol: the glycidyl ether
     # opened by isopropylamine before the amino chlorohydrin alkylating the phenol).  Measured in docs/benchmarks.md
-    # ("Selectivity warnings in the route order"); 0: off
+    # ("A selectivity warning costs a route 1.5 in the final re-ranking"); 0: off (and the warned steps are not counted)
     selectivity_penalty: float = 1.5
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
