@@ -71,6 +71,7 @@ from molx_agent.retro.search_types import (
     SearchCaches,
     SearchConfig,
     SearchResult,
+    reaction_type_of,
 )
 from molx_agent.retro.stock import Stock, canonical_smiles, listed_form, load_stock, stock_tier
 
@@ -84,12 +85,6 @@ def step_cost(score: Any, *, min_score: float, step_penalty: float) -> float:
     """Cost of one step in the search's units: ``-log(p) + step_penalty``, ``p`` the model's score clipped to
     ``[min_score, 1]`` (``min_score`` when it is missing or not a number)."""
     return -math.log(_clip(score, min_score)) + step_penalty
-
-
-def _reaction_type(prediction: Any) -> str | None:
-    """The reaction type a step is judged under: the proposal's reaction name, else its category (as the route's
-    graph writes it: ``search_routes._add_step``)."""
-    return getattr(prediction, "reaction_name", "") or getattr(prediction, "category", "") or None
 
 
 def _clip(score: Any, floor: float) -> float:
@@ -688,7 +683,7 @@ class RetroStarSearch:
             # the route judgement's selectivity warning on this step (judge.selectivity_warned), as a cost
             if rxn.id not in warned:
                 warned[rxn.id] = selectivity_warned([c.smiles for c in rxn.children], rxn.parent.smiles,
-                                                    _reaction_type(rxn.prediction))
+                                                    reaction_type_of(rxn.prediction))
             return cfg.selectivity_penalty if warned[rxn.id] else 0.0
 
         rescored = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from molx_agent.retro.judge import judge_route, route_rank_tier
 from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
+from molx_agent.retro.search_types import reaction_type_of
 
 if TYPE_CHECKING:
     from molx_agent.retro.search import RetroStarSearch
@@ -149,7 +150,7 @@ def _add_step(graph: RetroGraph, product_id: str, rxn: ReactionEdge, kids: list[
     step = graph.add_reaction(
         product_id,
         [child[0].smiles for child in kids],
-        reaction_type=name or category,
+        reaction_type=reaction_type_of(pred),
         template_evidence=TemplateEvidence(
             template_id=str(getattr(pred, "template_id", "") or ""),
             template_name=name,

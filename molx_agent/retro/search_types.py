@@ -104,6 +104,13 @@ class SearchConfig:
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 
 
+def reaction_type_of(prediction: Any) -> str:
+    """The reaction type a search step is written and judged under: the proposal's reaction name, else its category
+    ("" when it has neither); the route graph's steps (``search_routes._add_step``) and the final re-ranking's
+    selectivity check (``RetroStarSearch._rerank``) both read it here."""
+    return getattr(prediction, "reaction_name", "") or getattr(prediction, "category", "") or ""
+
+
 @dataclass(slots=True)  # a search holds hundreds of thousands of nodes: no per-instance dict
 class MolNode:
     """An OR node of the search tree (internal)."""
@@ -204,4 +211,5 @@ class SearchCaches:
     full_scores: dict[str, dict[tuple[str, ...], float]] = field(default_factory=dict)
 
 
-__all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF"]
+__all__ = ["SearchConfig", "SearchResult", "SearchCaches", "MolNode", "ReactionEdge", "ProgressCallback", "INF",
+           "reaction_type_of"]
