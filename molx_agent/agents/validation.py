@@ -233,6 +233,38 @@ def _keeps_avoided_step(route: dict[str, Any], avoided: set[tuple[tuple[str, ...
     return any(step_key(str(step.get("reaction_smiles") or "")) in avoided for step in route.get("steps") or [])
 
 
+def _steps_text(route: dict[str, Any], lang: str, max_steps: int = 8) -> str:
+    """A judged route's steps in forward order, one short clause each (``retro.search_routes.route_steps_text``'s
+    form, read from the judgement's steps)."""
+    steps = list(route.get("steps") or [])
+    parts = []
+    for i, step in enumerate(steps[:max_steps], start=1):
+        left, _, right = str(step.get("reaction_smiles") or "").partition(">>")
+        kind = step.get("reaction_type") or ("步骤" if lang == "zh" else "step")
+        parts.append(f"({i}) {kind}: {' + '.join(left.split('.'))} -> {right}")
+    if len(steps) > max_steps:
+        parts.append(f"... (+{len(steps) - max_steps})")
+    return "; ".join(parts)
+
+
+def _not_first_note(first: dict[str, Any], best: dict[str, Any], lang: str) -> str:
+    """The judged best route when it is not the search's first (the route the search's summary describes): which
+    one it is, why the first is not, and its forward steps, so the answer never describes one route as the best
+    and judges another best without saying so."""
+    steps = _steps_text(best, lang)
+    first_issues = list(first.get("issues") or [])
+    k = best["index"]
+    if lang == "zh":
+        why = f"，原因：{_why(first_issues, lang)}" if first_issues else ""
+        return (f"评估最佳的是搜索结果中的第 {k} 条路线，而非搜索排序第一的第 0 条（即上文所述路线；判定"
+                f"{verdict_zh(first['verdict'])}，置信度 {verdict_zh(first['confidence'])}{why}）"
+                + (f"。第 {k} 条的正向步骤：{steps}。" if steps else "。"))
+    why = f": {_why(first_issues, lang)}" if first_issues else ""
+    return (f"The best judged route is route {k} of the search's list, not its first (route 0, the one described "
+            f"above: verdict {first['verdict']}, confidence {first['confidence']}{why})"
+            + (f". Route {k}'s forward steps: {steps}." if steps else "."))
+
+
 def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, Any]:
     """The verdict of one target of a ``disconnection`` result, with its judged routes and the best one."""
     label = record.get("target_name") or record.get("target_smiles", "?")
@@ -278,6 +310,8 @@ def judge_target(engine: Any, record: dict[str, Any], lang: str) -> dict[str, An
             out["summary"] = (f"{label}: {len(routes)} route(s) judged ({n_acc} acceptable); best route "
                               f"{best['n_steps']} step(s), verdict {best['verdict']} (confidence {best['confidence']})"
                               + (f" because {_why(issues, lang)}" if issues else "") + ".")
+        if best["index"] != 0:
+            out["summary"] += " " + _not_first_note(routes[0], best, lang)
         return out
     reasons = [r for r in record.get("reasons") or [] if r][:2]
     message = ("the search found no route ending in purchasable materials"

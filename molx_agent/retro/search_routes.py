@@ -398,7 +398,7 @@ def route_trust_text(graph: RetroGraph, language: str = "en", max_issues: int = 
 
 
 def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> str:
-    """A few sentences about a search result (counts, sources, the best route's steps), in English or Chinese."""
+    """A few sentences about a search result (counts, sources, the top-ranked route's steps), in English or Chinese."""
     label = name or result.target
     if result.solved:
         best = result.routes[0]
@@ -408,10 +408,10 @@ def route_summary_text(result: Any, *, name: str = "", language: str = "en") -> 
         trust = route_trust_text(best, language)
         if language == "zh":
             return (f"已为 {label} 找到 {len(result.routes)} 条以可购原料结尾的路线（搜索 {result.time_s:.1f} 秒，"
-                    f"{result.n_expansions} 次扩展）。最佳路线共 {best.n_steps} 步，最长线性序列 {best.longest_linear_sequence()} 步，"
+                    f"{result.n_expansions} 次扩展）。排名第一的路线共 {best.n_steps} 步，最长线性序列 {best.longest_linear_sequence()} 步，"
                     f"{len(leaves)} 个起始原料（来源：{', '.join(sources)}）。正向步骤：{steps}。{trust}")
         return (f"Found {len(result.routes)} route(s) to {label} ending in purchasable materials "
-                f"({result.time_s:.1f} s, {result.n_expansions} expansions). The best route has {best.n_steps} step(s) "
+                f"({result.time_s:.1f} s, {result.n_expansions} expansions). The top-ranked route has {best.n_steps} step(s) "
                 f"(longest linear sequence {best.longest_linear_sequence()}) and {len(leaves)} starting materials "
                 f"(sources: {', '.join(sources)}). Forward steps: {steps}. {trust}")
     why = next((r for r in result.reasons if r.startswith("no route")), result.reasons[0] if result.reasons else "no route found")

@@ -194,3 +194,36 @@ def test_issue_summaries_fall_back_to_the_message():
     assert issue_summary(issue, "zh").startswith("起始原料仅在 ZINC")
     assert issue_summary({"code": "fg_conflict", "message": "x"}, "zh").startswith("有步骤中的官能团")
     assert issue_summary({"code": "something_new", "message": "plain"}, "zh") == "plain"
+
+
+def test_a_best_judged_route_that_is_not_the_searchs_first_is_named_with_its_steps(monkeypatch):
+    # atenolol through the agent (verified-only re-plan): the search's first route, which its summary describes,
+    # carries a selectivity warning while the judgement's best is another route; the answer must say which one and
+    # give its steps, not describe one route as the best and judge another best
+    from molx_agent.agents import validation
+
+    judged = [
+        {"verdict": "weak", "confidence": "medium", "score": 7.99, "n_steps": 3, "issues": [
+            {"code": "incompatible_group", "message": "the amine reacts"}],
+         "steps": [{"reaction_smiles": "CC(C)N.ClCC1CO1>>CC(C)NCC(O)CCl", "reaction_type": "Epoxide Opening"}]},
+        {"verdict": "accept", "confidence": "high", "score": 8.58, "n_steps": 2, "issues": [],
+         "steps": [{"reaction_smiles": "ClCC1CO1.NC(=O)Cc1ccc(O)cc1>>NC(=O)Cc1ccc(OCC2CO2)cc1",
+                    "reaction_type": "Williamson Ether Synthesis"},
+                   {"reaction_smiles": "CC(C)N.NC(=O)Cc1ccc(OCC2CO2)cc1>>CC(C)NCC(O)COc1ccc(CC(N)=O)cc1",
+                    "reaction_type": "Epoxide Opening with Amine"}]},
+    ]
+    monkeypatch.setattr(validation, "judge_route_dict", lambda engine, graph: dict(judged[graph["i"]]))
+    record = {"target_smiles": "CC(C)NCC(O)COc1ccc(CC(N)=O)cc1", "target_name": "atenolol", "solved": True,
+              "route_graphs": [{"i": 0}, {"i": 1}]}
+    out = validation.judge_target(None, record, "en")
+    assert out["best_route"] == 1
+    assert "route 1 of the search's list, not its first" in out["summary"]
+    assert "route 0, the one described above: verdict weak, confidence medium: the amine reacts" in out["summary"]
+    assert ("(1) Williamson Ether Synthesis: ClCC1CO1 + NC(=O)Cc1ccc(O)cc1 -> NC(=O)Cc1ccc(OCC2CO2)cc1; "
+            "(2) Epoxide Opening with Amine:") in out["summary"]
+    zh = validation.judge_target(None, dict(record, target_name="阿替洛尔"), "zh")["summary"]
+    assert "评估最佳的是搜索结果中的第 1 条路线，而非搜索排序第一的第 0 条" in zh and "第 1 条的正向步骤：(1) Williamson" in zh
+    # the search's first route judged best: no note
+    judged[0], judged[1] = judged[1], judged[0]
+    out = validation.judge_target(None, record, "en")
+    assert out["best_route"] == 0 and "search's list" not in out["summary"]
