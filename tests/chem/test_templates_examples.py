@@ -399,6 +399,19 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
      ['CC(C)CB1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1', 'ClCCl']),
     ('G357_pinanediol_boronate_esterification_retro', 'CC(C)CB1O[C@@H]2C[C@@H]3C[C@@H](C3(C)C)[C@]2(C)O1',
      ['CC(C)CB(O)O', 'CC1(C)[C@@H]2C[C@@H](O)[C@@](C)(O)[C@H]1C2']),
+    # enzalutamide (Medivation) and apalutamide: the aryl isothiocyanate closes the thiohydantoin on an alpha-(arylamino)
+    # ester, or on the alpha-aminonitrile whose 4-imine is then hydrolysed (the original MDV3100 route); a spiro ring
+    # carbon is fine
+    ('G358_thiohydantoin_isothiocyanate_ester_retro',
+     'CNC(=O)c1ccc(N2C(=S)N(c3ccc(C#N)c(C(F)(F)F)c3)C(=O)C2(C)C)cc1F',
+     ['CNC(=O)c1ccc(NC(C)(C)C(=O)OC)cc1F', 'N#Cc1ccc(N=C=S)cc1C(F)(F)F']),
+    ('G359_thiohydantoin_isothiocyanate_aminonitrile_retro',
+     'CNC(=O)c1ccc(N2C(=S)N(c3cnc(C#N)c(C(F)(F)F)c3)C(=O)C23CCC3)cc1F',
+     ['CNC(=O)c1ccc(NC2(C#N)CCC2)cc1F', 'N#Cc1ncc(N=C=S)cc1C(F)(F)F']),
+    # lenalidomide (Celgene): methyl 2-(bromomethyl)-3-nitrobenzoate alkylates 3-aminopiperidine-2,6-dione and the
+    # amine closes the lactam onto the ester; the nitro group is reduced afterwards
+    ('G360_isoindolinone_bromomethylbenzoate_retro', 'O=C1CCC(N2Cc3c(cccc3[N+](=O)[O-])C2=O)C(=O)N1',
+     ['COC(=O)c1cccc([N+](=O)[O-])c1CBr', 'NC1CCC(=O)NC1=O']),
 ]
 
 
@@ -513,6 +526,17 @@ def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     ("G355_alpha_aminoboronate_hmds_retro", "CC(C)CC(N)B(O)O"),
     ("G356_matteson_homologation_retro", "CC(C)CC(Cl)B(O)O"),
     ("G357_pinanediol_boronate_esterification_retro", "CC(C)CB1OC(C)(C)C(C)(C)O1"),
+    # a thiohydantoin needs its C=S and C=O where the isothiocyanate and the ester put them, and an amine nitrogen
+    # (an N-acyl amino ester does not add to the isothiocyanate)
+    ("G358_thiohydantoin_isothiocyanate_ester_retro", "CC1(C)NC(=O)N(c2ccccc2)C1=O"),
+    ("G358_thiohydantoin_isothiocyanate_ester_retro", "CC1(C)C(=S)N(c2ccccc2)C(=O)N1C"),
+    ("G358_thiohydantoin_isothiocyanate_ester_retro", "CC(=O)N1C(=S)N(c2ccccc2)C(=O)C1(C)C"),
+    ("G359_thiohydantoin_isothiocyanate_aminonitrile_retro", "CC(=O)N1C(=S)N(c2ccccc2)C(=O)C1(C)C"),
+    # the isoindolinone's CH2 next to the nitrogen comes from the benzyl bromide: not an imide, not a
+    # dihydroisoquinolinone, not an N-H lactam (no amine partner written)
+    ("G360_isoindolinone_bromomethylbenzoate_retro", "CN1C(=O)c2ccccc2C1=O"),
+    ("G360_isoindolinone_bromomethylbenzoate_retro", "CN1CCc2ccccc2C1=O"),
+    ("G360_isoindolinone_bromomethylbenzoate_retro", "O=C1NCc2ccccc21"),
 ])
 def test_ring_synthesis_and_enol_michael_need_their_carbonyls(template_id, product):
     assert apply_named_template(template_id, product) == []
