@@ -233,25 +233,17 @@ def _keeps_avoided_step(route: dict[str, Any], avoided: set[tuple[tuple[str, ...
     return any(step_key(str(step.get("reaction_smiles") or "")) in avoided for step in route.get("steps") or [])
 
 
-def _steps_text(route: dict[str, Any], lang: str, max_steps: int = 8) -> str:
-    """A judged route's steps in forward order, one short clause each (``retro.search_routes.route_steps_text``'s
-    form, read from the judgement's steps)."""
-    steps = list(route.get("steps") or [])
-    parts = []
-    for i, step in enumerate(steps[:max_steps], start=1):
-        left, _, right = str(step.get("reaction_smiles") or "").partition(">>")
-        kind = step.get("reaction_type") or ("步骤" if lang == "zh" else "step")
-        parts.append(f"({i}) {kind}: {' + '.join(left.split('.'))} -> {right}")
-    if len(steps) > max_steps:
-        parts.append(f"... (+{len(steps) - max_steps})")
-    return "; ".join(parts)
-
-
 def _not_first_note(first: dict[str, Any], best: dict[str, Any], lang: str) -> str:
     """The judged best route when it is not the search's first (the route the search's summary describes): which
     one it is, why the first is not, and its forward steps, so the answer never describes one route as the best
     and judges another best without saying so."""
-    steps = _steps_text(best, lang)
+    from molx_agent.retro.search_routes import steps_text
+
+    rows = []
+    for step in best.get("steps") or []:  # in forward order (``judge_route_dict``)
+        left, _, right = str(step.get("reaction_smiles") or "").partition(">>")
+        rows.append((step.get("reaction_type"), left.split("."), right))
+    steps = steps_text(rows, lang)
     first_issues = list(first.get("issues") or [])
     k = best["index"]
     if lang == "zh":

@@ -319,18 +319,24 @@ def unsolved_reasons(search: RetroStarSearch, stopped_by: str, partial: RetroGra
     return reasons
 
 
-def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8) -> str:
-    """The steps of a route in forward order, one short clause each (``A + B -> C (name)``)."""
+def steps_text(steps: list[tuple[str | None, list[str], str]], language: str = "en", max_steps: int = 8) -> str:
+    """Steps given as ``(name, reactants, product)`` in forward order, one short clause each (``(1) name: A + B ->
+    C``; an unnamed step is called "step")."""
     parts = []
-    steps = graph.forward_order()
-    for i, rxn in enumerate(steps[:max_steps], start=1):
-        reactants = " + ".join(graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes)
-        product = graph.molecule_nodes[rxn.product_node].smiles
-        kind = rxn.reaction_type or rxn.template_evidence.template_name or ("步骤" if language == "zh" else "step")
-        parts.append(f"({i}) {kind}: {reactants} -> {product}")
+    for i, (kind, reactants, product) in enumerate(steps[:max_steps], start=1):
+        kind = kind or ("步骤" if language == "zh" else "step")
+        parts.append(f"({i}) {kind}: {' + '.join(reactants)} -> {product}")
     if len(steps) > max_steps:
         parts.append(f"... (+{len(steps) - max_steps})")
     return "; ".join(parts)
+
+
+def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8) -> str:
+    """The steps of a route in forward order, one short clause each (``(1) name: A + B -> C``)."""
+    steps = [(rxn.reaction_type or rxn.template_evidence.template_name,
+              [graph.molecule_nodes[r].smiles for r in rxn.reactant_nodes],
+              graph.molecule_nodes[rxn.product_node].smiles) for rxn in graph.forward_order()]
+    return steps_text(steps, language, max_steps)
 
 
 _ISSUE_ZH = {
@@ -432,4 +438,5 @@ __all__ = [
     "route_summary_text",
     "route_steps_text",
     "route_trust_text",
+    "steps_text",
 ]
