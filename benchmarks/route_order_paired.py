@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO))
 
 import benchmarks.multistep as ms  # noqa: E402
 from molx_agent.retro import search_routes  # noqa: E402
+from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES  # noqa: E402
 
-SELECTIVITY = {"incompatible_group", "competing_reaction"}
 _ALT: dict[str, Any] = {}
 _BUILD = search_routes.build_routes
 _PENALTY: list[float | None] = [None]
@@ -112,7 +112,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
             if first:
                 conf[first["confidence"]] += 1
             codes = r.get("codes_" + arm) or []
-            warned += bool(codes and set(codes[0]) & SELECTIVITY)
+            warned += bool(codes and set(codes[0]) & PENALISED_SELECTIVITY_ISSUES)
         out["penalty_0" if arm == "0" else "penalty_shipped"] = {
             "top1": hits[1], "top3": hits[3], "top5": hits[5], "top10": hits[10],
             "one_step_best_where_ref_3plus": short, "n_ref_3plus": long_refs,
