@@ -35,6 +35,18 @@ Four questions:
   aliphatic alcohol or thiol it would attack (``halogenating_reagent_conflicts``, an ``incompatible_group`` warning
   of the route judgement): a published step that does so is a false alarm or a record's omission.
 
+- ``selectivity``: the route judgement's selectivity warnings (``chem.fg_warnings.step_selectivity``:
+  ``incompatible_group`` and ``competing_reaction``, which cost a route ``SearchConfig.selectivity_penalty`` per
+  step, and the ``reagent_choice`` note) where they should be rare and where they should not. ``--uspto N``: the
+  recorded reactions of the first N USPTO-50K validation products (a seed-7 shuffle), each named as the
+  product names it (the default model's prediction with the recorded reactants; a reaction outside its 50 is
+  ``unnamed``): a recorded reaction worked, so a warning there is a false alarm or a real protection-free
+  selectivity. ``--records R``: every returned route of each target whose routes include the reference route
+  (``match_rank``), each step named as the search names it (the search model's prediction with the same precursors,
+  else the full model's): routes with a warning among the reference-matching routes and among the others, and the
+  reference route's rank when the returned routes are re-ranked offline (tier, then the record's route score plus
+  ``--penalty`` per warned step; meaningful for records whose scores carry no penalty, such as c341134's).
+
 ``literature`` and ``references`` also count the steps ``aromatic_regiochemistry`` looks at
 (``aromatic_substitutions``: electrophilic substitutions at an aromatic C-H, by ring, benzene or other, and kind),
 the denominator of its rate.
@@ -47,6 +59,8 @@ Usage::
     uv run python benchmarks/mechanism_flags.py references [--benchmark B.json.gz] [--examples 5] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py organometallic [--examples 5] [--out OUT.json]
     uv run python benchmarks/mechanism_flags.py halogenating [--benchmark B.json.gz ...] [--examples 5] [--out OUT.json]
+    uv run python benchmarks/mechanism_flags.py selectivity [--uspto N] [--records R.jsonl[.gz] ...] [--penalty 1.5]
+        [--examples 5] [--out OUT.json]
 """
 
 from __future__ import annotations
@@ -234,6 +248,22 @@ class StepMapper:
                     return pred.mapped_reaction
         return None
 
+    def prediction(self, product: str, reactants: list[str], search_first: bool = True) -> Any:
+        """The packaged model's prediction with these precursors (the search's view first: the name a search step
+        carries), ``None`` when neither proposes them."""
+        want = tuple(sorted(reactants))
+        for name, model in sorted(self.models, key=lambda m: m[0] != "search") if search_first else self.models:
+            key = (name, product)
+            if key not in self._cache:
+                try:
+                    self._cache[key] = list(model.predict(product, top_k=50))
+                except Exception:  # noqa: BLE001 - a product the model refuses cannot be named
+                    self._cache[key] = []
+            for pred in self._cache[key]:
+                if tuple(sorted(pred.reactants)) == want:
+                    return pred
+        return None
+
 
 def _tree_steps(tree: dict[str, Any]) -> Iterator[tuple[str, list[str]]]:
     """(product, precursors) of every reaction of an AiZynthFinder-style tree (reactions written retro)."""
@@ -419,6 +449,96 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             "routes_flagged": dict(routes_hit), "aromatic_substitutions": dict(judged), "examples": shown}
 
 
+def _selectivity_codes(precursors: list[str], product: str, name: str | None) -> list[dict[str, Any]]:
+    from molx_agent.chem.fg_warnings import step_selectivity
+
+    return step_selectivity(precursors, product, name or None)
+
+
+def _count_selectivity(found: list[dict[str, Any]], name: str | None, counts: Counter[str]) -> None:
+    from molx_agent.chem.fg_warnings import normalize_reaction_type
+
+    key = normalize_reaction_type(name) or "-"
+    for c in found:
+        counts[f"{c['code']}:{key}:{'+'.join(c['groups'])}"] += 1
+
+
+def selectivity_uspto(n: int, examples: int, data: Path = DATA) -> dict[str, Any]:
+    """Selectivity warnings on the recorded reactions of the first ``n`` USPTO-50K validation products."""
+    import random
+
+    from benchmarks.single_step import SPLITS, load_split  # the single-step benchmark's reader
+    from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES
+    from molx_agent.retro.single_step import TemplateKNNModel
+
+    rows = load_split(SPLITS["val"])
+    random.Random(7).shuffle(rows)
+    model = TemplateKNNModel()
+    counts: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
+    shown: list[dict[str, Any]] = []
+    for row in rows[:n]:
+        counts["reactions"] += 1
+        pred = next((p for p in model.predict(row["product"], top_k=50) if tuple(p.reactants) == row["truth"]), None)
+        if pred is None:
+            counts["unnamed"] += 1
+            continue
+        found = _selectivity_codes(list(pred.reactants), pred.product, pred.reaction_name)
+        codes = {c["code"] for c in found}
+        counts["named"] += 1
+        counts["warned"] += bool(codes & PENALISED_SELECTIVITY_ISSUES)
+        counts["reagent_choice"] += "reagent_choice" in codes
+        _count_selectivity(found, pred.reaction_name, by_kind)
+        if found and len(shown) < examples:
+            shown.append({"reaction": f"{'.'.join(pred.reactants)}>>{pred.product}", "name": pred.reaction_name,
+                          "found": [(c["code"], c["groups"]) for c in found]})
+    return {"counts": dict(counts), "by_code_reaction_group": dict(by_kind.most_common()), "examples": shown}
+
+
+def selectivity_records(path: Path, mapper: StepMapper, penalty: float) -> dict[str, Any]:
+    """Selectivity warnings on the returned routes of the targets whose routes include the reference route."""
+    from benchmarks.multistep import read_records  # namespace package: the repository is on the path
+    from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES, route_rank_tier
+
+    counts: Counter[str] = Counter()
+    by_kind: Counter[str] = Counter()
+    moved: list[tuple[str, int, int]] = []
+    for rec in read_records(path)[1]:
+        match = rec.get("match_rank")
+        if "id" not in rec or match is None or not rec.get("routes"):
+            continue
+        counts["targets"] += 1
+        keys = []
+        for i, route in enumerate(rec["routes"]):
+            meta = route.get("metadata") or {}
+            side = "reference" if meta.get("rank", i + 1) == match else "other"
+            warned = notes = 0
+            for product, reactants in _tree_steps(route):
+                pred = mapper.prediction(product, reactants)
+                name = pred.reaction_name if pred is not None else None
+                counts["unnamed_steps"] += pred is None
+                found = _selectivity_codes(reactants, product, name)
+                codes = {c["code"] for c in found}
+                warned += bool(codes & PENALISED_SELECTIVITY_ISSUES)
+                notes += "reagent_choice" in codes
+                _count_selectivity(found, name, by_kind)
+            counts[f"routes_{side}"] += 1
+            counts[f"warned_{side}"] += warned > 0
+            counts[f"reagent_choice_{side}"] += notes > 0
+            keys.append((route_rank_tier(meta.get("issues") or []), float(meta.get("score") or 0.0) + penalty * warned,
+                         i, side))
+        ranked = [k[3] for k in sorted(keys)]
+        if "reference" in ranked:
+            new = ranked.index("reference") + 1
+            for k in (1, 3, 5, 10):
+                counts[f"top{k}_reranked"] += new <= k
+                counts[f"top{k}_recorded"] += match <= k
+            if new != match:
+                moved.append((rec["id"], match, new))
+    return {"counts": dict(counts), "by_code_reaction_group": dict(by_kind.most_common()),
+            "reference_moved": moved}
+
+
 def _brief(res: dict[str, Any]) -> dict[str, Any]:
     """A routes result for the terminal: the counts, and (target, flag, confidence before) per hit."""
     out = {k: v for k, v in res.items() if k != "hits"}
@@ -463,7 +583,31 @@ def main(argv: list[str] | None = None) -> int:
     halo.add_argument("--benchmark", type=Path, action="append", default=[])
     halo.add_argument("--examples", type=int, default=5)
     halo.add_argument("--out", type=Path)
+    sel = sub.add_parser("selectivity", help="selectivity warnings on recorded reactions and on returned routes")
+    sel.add_argument("--uspto", type=int, default=0, help="recorded reactions of the first N validation products")
+    sel.add_argument("--records", type=Path, action="append", default=[])
+    sel.add_argument("--penalty", type=float, default=1.5)
+    sel.add_argument("--examples", type=int, default=5)
+    sel.add_argument("--out", type=Path)
     args = ap.parse_args(argv)
+    if args.mode == "selectivity":
+        missing = [str(p) for p in args.records if not p.is_file()]
+        if missing or not (args.records or args.uspto > 0):
+            print(f"give --uspto N > 0 and/or --records files that exist (missing: {', '.join(missing) or 'none'})",
+                  file=sys.stderr)
+            return 2
+
+        def compute() -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            if args.uspto > 0:
+                out["uspto50k_val"] = selectivity_uspto(args.uspto, args.examples)
+            if args.records:
+                mapper = StepMapper()
+                for path in args.records:
+                    out[str(path)] = selectivity_records(path, mapper, args.penalty)
+            return out
+
+        return _report(compute, args.out, "the inputs")
     if args.mode == "halogenating":
         missing = [str(p) for p in args.benchmark if not p.is_file()]
         if missing or not (DATA / "train_mapped.csv.gz").is_file():

@@ -58,6 +58,10 @@ REACTION_INCOMPATIBILITIES: dict[str, tuple[str, ...]] = {
     "lialh4_reduction": ("ester", "carboxylic_acid", "amide_generic", "nitrile", "ketone", "aldehyde", "epoxide", "nitro", "alkyl_bromide", "alkyl_iodide", "azide"),
     "nabh4_reduction": ("aldehyde", "ketone", "acid_chloride", "imine"),
     "hydrogenation": ("alkene", "alkyne", "nitro", "azide", "aryl_bromide", "aryl_iodide", "imine", "nitrile", "disulfide"),
+    # a nitro group is reduced by H2 over Pd, but as often by a dissolving metal or tin(II) chloride (Fe/NH4Cl,
+    # Fe/AcOH, Zn, SnCl2), which leave aryl halides, alkenes, alkynes and nitriles and reduce an azide alone: the
+    # groups only hydrogenation touches are a choice of conditions (step_selectivity's ``reagent_choice``)
+    "nitro_reduction": ("azide",),
     "suzuki": ("thiol", "azide", "aryl_iodide", "organostannane"),
     "buchwald_hartwig": ("thiol", "carboxylic_acid", "azide"),
     "amide_coupling": ("primary_amine", "secondary_amine", "primary_alcohol", "thiol", "carboxylic_acid"),
@@ -85,19 +89,70 @@ FORBIDDEN_GROUPS: dict[str, tuple[str, ...]] = {
     "wittig": ("carboxylic_acid",),
 }
 
-_REACTION_KEYWORDS: tuple[tuple[str, str], ...] = (
+#: First match wins, so the specific names come first: a Friedel-Crafts acylation is not an amide coupling, and a
+#: name that merely contains "amide" (a nitrile hydrated to an amide, an amide dehydrated, a sulfonamide N-alkylated
+#: by Mitsunobu, an amide N-alkylated) is not one either: only an amide or sulfonamide formed from an amine is.
+_REACTION_KEYWORDS: tuple[tuple[str, str | None], ...] = (
+    ("friedel", "friedel_crafts"), ("mitsunobu", "mitsunobu"), ("thioamide", None),
     ("grignard", "grignard"), ("organolithium", "organolithium"), ("lithi", "organolithium"),
     ("lialh4", "lialh4_reduction"), ("lah", "lialh4_reduction"), ("nabh4", "nabh4_reduction"),
-    ("hydrogenation", "hydrogenation"), ("hydrogenolysis", "hydrogenation"), ("nitro_reduction", "hydrogenation"),
-    ("suzuki", "suzuki"), ("buchwald", "buchwald_hartwig"), ("amide", "amide_coupling"), ("acylation", "amide_coupling"),
+    ("nitro_reduction", "nitro_reduction"), ("hydrogenation", "hydrogenation"), ("hydrogenolysis", "hydrogenation"),
+    ("suzuki", "suzuki"), ("buchwald", "buchwald_hartwig"), ("amide_bond", "amide_coupling"),
+    ("amide_from", "amide_coupling"), ("aminolysis", "amide_coupling"), ("sulfonamide_formation", "amide_coupling"),
+    ("acylation", "amide_coupling"),
     ("hwe", "wittig"), ("wittig", "wittig"), ("swern", "oxidation"), ("dmp", "oxidation"), ("jones", "oxidation"),
     ("oxidation", "oxidation"), ("boc_deprotection", "acid_deprotection"), ("tfa", "acid_deprotection"),
     ("ester_hydrolysis", "ester_hydrolysis"), ("saponification", "ester_hydrolysis"), ("mitsunobu", "mitsunobu"),
-    ("reductive_amination", "reductive_amination"), ("friedel", "friedel_crafts"), ("snar", "snar"),
+    ("reductive_amination", "reductive_amination"), ("snar", "snar"),
     ("sonogashira", "sonogashira"), ("heck", "heck"), ("click", "click"), ("cuaac", "click"),
     ("alkylation", "alkylation"), ("williamson", "alkylation"), ("sn2", "alkylation"),
     ("bbr3", "ether_cleavage"), ("ether_cleavage", "ether_cleavage"),
 )
+
+#: Groups that hydrogen over palladium reduces or cleaves besides a nitro group (the ``hydrogenation`` entry of
+#: :data:`REACTION_INCOMPATIBILITIES`): a nitro reduction that keeps one is run with Fe/NH4Cl, Fe/AcOH or SnCl2 instead.
+_HYDROGENATION_ONLY = ("alkene", "alkyne", "aryl_bromide", "aryl_iodide", "imine", "nitrile", "disulfide")
+#: Groups LiAlH4 reduces besides an ester and LiBH4 (or NaBH4 with CaCl2 or LiCl) leaves: an ester reduced beside
+#: one is a choice of reagent (``reagent_choice``), not a conflict.
+_ESTER_REDUCTION_SPARED = ("amide_generic", "nitrile", "nitro")
+#: The N-H nucleophiles an acylation (amide, sulfonamide, carbamate or urea formation) consumes.
+_ACYLATED_AMINES = ("primary_amine", "secondary_amine", "aniline", "secondary_aryl_amine")
+
+
+def conditions_spare(key: str, group: str, consumed: set[str], precursor_counts: dict[str, int]) -> str | None:
+    """Why a group the product keeps, listed against reaction type ``key`` in :data:`REACTION_INCOMPATIBILITIES`, is
+    not at risk in this step (``None``: it is).  Each case is a recorded USPTO-50K reaction the table flagged:
+
+    - an amide or sulfonamide formation that acylates an amine keeps a primary alcohol: N-acylation outruns
+      O-acylation with a coupling reagent, or with one equivalent of an acid chloride and a base (an amino alcohol's
+      amide without protection is routine);
+    - an acylation keeps a carboxylic acid although the step consumes none: the acyl donor is an acid chloride,
+      anhydride or ester, so no coupling reagent activates the kept acid (Schotten-Baumann acylation of an amino
+      acid); when the step couples an acid, the kept acid would be activated too (then it is consumed as well, and
+      counted as such);
+    - a reductive amination of an aldehyde keeps a ketone: NaBH(OAc)3 (or NaBH3CN near pH 5) reduces the aldehyde's
+      iminium ion and leaves the ketone;
+    - an alkylation of an amine or thiol keeps a carboxylic acid: the amine or thiolate outruns the carboxylate for
+      the alkyl halide (an aniline N-alkylated by bromoacetic acid, a thiosalicylic acid S-arylated); when the
+      step alkylates an alcohol or phenol under base, the carboxylate competes (an ester), and the warning stands;
+    - a Heck reaction keeps "an alkene" when the precursors hold only one: the kept alkene is the one that reacted.
+
+    An ester reduced beside a kept amide, nitrile or nitro group is not spared (LiAlH4 reduces them too), but it is a
+    choice of reagent rather than a protection: :data:`_ESTER_REDUCTION_SPARED` and ``step_selectivity``'s
+    ``reagent_choice``.
+    """
+    if key == "amide_coupling" and group == "primary_alcohol" and consumed & set(_ACYLATED_AMINES):
+        return "amines are acylated well before primary alcohols"
+    if key == "amide_coupling" and group == "carboxylic_acid" and "carboxylic_acid" not in consumed:
+        return "the acyl donor is not the acid, so no coupling reagent activates the kept acid"
+    if key == "reductive_amination" and group == "ketone" and "aldehyde" in consumed and "ketone" not in consumed:
+        return "NaBH(OAc)3 reduces the aldehyde's iminium ion and leaves the ketone"
+    if key == "alkylation" and group == "carboxylic_acid" and consumed & {*_ACYLATED_AMINES, "thiol"}:
+        return "the amine or thiol outruns the carboxylate for the electrophile"
+    if key == "heck" and group in ("alkene", "terminal_alkene") and precursor_counts.get("alkene", 0) <= 1:
+        return "the alkene the product keeps is the one that reacted"
+    return None
+
 
 #: A carbon bonded to an electropositive metal: an organolithium, Grignard, organozinc, cuprate or organosodium/
 #: potassium reagent (a strong base as well as the nucleophile); not a metal cyanide (CuCN, Zn(CN)2), no base.
@@ -179,11 +234,17 @@ def _group_counts(smiles: list[str] | str) -> dict[str, int]:
 
 def _consumed_and_spectators(precursors: list[str], product: str) -> tuple[set[str], set[str]]:
     """The functional groups a step consumes (fewer in the product than in the precursors) and those it keeps."""
+    consumed, spectators, _ = _step_groups(precursors, product)
+    return consumed, spectators
+
+
+def _step_groups(precursors: list[str], product: str) -> tuple[set[str], set[str], dict[str, int]]:
+    """:func:`_consumed_and_spectators` and the precursors' group counts."""
     prec = _group_counts(list(precursors))
     prod = _group_counts(product)
     consumed = {n for n, c in prec.items() if c > prod.get(n, 0)}
     spectators = {n for n, c in prec.items() if c >= 1 and prod.get(n, 0) >= 1}
-    return consumed, spectators
+    return consumed, spectators, prec
 
 
 def step_selectivity(precursors: list[str], product: str, reaction_type: str | None = None) -> list[dict[str, Any]]:
@@ -206,10 +267,24 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
       thiol the product keeps, when the step consumes none of that kind (capecitabine's uracil chlorinated by POCl3
       beside the sugar's free diol; the published syntheses acetylate it first).
 
+    Nor is an aryl amine kept while the step acylates or sulfonylates an alkyl amine: the alkyl amine reacts orders
+    of magnitude faster (recorded USPTO-50K steps do it without protection, beside 4-aminoquinolines and anilines
+    alike); an aryl amine acylated beside another is still a ``competing_reaction``.
+
+    A kept group that the step's own partners or the usual reagent spare is no conflict (:func:`conditions_spare`:
+    an amino alcohol N-acylated, an acid kept beside an acid chloride's acylation, a ketone kept through an
+    aldehyde's reductive amination, the alkene a Heck reaction made).
+
+    - ``reagent_choice`` (information, no cost and no confidence cap): the step is sound with the usual reagent, and
+      the groups the product keeps decide which one: a nitro reduction beside an aryl bromide or iodide, alkene,
+      alkyne, nitrile, imine or disulfide is run with Fe/NH4Cl, Fe/AcOH or SnCl2 (H2 over Pd would reduce or cleave
+      them too); an aldehyde's reductive amination beside a ketone with NaBH(OAc)3; an ester reduced to the alcohol
+      beside an amide, nitrile or nitro group with LiBH4 (or NaBH4 with CaCl2 or LiCl), not LiAlH4.
+
     Returns ``[{code, groups, reason}]``; empty when nothing conflicts or a SMILES does not parse.
     """
     try:
-        consumed, spectators = _consumed_and_spectators(precursors, product)
+        consumed, spectators, prec_counts = _step_groups(precursors, product)
     except Exception:  # noqa: BLE001 - an unparsable step has no selectivity verdict here (validation rejects it)
         return []
     out: list[dict[str, Any]] = []
@@ -218,16 +293,44 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
             continue
         for nuc, other in ((a, b), (b, a)):
             if nuc in consumed and other in spectators:
+                if other == "aniline" and "aniline" not in consumed and consumed & {"primary_amine", "secondary_amine"}:
+                    continue  # an alkyl amine acylated or sulfonylated beside a kept aryl amine: it reacts far faster
                 out.append({"code": "competing_reaction", "groups": [nuc, other],
                             "reason": f"the {nuc.replace('_', ' ')} this step consumes would also react with the "
                                       f"{other.replace('_', ' ')} the product keeps ({why})"})
     key = normalize_reaction_type(reaction_type)
     if key is not None:
+        ketone_spared = False
+        # an ester reduced beside an amide, nitrile or nitro group: LiBH4 rather than LiAlH4 (a note below)
+        ester_reduction = key == "lialh4_reduction" and "ester" in consumed
         for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators):
             # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
+            if conditions_spare(key, n, consumed, prec_counts) is not None:
+                ketone_spared = ketone_spared or (key == "reductive_amination" and n == "ketone")
+                continue
+            if ester_reduction and n in _ESTER_REDUCTION_SPARED:
+                continue
             out.append({"code": "incompatible_group", "groups": [n],
                         "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
                                   f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
+        if key == "nitro_reduction":
+            kept = _kept(_HYDROGENATION_ONLY, consumed, spectators)
+            if kept:
+                names = ", ".join(n.replace("_", " ") for n in kept)
+                out.append({"code": "reagent_choice", "groups": kept,
+                            "reason": f"reduce the nitro group with Fe/NH4Cl, Fe/AcOH or SnCl2, which leave the "
+                                      f"{names} the product keeps (H2 over Pd would reduce or cleave it as well)"})
+        if ester_reduction:
+            kept = _kept(_ESTER_REDUCTION_SPARED, consumed, spectators)
+            if kept:
+                names = ", ".join(n.replace("_generic", "").replace("_", " ") for n in kept)
+                out.append({"code": "reagent_choice", "groups": kept,
+                            "reason": f"reduce the ester with LiBH4 (or NaBH4 with CaCl2 or LiCl), which leaves the "
+                                      f"{names} the product keeps (LiAlH4 would reduce it as well)"})
+        if ketone_spared:
+            out.append({"code": "reagent_choice", "groups": ["ketone"],
+                        "reason": "run the reductive amination with NaBH(OAc)3, which reduces the aldehyde's iminium "
+                                  "ion and leaves the ketone the product keeps (not NaBH4 or H2)"})
         if key == "ether_cleavage" and _keeps_alkyl_ether(product):
             out.append({"code": "incompatible_group", "groups": ["ether"],
                         "reason": "the alkyl ether the product keeps would be cleaved by BBr3 as well (one methyl "
@@ -414,6 +517,7 @@ __all__ = [
     "REACTION_INCOMPATIBILITIES",
     "check_deprotection_safety",
     "check_fg_conflicts",
+    "conditions_spare",
     "check_reaction_compatibility",
     "grignard_electrophiles",
     "halogenating_reagent",

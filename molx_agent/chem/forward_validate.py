@@ -25,7 +25,12 @@ from rdkit import Chem
 from molx_agent.chem.alignment import ReactionAlignment, align_reaction
 from molx_agent.chem.atom_balance import balance_from_counts
 from molx_agent.chem.fg_detect import detect_functional_groups
-from molx_agent.chem.fg_warnings import FORBIDDEN_GROUPS, REACTION_INCOMPATIBILITIES, normalize_reaction_type
+from molx_agent.chem.fg_warnings import (
+    FORBIDDEN_GROUPS,
+    REACTION_INCOMPATIBILITIES,
+    conditions_spare,
+    normalize_reaction_type,
+)
 from molx_agent.chem.utils import MolLike, canonical, combine_mols, mol_formula_counter, parse_mol
 from molx_agent.errors import RetroError, ValidationError
 
@@ -115,7 +120,11 @@ def _fg_step(prec_mol: Chem.Mol, prod_mol: Chem.Mol, reaction_type: str | None) 
     prod_groups = {g["name"]: g["count"] for g in detect_functional_groups(prod_mol)}
     # A group is a spectator when it survives into the product: those are the ones at risk.
     spectators = {n for n, c in prec_groups.items() if prod_groups.get(n, 0) >= 1 and c >= 1}
-    bad = [n for n in REACTION_INCOMPATIBILITIES.get(key, ()) if n in spectators]
+    consumed = {n for n, c in prec_groups.items() if c > prod_groups.get(n, 0)}
+    # not a kept group the step's partners or the usual reagent spare (an amino alcohol N-acylated, a ketone kept
+    # through an aldehyde's reductive amination: fg_warnings.conditions_spare)
+    bad = [n for n in REACTION_INCOMPATIBILITIES.get(key, ()) if n in spectators
+           and conditions_spare(key, n, consumed, prec_groups) is None]
     forbidden = [n for n in FORBIDDEN_GROUPS.get(key, ()) if n in spectators]
     warnings = [f"{n.replace('_', ' ')} present in the precursors may not survive {key.replace('_', ' ')}" for n in bad]
     score = max(0.0, 1.0 - 0.25 * len(bad) - 0.5 * len(forbidden))

@@ -64,6 +64,8 @@ ISSUE_TEXT = {
     "not_solved": "the route does not reach purchasable starting materials",
     "competing_reaction": "selectivity: {reason}",
     "incompatible_group": "selectivity: {reason}",
+    # information, not a fault: the step is sound with the usual reagent, and the groups it keeps pick which one
+    "reagent_choice": "conditions: {reason}",
     "unactivated_carbanion": "mechanism: {reason}",
     "aniline_c_alkylation": "mechanism: {reason}",
     "electrophile_coupling": "mechanism: {reason}",
@@ -138,7 +140,10 @@ DEMOTING_ISSUES = frozenset({"analog_shortcut", "implausible_step", "strained_mo
 #: per step when the search re-ranks its finished routes (:func:`selectivity_warned`): a protection or another
 #: order the route does not show.  Published routes carry them less often than the routes a search finds (on the
 #: all-600 run of c341134, ``incompatible_group`` is on 16 of the 183 routes matching a reference route and on 1,139
-#: of the 5,664 routes kept), but they are warnings, not verdicts: a cost, not a tier.
+#: of the 5,664 routes kept; with ``fg_warnings.conditions_spare``, either warning is on 4 of those 183 and on 231 of
+#: the same targets' 1,647 other routes, against 17 and 348 before: ``benchmarks/mechanism_flags.py selectivity``),
+#: but they are warnings, not verdicts: a cost, not a tier.  ``reagent_choice`` (a nitro reduction beside an aryl
+#: bromide: Fe or SnCl2, not H2) is a note, neither a cost nor a cap.
 PENALISED_SELECTIVITY_ISSUES = frozenset({"incompatible_group", "competing_reaction"})
 
 

@@ -151,3 +151,35 @@ def test_halogenating_counts_reagent_steps_and_kept_alcohols(benchmark_script, t
     assert out["flagged"] == {"uspto50k:train:POCl3": 1, "bench:POCl3": 1}
     assert out["groups"] == {"secondary_alcohol": 2}
     assert mf.main(["halogenating", "--benchmark", str(tmp_path / "nope.json.gz")]) == 2
+
+
+def test_selectivity_counts_warned_routes_by_side_and_reranks_offline(benchmark_script, tmp_path, capsys):
+    from types import SimpleNamespace
+
+    mf = benchmark_script("mechanism_flags")
+
+    def route(rank, score, product, reactants):
+        return {"type": "mol", "smiles": product, "metadata": {"rank": rank, "score": score, "issues": []},
+                "children": [{"type": "reaction", "smiles": f"{product}>>{'.'.join(reactants)}", "children": [
+                    {"type": "mol", "smiles": r, "children": []} for r in reactants]}]}
+
+    # rank 1: a nitro reduction beside an azide (warned); rank 2, the reference: one beside a nitrile (a note)
+    warned = route(1, 5.0, "Nc1ccc(CN=[N+]=[N-])cc1", ["O=[N+]([O-])c1ccc(CN=[N+]=[N-])cc1"])
+    noted = route(2, 6.0, "N#Cc1ccc(N)cc1", ["N#Cc1ccc([N+](=O)[O-])cc1"])
+    records = tmp_path / "r.jsonl"
+    records.write_text("\n".join(json.dumps(r) for r in [
+        {"meta": {}}, {"id": "t1", "match_rank": 2, "routes": [warned, noted]},
+        {"id": "t2", "match_rank": None, "routes": [warned]}]) + "\n")
+
+    class Namer:
+        def prediction(self, product, reactants):
+            return SimpleNamespace(reaction_name="Nitro Reduction")
+
+    out = mf.selectivity_records(records, Namer(), penalty=1.5)
+    c = out["counts"]
+    assert c["targets"] == 1 and c["routes_reference"] == 1 and c["routes_other"] == 1
+    assert c["warned_other"] == 1 and c["warned_reference"] == 0 and c["reagent_choice_reference"] == 1
+    assert c["top1_recorded"] == 0 and c["top1_reranked"] == 1 and out["reference_moved"] == [("t1", 2, 1)]
+    assert out["by_code_reaction_group"] == {"incompatible_group:nitro_reduction:azide": 1,
+                                             "reagent_choice:nitro_reduction:nitrile": 1}
+    assert mf.main(["selectivity"]) == 2 and "--uspto" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from molx_agent.chem.fg_warnings import halogenating_reagent, step_selectivity
+from molx_agent.chem.fg_warnings import check_reaction_compatibility, halogenating_reagent, step_selectivity
 from molx_agent.retro.judge import judge_route
 from tests.chem.route_fixtures import one_step_graph
 
@@ -146,3 +146,94 @@ def test_route_judgement_names_bbr3_beside_a_kept_alkyl_ether():
     clean = judge_route(one_step_graph(["COc1ccc(Oc2ccccc2)cc1"], "Oc1ccc(Oc2ccccc2)cc1",
                                        "Methyl Ether Cleavage (BBr3)"))
     assert all(i["code"] != "incompatible_group" for i in clean["issues"])
+
+
+def test_nitro_reduction_beside_groups_only_hydrogenation_touches_is_a_reagent_choice():
+    # recorded USPTO-50K nitro reductions keep an aryl bromide or a nitrile (Fe/NH4Cl, SnCl2): not a conflict, but
+    # the kept groups decide the reagent, and the judgement says which
+    found = step_selectivity(["N#Cc1cc([N+](=O)[O-])ccc1Br"], "N#Cc1cc(N)ccc1Br", "Nitro Reduction")
+    assert codes(found) == {("reagent_choice", ("aryl_bromide", "nitrile"))}
+    assert "SnCl2" in found[0]["reason"]
+    # an azide is reduced by those reagents as well: still a conflict
+    found = step_selectivity(["O=[N+]([O-])c1ccc(CN=[N+]=[N-])cc1"], "Nc1ccc(CN=[N+]=[N-])cc1", "Nitro Reduction")
+    assert codes(found) == {("incompatible_group", ("azide",))}
+    # an alkene hydrogenated beside an aryl bromide is H2 itself: still a conflict
+    found = step_selectivity(["COCCC=Cc1cc(Br)ccc1OC"], "COCCCCc1cc(Br)ccc1OC", "Hydrogenation (Alkene)")
+    assert codes(found) == {("incompatible_group", ("aryl_bromide",))}
+    assert check_reaction_compatibility("O=[N+]([O-])c1ccc(Br)cc1", "Nitro Reduction")["compatible"]
+
+
+def test_acylations_that_spare_the_kept_alcohol_or_acid_are_clean():
+    # valinol N-acylated (a recorded coupling); 4-aminobenzoic acid acylated by an acid chloride (Schotten-Baumann)
+    assert step_selectivity(["CC(C)[C@H](N)CO", "O=C(O)c1ccccc1"], "CC(C)[C@H](CO)NC(=O)c1ccccc1",
+                            "Amide Bond Formation") == []
+    assert step_selectivity(["CCCCCC(=O)Cl", "Nc1ccc(C(=O)O)cc1"], "CCCCCC(=O)Nc1ccc(C(=O)O)cc1",
+                            "Amide Bond Formation (Acid Chloride)") == []
+    # a kept free amine is still a conflict
+    found = step_selectivity(["NCCc1ccc(N)cc1", "CC(=O)Cl"], "CC(=O)Nc1ccc(CCN)cc1", "Amide Bond Formation (Acid Chloride)")
+    assert ("incompatible_group", ("primary_amine",)) in codes(found)
+
+
+def test_reductive_amination_of_an_aldehyde_beside_a_ketone_is_a_reagent_choice():
+    found = step_selectivity(["CNC", "CC(=O)c1ccc(C=O)cc1"], "CC(=O)c1ccc(CN(C)C)cc1", "Reductive Amination")
+    assert codes(found) == {("reagent_choice", ("ketone",))} and "NaBH(OAc)3" in found[0]["reason"]
+    found = step_selectivity(["CNC", "O=CCC1CCC(=O)CC1"], "CN(C)CCC1CCC(=O)CC1", "Reductive Amination")
+    assert codes(found) == {("reagent_choice", ("ketone",))}
+
+
+def test_heck_reaction_keeps_the_alkene_it_made_but_not_a_second_one():
+    made = step_selectivity(["C=CCNC(=O)C(F)(F)F", "CCCCS(=O)(=O)c1cccc(Br)c1"],
+                            "CCCCS(=O)(=O)c1cccc(/C=C/CNC(=O)C(F)(F)F)c1", "Heck Reaction")
+    assert made == []
+    second = step_selectivity(["C=CCC/C=C/C", "Brc1ccccc1"], "C/C=C/CC/C=C/c1ccccc1", "Heck Reaction")
+    assert codes(second) == {("incompatible_group", ("alkene",))}
+
+
+def test_route_judgement_keeps_a_reagent_choice_high_and_costs_it_nothing():
+    from molx_agent.retro.judge import selectivity_warned
+
+    judged = judge_route(one_step_graph(["N#Cc1cc([N+](=O)[O-])ccc1Br"], "N#Cc1cc(N)ccc1Br", "Nitro Reduction"))
+    assert [i["code"] for i in judged["issues"]] == ["reagent_choice"]
+    assert judged["confidence"] == "high" and judged["verdict"] == "accept"
+    assert judged["issues"][0]["message"].startswith("conditions: reduce the nitro group with Fe/NH4Cl")
+    assert not selectivity_warned(["N#Cc1cc([N+](=O)[O-])ccc1Br"], "N#Cc1cc(N)ccc1Br", "Nitro Reduction")
+
+
+def test_ester_reduced_beside_an_amide_is_a_reagent_choice_but_a_kept_ketone_is_a_conflict():
+    found = step_selectivity(["COC(=O)c1cncc(NC(=O)N2CCN(C(C)=O)CC2)c1"], "CC(=O)N1CCN(C(=O)Nc2cncc(CO)c2)CC1",
+                             "LiAlH4 Reduction (Ester)")
+    assert codes(found) == {("reagent_choice", ("amide_generic",))} and "LiBH4" in found[0]["reason"]
+    found = step_selectivity(["COC(=O)c1ccc(C(C)=O)cc1"], "CC(=O)c1ccc(CO)cc1", "LiAlH4 Reduction (Ester)")
+    assert codes(found) == {("incompatible_group", ("ketone",))}
+
+
+def test_amine_or_thiol_alkylated_beside_a_kept_acid_is_clean_but_an_alcohol_is_not():
+    assert step_selectivity(["Nc1ccccc1", "O=C(O)CBr"], "O=C(O)CNc1ccccc1", "N-Alkylation (SN2)") == []
+    assert step_selectivity(["O=C(O)c1c(Br)ccc2ccccc12", "O=C(O)c1ccccc1S"], "O=C(O)c1ccccc1Sc1ccc2ccccc2c1C(=O)O",
+                            "Heteroatom alkylation and arylation") == []
+    found = step_selectivity(["O=C(O)CCl", "OCCOCc1ccccc1"], "O=C(O)COCCOCc1ccccc1",
+                             "Williamson Ether Synthesis (Alkyl Chloride)")
+    assert codes(found) == {("incompatible_group", ("carboxylic_acid",))}
+
+
+def test_reaction_names_map_to_the_reaction_they_name_not_to_a_word_in_them():
+    from molx_agent.chem.fg_warnings import normalize_reaction_type as key
+
+    assert key("Friedel-Crafts Acylation") == "friedel_crafts"  # not an amide coupling
+    assert key("Mitsunobu Reaction (Sulfonamide N-Alkylation)") == "mitsunobu"
+    assert key("N-Alkylation of Amide/Lactam") == "alkylation"
+    for name in ("Nitrile Hydration to Primary Amide (H2O2, Base)", "Amide Dehydration to Nitrile",
+                 "Primary Thioamide from Nitrile (H2S or (NH4)2S)", "Trifluoroacetamide Deprotection"):
+        assert key(name) is None, name
+    for name in ("Amide Bond Formation (Acid Chloride)", "Amide from Ester (Aminolysis)", "Sulfonamide Formation",
+                 "Acylation and related processes"):
+        assert key(name) == "amide_coupling", name
+
+
+def test_alkyl_amine_acylated_beside_a_kept_aryl_amine_is_clean_but_one_of_two_aryl_amines_is_not():
+    # a recorded USPTO-50K step: the butylamine acylated, the 4-aminoquinoline-type NH2 kept
+    assert step_selectivity(["NCCCCn1cnc2c(N)nc3ccccc3c21", "O=C(Cl)c1ccncc1"],
+                            "Nc1nc2ccccc2c2c1ncn2CCCCNC(=O)c1ccncc1", "Amide Bond Formation (Acid Chloride)") == []
+    found = step_selectivity(["Cc1ccc(N)cc1N", "N#Cc1ccc(C(=O)Cl)cc1"], "Cc1ccc(NC(=O)c2ccc(C#N)cc2)cc1N",
+                             "Amide Bond Formation (Acid Chloride)")
+    assert ("competing_reaction", ("acid_chloride", "aniline")) in codes(found)
