@@ -234,32 +234,29 @@ class StepMapper:
         self.models = (("full", full), ("search", search_model(full)))
         self._cache: dict[tuple[str, str], list[Any]] = {}
 
+    def _predictions(self, name: str, model: Any, product: str) -> list[Any]:
+        key = (name, product)
+        if key not in self._cache:
+            try:
+                self._cache[key] = list(model.predict(product, top_k=50))
+            except Exception:  # noqa: BLE001 - a product the model refuses cannot be mapped or named
+                self._cache[key] = []
+        return self._cache[key]
+
     def mapped(self, product: str, reactants: list[str]) -> str | None:
         want = tuple(sorted(reactants))
         for name, model in self.models:
-            key = (name, product)
-            if key not in self._cache:
-                try:
-                    self._cache[key] = list(model.predict(product, top_k=50))
-                except Exception:  # noqa: BLE001 - a product the model refuses cannot be mapped
-                    self._cache[key] = []
-            for pred in self._cache[key]:
+            for pred in self._predictions(name, model, product):
                 if tuple(sorted(pred.reactants)) == want and pred.mapped_reaction:
                     return pred.mapped_reaction
         return None
 
-    def prediction(self, product: str, reactants: list[str], search_first: bool = True) -> Any:
-        """The packaged model's prediction with these precursors (the search's view first: the name a search step
-        carries), ``None`` when neither proposes them."""
+    def prediction(self, product: str, reactants: list[str]) -> Any:
+        """The packaged model's prediction with these precursors, the search's view first (the name a search step
+        carries), then the full model's; ``None`` when neither proposes them."""
         want = tuple(sorted(reactants))
-        for name, model in sorted(self.models, key=lambda m: m[0] != "search") if search_first else self.models:
-            key = (name, product)
-            if key not in self._cache:
-                try:
-                    self._cache[key] = list(model.predict(product, top_k=50))
-                except Exception:  # noqa: BLE001 - a product the model refuses cannot be named
-                    self._cache[key] = []
-            for pred in self._cache[key]:
+        for name, model in sorted(self.models, key=lambda m: m[0] != "search"):
+            for pred in self._predictions(name, model, product):
                 if tuple(sorted(pred.reactants)) == want:
                     return pred
         return None
