@@ -102,7 +102,7 @@ _REACTION_KEYWORDS: tuple[tuple[str, str | None], ...] = (
     ("acylation", "amide_coupling"),
     ("hwe", "wittig"), ("wittig", "wittig"), ("swern", "oxidation"), ("dmp", "oxidation"), ("jones", "oxidation"),
     ("oxidation", "oxidation"), ("boc_deprotection", "acid_deprotection"), ("tfa", "acid_deprotection"),
-    ("ester_hydrolysis", "ester_hydrolysis"), ("saponification", "ester_hydrolysis"), ("mitsunobu", "mitsunobu"),
+    ("ester_hydrolysis", "ester_hydrolysis"), ("saponification", "ester_hydrolysis"),
     ("reductive_amination", "reductive_amination"), ("snar", "snar"),
     ("sonogashira", "sonogashira"), ("heck", "heck"), ("click", "click"), ("cuaac", "click"),
     ("alkylation", "alkylation"), ("williamson", "alkylation"), ("sn2", "alkylation"),
