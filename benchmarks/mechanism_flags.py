@@ -446,18 +446,19 @@ def references(path: Path, examples: int) -> dict[str, Any]:
             "routes_flagged": dict(routes_hit), "aromatic_substitutions": dict(judged), "examples": shown}
 
 
-def _selectivity_codes(precursors: list[str], product: str, name: str | None) -> list[dict[str, Any]]:
-    from molx_agent.chem.fg_warnings import step_selectivity
+def _judge_selectivity(precursors: list[str], product: str, name: str | None,
+                       counts: Counter[str]) -> tuple[list[dict[str, Any]], bool, bool]:
+    """``step_selectivity`` of one step named ``name``, counted in ``counts`` by code, reaction type and groups;
+    the entries, whether one costs the route (``PENALISED_SELECTIVITY_ISSUES``) and whether one is a reagent note."""
+    from molx_agent.chem.fg_warnings import normalize_reaction_type, step_selectivity
+    from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES
 
-    return step_selectivity(precursors, product, name or None)
-
-
-def _count_selectivity(found: list[dict[str, Any]], name: str | None, counts: Counter[str]) -> None:
-    from molx_agent.chem.fg_warnings import normalize_reaction_type
-
+    found = step_selectivity(precursors, product, name)
     key = normalize_reaction_type(name) or "-"
     for c in found:
         counts[f"{c['code']}:{key}:{'+'.join(c['groups'])}"] += 1
+    codes = {c["code"] for c in found}
+    return found, bool(codes & PENALISED_SELECTIVITY_ISSUES), "reagent_choice" in codes
 
 
 def selectivity_uspto(n: int, examples: int, data: Path = DATA) -> dict[str, Any]:
@@ -465,7 +466,6 @@ def selectivity_uspto(n: int, examples: int, data: Path = DATA) -> dict[str, Any
     import random
 
     from benchmarks.single_step import SPLITS, load_split  # the single-step benchmark's reader
-    from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES
     from molx_agent.retro.single_step import TemplateKNNModel
 
     rows = load_split(SPLITS["val"])
@@ -480,12 +480,10 @@ def selectivity_uspto(n: int, examples: int, data: Path = DATA) -> dict[str, Any
         if pred is None:
             counts["unnamed"] += 1
             continue
-        found = _selectivity_codes(list(pred.reactants), pred.product, pred.reaction_name)
-        codes = {c["code"] for c in found}
+        found, warned, noted = _judge_selectivity(list(pred.reactants), pred.product, pred.reaction_name, by_kind)
         counts["named"] += 1
-        counts["warned"] += bool(codes & PENALISED_SELECTIVITY_ISSUES)
-        counts["reagent_choice"] += "reagent_choice" in codes
-        _count_selectivity(found, pred.reaction_name, by_kind)
+        counts["warned"] += warned
+        counts["reagent_choice"] += noted
         if found and len(shown) < examples:
             shown.append({"reaction": f"{'.'.join(pred.reactants)}>>{pred.product}", "name": pred.reaction_name,
                           "found": [(c["code"], c["groups"]) for c in found]})
@@ -495,7 +493,7 @@ def selectivity_uspto(n: int, examples: int, data: Path = DATA) -> dict[str, Any
 def selectivity_records(path: Path, mapper: StepMapper, penalty: float) -> dict[str, Any]:
     """Selectivity warnings on the returned routes of the targets whose routes include the reference route."""
     from benchmarks.multistep import read_records  # namespace package: the repository is on the path
-    from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES, route_rank_tier
+    from molx_agent.retro.judge import route_rank_tier
 
     counts: Counter[str] = Counter()
     by_kind: Counter[str] = Counter()
@@ -514,11 +512,9 @@ def selectivity_records(path: Path, mapper: StepMapper, penalty: float) -> dict[
                 pred = mapper.prediction(product, reactants)
                 name = pred.reaction_name if pred is not None else None
                 counts["unnamed_steps"] += pred is None
-                found = _selectivity_codes(reactants, product, name)
-                codes = {c["code"] for c in found}
-                warned += bool(codes & PENALISED_SELECTIVITY_ISSUES)
-                notes += "reagent_choice" in codes
-                _count_selectivity(found, name, by_kind)
+                _, step_warned, step_noted = _judge_selectivity(reactants, product, name, by_kind)
+                warned += step_warned
+                notes += step_noted
             counts[f"routes_{side}"] += 1
             counts[f"warned_{side}"] += warned > 0
             counts[f"reagent_choice_{side}"] += notes > 0

@@ -300,37 +300,21 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                       f"{other.replace('_', ' ')} the product keeps ({why})"})
     key = normalize_reaction_type(reaction_type)
     if key is not None:
-        ketone_spared = False
         # an ester reduced beside an amide, nitrile or nitro group: LiBH4 rather than LiAlH4 (a note below)
         ester_reduction = key == "lialh4_reduction" and "ester" in consumed
+        spared: list[str] = []
         for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators):
             # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
-            if conditions_spare(key, n, consumed, prec_counts) is not None:
-                ketone_spared = ketone_spared or (key == "reductive_amination" and n == "ketone")
-                continue
-            if ester_reduction and n in _ESTER_REDUCTION_SPARED:
+            if conditions_spare(key, n, consumed, prec_counts) is not None or (
+                    ester_reduction and n in _ESTER_REDUCTION_SPARED):
+                spared.append(n)
                 continue
             out.append({"code": "incompatible_group", "groups": [n],
                         "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
                                   f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
-        if key == "nitro_reduction":
-            kept = _kept(_HYDROGENATION_ONLY, consumed, spectators)
-            if kept:
-                names = ", ".join(n.replace("_", " ") for n in kept)
-                out.append({"code": "reagent_choice", "groups": kept,
-                            "reason": f"reduce the nitro group with Fe/NH4Cl, Fe/AcOH or SnCl2, which leave the "
-                                      f"{names} the product keeps (H2 over Pd would reduce or cleave it as well)"})
-        if ester_reduction:
-            kept = _kept(_ESTER_REDUCTION_SPARED, consumed, spectators)
-            if kept:
-                names = ", ".join(n.replace("_generic", "").replace("_", " ") for n in kept)
-                out.append({"code": "reagent_choice", "groups": kept,
-                            "reason": f"reduce the ester with LiBH4 (or NaBH4 with CaCl2 or LiCl), which leaves the "
-                                      f"{names} the product keeps (LiAlH4 would reduce it as well)"})
-        if ketone_spared:
-            out.append({"code": "reagent_choice", "groups": ["ketone"],
-                        "reason": "run the reductive amination with NaBH(OAc)3, which reduces the aldehyde's iminium "
-                                  "ion and leaves the ketone the product keeps (not NaBH4 or H2)"})
+        note = _reagent_note(key, spared, consumed, spectators)
+        if note is not None:
+            out.append(note)
         if key == "ether_cleavage" and _keeps_alkyl_ether(product):
             out.append({"code": "incompatible_group", "groups": ["ether"],
                         "reason": "the alkyl ether the product keeps would be cleaved by BBr3 as well (one methyl "
@@ -351,6 +335,29 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                              "would be attacked by the Grignard or organolithium reagent as well (protect it, use an "
                              "organozinc or a functionalised Grignard at low temperature, or change the order)")
     return out
+
+
+def _reagent_note(key: str, spared: list[str], consumed: set[str], spectators: set[str]) -> dict[str, Any] | None:
+    """The ``reagent_choice`` entry of a step whose kept groups pick its reagent (``None``: no such choice).
+    ``spared``: the kept groups of the reaction type's table that the step's partners or the usual reagent spare."""
+    if key == "nitro_reduction":
+        kept = _kept(_HYDROGENATION_ONLY, consumed, spectators)
+        reason = ("reduce the nitro group with Fe/NH4Cl, Fe/AcOH or SnCl2, which leave the {names} the product keeps "
+                  "(H2 over Pd would reduce or cleave it as well)")
+    elif key == "lialh4_reduction":
+        kept = [n for n in spared if n in _ESTER_REDUCTION_SPARED]
+        reason = ("reduce the ester with LiBH4 (or NaBH4 with CaCl2 or LiCl), which leaves the {names} the product "
+                  "keeps (LiAlH4 would reduce it as well)")
+    elif key == "reductive_amination":
+        kept = [n for n in spared if n == "ketone"]
+        reason = ("run the reductive amination with NaBH(OAc)3, which reduces the aldehyde's iminium ion and leaves "
+                  "the {names} the product keeps (not NaBH4 or H2)")
+    else:
+        return None
+    if not kept:
+        return None
+    names = ", ".join(n.replace("_generic", "").replace("_", " ") for n in kept)
+    return {"code": "reagent_choice", "groups": kept, "reason": reason.format(names=names)}
 
 
 #: A Grignard or organolithium reagent: a carbon bonded to Mg or Li (not a cyanide's).
