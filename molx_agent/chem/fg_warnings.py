@@ -300,19 +300,14 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                                       f"{other.replace('_', ' ')} the product keeps ({why})"})
     key = normalize_reaction_type(reaction_type)
     if key is not None:
-        # an ester reduced beside an amide, nitrile or nitro group: LiBH4 rather than LiAlH4 (a note below)
-        ester_reduction = key == "lialh4_reduction" and "ester" in consumed
-        spared: list[str] = []
         for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators):
             # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
-            if conditions_spare(key, n, consumed, prec_counts) is not None or (
-                    ester_reduction and n in _ESTER_REDUCTION_SPARED):
-                spared.append(n)
+            if conditions_spare(key, n, consumed, prec_counts) is not None or spared_by_reagent(key, n, consumed):
                 continue
             out.append({"code": "incompatible_group", "groups": [n],
                         "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
                                   f"{key.replace('_', ' ')} conditions (protect it, or change the order)"})
-        note = _reagent_note(key, spared, consumed, spectators)
+        note = reagent_choice(key, consumed, spectators, prec_counts)
         if note is not None:
             out.append(note)
         if key == "ether_cleavage" and _keeps_alkyl_ether(product):
@@ -335,6 +330,24 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
                              "would be attacked by the Grignard or organolithium reagent as well (protect it, use an "
                              "organozinc or a functionalised Grignard at low temperature, or change the order)")
     return out
+
+
+def spared_by_reagent(key: str, group: str, consumed: set[str]) -> bool:
+    """Whether a kept ``group`` listed against reaction type ``key`` is spared by the choice of reagent rather than
+    at risk: an ester reduced to the alcohol beside an amide, nitrile or nitro group (LiBH4, not LiAlH4).  Such a
+    step is sound; :func:`reagent_choice` says which reagent it needs."""
+    return key == "lialh4_reduction" and "ester" in consumed and group in _ESTER_REDUCTION_SPARED
+
+
+def reagent_choice(key: str, consumed: set[str], spectators: set[str],
+                   precursor_counts: dict[str, int]) -> dict[str, Any] | None:
+    """The ``reagent_choice`` entry (``{code, groups, reason}``) of a step of reaction type ``key`` whose kept groups
+    pick its reagent, or ``None``.  ``consumed`` / ``spectators``: the groups the step uses up and the groups the
+    product keeps; ``precursor_counts``: the precursors' group counts (as :func:`conditions_spare` reads them)."""
+    spared = [n for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators)
+              if conditions_spare(key, n, consumed, precursor_counts) is not None
+              or spared_by_reagent(key, n, consumed)]
+    return _reagent_note(key, spared, consumed, spectators)
 
 
 def _reagent_note(key: str, spared: list[str], consumed: set[str], spectators: set[str]) -> dict[str, Any] | None:
@@ -531,6 +544,8 @@ __all__ = [
     "has_grignard_or_organolithium",
     "halogenating_reagent_conflicts",
     "normalize_reaction_type",
+    "reagent_choice",
+    "spared_by_reagent",
     "step_selectivity",
     "suggest_protection_needs",
 ]

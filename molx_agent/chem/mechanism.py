@@ -38,7 +38,14 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   cross-electrophile coupling (Ni, Zn) or a one-pot borylation of one partner joins such a pair, and the step names
   neither. A bromide or iodide, an alkyl or vinyl chloride or a chloride on an all-carbon aromatic ring can be
   metallated in situ (Grignard, halogen-lithium exchange, then an acyl chloride, chloroformate or alkyl halide as the
-  electrophile: a one-pot the records write as two halides): not flagged.
+  electrophile: a one-pot the records write as two halides): not flagged. The same code names a vinyl C-H at the
+  beta-carbon of an electron-poor alkene (an acrylate's, enone's, acrylonitrile's, vinyl sulfone's or
+  nitroalkene's CH2=) joined to an acyl halide, chloroformate or carbamoyl halide carbon: both are electrophiles and
+  no base makes that C-H a nucleophile. Example: dimethyl fumarate "from" methyl acrylate and methyl chloroformate
+  (a general template, rated high as the drug's first route). A Heck reaction (an aryl or vinyl halide), a
+  Morita-Baylis-Hillman reaction (the alpha-carbon) and a Michael addition to the beta-carbon (which keeps its
+  hydrogen) are not this case. None of the 50,085 recorded USPTO-50K reactions nor of the ref-lin-600 and PaRoutes
+  reference steps.
 - ``unactivated_snar``: a new bond from an aromatic carbon to N, O or S that replaces a fluoride or an ether
   (alkoxy, aryloxy) group, between two molecules, on a ring that nothing activates: no pyridine-type ring nitrogen,
   no fused azine or quinolone ring, no nitro, nitrile, carbonyl, sulfonyl, CF3, vinylogous acceptor or heteroaryl
@@ -86,6 +93,15 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   learned from records that map the work-up's hydroxide as the oxygen source; the same model also proposes the
   sulfide with H2O2 or mCPBA). A peroxide (H2O2, mCPBA, oxone), periodate, hypochlorite, nitrite or metal oxide is an
   oxidant and is not flagged, nor is an intramolecular oxygen.
+- ``arene_hydroxylation``: an aromatic C-H of one precursor made a C-OH (or C-OR) with the oxygen of a peroxide (H2O2,
+  an alkyl hydroperoxide, a peracid, a dialkyl peroxide) of another. A peroxide alone hydroxylates no arene cleanly
+  or at a chosen carbon; a phenol comes from the aryl boronic acid or ester (a C-H borylation or a metalation and a
+  borate first: steps the route does not show), the aryl halide, the aryl methyl ether or a diazonium salt. Example:
+  propofol "from" 1,3-diisopropylbenzene and H2O2 at the carbon between the two isopropyls (a general template
+  learned from three PaRoutes records, each a one-pot lithiation or borylation whose record keeps only the
+  peroxide). A persulfate (the Elbs and Boyland-Sims oxidations of phenols and anilines) and an intramolecular
+  oxygen are not flagged. None of the 50,085 recorded USPTO-50K reactions, none of the ref-lin-600 and PaRoutes n5
+  reference steps, and the three PaRoutes n1 records above.
 - ``halogen_from_solvent``: a new bond to a chlorine or bromine that comes from dichloromethane, chloroform,
   1,2-dichloroethane or dibromomethane, none of whose carbons the product keeps: a record that mapped the solvent as
   the halogen source (methotrexate's benzylic chloride "from" dichloromethane and the alcohol). The reaction itself
@@ -145,6 +161,15 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   nitrogen, or without a donor (3-carboxyphenylboronic acid, a 2-trimethylsilylbenzamide and phenylboronic acid are
   nitrated with the group kept in published routes), a MIDA boronate and a silicon bonded to a heteroatom (a TBDPS
   ether's phenyls). The group is put on after the substitution.
+- ``unprotected_amino_acid``: a carboxylic acid (C(=O)OH, so a coupling reagent activates it) acylates an amine of
+  another precursor while its own molecule keeps a free primary alkyl amine on a carbon that carries a hydrogen (an
+  alpha-, beta- or any amino acid): activated, the acid acylates that amine as well, and the amino acid couples with
+  itself. Peptide and penicillin chemistry couples the Boc, Cbz or Fmoc derivative (or the Dane salt, the acid
+  chloride hydrochloride, an enzyme with the amino ester), then deprotects. Example: ampicillin "from" 6-APA and free
+  D-phenylglycine with a coupling reagent. Spared: an amine on a quaternary carbon (hindered), an acid chloride or
+  ester partner, a ring closure. On 4 of the 50,085 recorded USPTO-50K reactions (records that omit the protecting
+  group the patent used: beta-alanine, glycine, glutamic acid and an aminomethylphenylthioacetic acid coupled free)
+  and on none of the 31,125 ref-lin-600 and PaRoutes reference steps.
 - ``competing_site``: an amine or alcohol N-H/O-H (a primary or secondary alkyl amine, a primary or secondary
   alcohol, a phenol) bonds to a partner from another molecule while its molecule keeps, unchanged, another group of
   the same kind on the same kind of carbon, which the partner attacks as readily: forward, a mixture (both, or the
@@ -224,6 +249,14 @@ MECHANISM_TEXT = {
     "competing_site": "the {kind} at {reacting} reacts while its molecule keeps another {kind} ({kept}) that the "
                       "partner attacks as readily: forward, a mixture unless one of them is protected (or a symmetric "
                       "diamine or diol is used in excess)",
+    "unprotected_amino_acid": "the acid ({acid}) is activated while its molecule keeps a free primary amine "
+                              "({amine}): the activated acid acylates that amine as well and the amino acid couples "
+                              "with itself; couple its Boc, Cbz or Fmoc derivative (or its Dane salt or acid chloride "
+                              "hydrochloride) and deprotect after",
+    "arene_hydroxylation": "the step puts the oxygen of {source} on an aromatic C-H ({atom}): a peroxide alone "
+                           "hydroxylates no arene cleanly or at a chosen carbon; a phenol comes from the aryl boronic "
+                           "acid (a C-H borylation or a metalation first, which the step does not name), the aryl "
+                           "halide, the methyl ether or a diazonium salt",
     "halogen_from_solvent": "the step takes the {halogen} at atom {atom} from {solvent}, a solvent that gives no "
                             "halogen: the halogenating agent (SOCl2, MsCl and LiCl, PCl5, NCS, NBS, HCl or HBr) is "
                             "missing from the step as written (records of this step often leave it out)",
@@ -660,6 +693,12 @@ def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
     return carbon.GetHybridization() in (Chem.HybridizationType.SP3, Chem.HybridizationType.SP2)
 
 
+#: The ``electrophile_coupling`` reason for an acceptor's beta-carbon joined to an acyl halide's carbon.
+_ACCEPTOR_ACYLATION_TEXT = ("the new C-C bond joins the vinyl C-H at the beta-carbon of an electron-poor alkene ({atom}) "
+                            "to the {partner}: both are electrophiles, and no base makes that C-H a nucleophile (a "
+                            "Heck reaction takes an aryl or vinyl halide; an unsaturated ester or ketone comes from "
+                            "the acid's esterification or an olefination)")
+
 #: What makes the bond :data:`MECHANISM_TEXT` ``alcohol_c_acylation`` names, by the halide's group.
 _ACYLATION_INSTEAD = {
     "sulfonyl": " (a sulfone comes from a sulfinate salt and an alkyl halide or sulfonate, or from the thioether by "
@@ -857,6 +896,91 @@ _OXIDISABLE = frozenset({7, 15, 16, 34})
 #: Elements of an oxygen source that cannot be an oxidant when it has no O-O bond (water, hydroxide, carbonate,
 #: alcohols and acids with their counter-ions).
 _NON_OXIDANT_ELEMENTS = frozenset({1, 3, 6, 8, 11, 19, 55})
+
+
+def _peroxide_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
+    """The SMILES of the molecule that ``oxygen`` belongs to when ``oxygen`` is one end of an O-O bond of a peroxide
+    without sulfur (H2O2, an alkyl hydroperoxide, a peracid, a dialkyl peroxide); ``None`` otherwise (not a peroxide
+    oxygen, or a persulfate: the Elbs and Boyland-Sims oxidations)."""
+    partners = [nb for nb in oxygen.GetNeighbors() if nb.GetAtomicNum() == 8]
+    if not partners or any(nb.GetAtomicNum() == 16 for o in (oxygen, *partners) for nb in o.GetNeighbors()):
+        return None
+    frags = Chem.GetMolFrags(mol)
+    k = next(i for i, f in enumerate(frags) if oxygen.GetIdx() in f)
+    return map_free_smiles(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False)[k])
+
+
+#: A free primary alkyl amine on a carbon that carries a hydrogen: not an amide, sulfonamide, aniline, hydrazine,
+#: hydroxylamine or an amine on a quaternary carbon.
+_FREE_PRIMARY_ALKYL_AMINE = Chem.MolFromSmarts("[NX3;H2;+0;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a)]-[CX4;!H0]")
+
+
+def _free_acid_carbon(atom: Chem.Atom) -> bool:
+    """Whether ``atom`` is the carbon of a free carboxylic acid, C(=O)OH (not a salt, ester or acid halide)."""
+    if atom.GetAtomicNum() != 6:
+        return False
+    oxo = hydroxy = False
+    for bond in atom.GetBonds():
+        other = bond.GetOtherAtom(atom)
+        if other.GetAtomicNum() != 8:
+            continue
+        if bond.GetBondType() == Chem.BondType.DOUBLE:
+            oxo = True
+        elif other.GetTotalNumHs() == 1 and other.GetDegree() == 1 and other.GetFormalCharge() == 0:
+            hydroxy = True
+    return oxo and hydroxy
+
+
+def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
+                            new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
+    """(acid carbon, nucleophile nitrogen, kept amine nitrogen) map numbers of each amidation whose free acid keeps a
+    free primary alkyl amine in its own molecule (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
+    hits: list[tuple[int, int, int]] = []
+    amines = reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE)
+    if not amines:
+        return hits
+    for x, y in new:
+        for n, c in ((x, y), (y, x)):
+            if n.GetAtomicNum() != 7 or c.GetAtomicNum() != 6:
+                continue
+            mc, mn = c.GetAtomMapNum(), n.GetAtomMapNum()
+            acid, nuc = rmap[mc], rmap[mn]
+            if not _free_acid_carbon(acid) or _same_fragment(reactants, acid, nuc):
+                continue
+            fragment = set(_fragment_of(reactants, acid.GetIdx()))
+            for idx, _carbon in amines:
+                amine = reactants.GetAtomWithIdx(idx)
+                ma = amine.GetAtomMapNum()
+                if idx in fragment and ma and ma in pmap and pmap[ma].GetTotalNumHs() == amine.GetTotalNumHs():
+                    hits.append((mc, mn, ma))
+                    break
+    return hits
+
+
+def _acceptor_beta_carbon(atom: Chem.Atom) -> bool:
+    """Whether non-aromatic carbon ``atom`` is the beta-carbon of an alkene conjugated to an acceptor: its C=C partner
+    carries a C=O, C=N, C#N, S=O or nitro group (an acrylate's, enone's, acrylonitrile's, vinyl sulfone's or
+    nitroalkene's terminal carbon)."""
+    if atom.GetAtomicNum() != 6 or atom.GetIsAromatic():
+        return False
+    for bond in atom.GetBonds():
+        alpha = bond.GetOtherAtom(atom)
+        if bond.GetBondType() != Chem.BondType.DOUBLE or alpha.GetAtomicNum() != 6 or alpha.GetIsAromatic():
+            continue
+        if any(nb.GetIdx() != atom.GetIdx() and _double_to_heteroatom(nb, alpha.GetIdx())
+               for nb in alpha.GetNeighbors()):
+            return True
+    return False
+
+
+def _acyl_leaving(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
+    """The halogen an acyl halide, chloroformate or carbamoyl halide carbon (C=O kept) loses in the step, or ``None``."""
+    leaving = _leaving_atom(c_react, c_prod)
+    if leaving is None or leaving.GetAtomicNum() not in _HALOGENS or c_react.GetIsAromatic():
+        return None
+    keeps_oxo = any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(c_react).GetAtomicNum() == 8
+                    for b in c_react.GetBonds())
+    return leaving if keeps_oxo else None
 
 
 def _non_oxidant_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
@@ -2329,6 +2453,16 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             pair = f"{_label(x, x_out)} and {_label(y, y_out)}"
             out.append({"code": "electrophile_coupling", "atoms": [mx, my],
                         "reason": MECHANISM_TEXT["electrophile_coupling"].format(pair=pair)})
+        for mv, ma in ((mx, my), (my, mx)):
+            # a vinyl C-H at an acceptor's beta-carbon joined to an acyl halide's carbon: two electrophiles as well
+            v, acyl = rmap[mv], rmap[ma]
+            if not (_acceptor_beta_carbon(v) and v.GetTotalNumHs() > pmap[mv].GetTotalNumHs()):
+                continue
+            leaving = _acyl_leaving(acyl, pmap[ma])
+            if leaving is not None and not _same_fragment(reactants, v, acyl):
+                out.append({"code": "electrophile_coupling", "atoms": [mv, ma],
+                            "reason": _ACCEPTOR_ACYLATION_TEXT.format(
+                                atom=f"atom {mv} of {_marked(reactants, [mv])}", partner=_label(acyl, leaving))})
     for x, y in new:
         for c, e in ((x, y), (y, x)):
             if c.GetAtomicNum() != 6:
@@ -2378,6 +2512,24 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
                             atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
                             source=source)})
+    for mc, mn, ma in _unprotected_amino_acid(reactants, rmap, pmap, new):
+        out.append({"code": "unprotected_amino_acid", "atoms": [mc, mn, ma],
+                    "reason": MECHANISM_TEXT["unprotected_amino_acid"].format(
+                        acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}")})
+    for x, y in new:
+        for o, c in ((x, y), (y, x)):
+            if o.GetAtomicNum() != 8 or c.GetAtomicNum() != 6:
+                continue
+            o_react, c_react = rmap[o.GetAtomMapNum()], rmap[c.GetAtomMapNum()]
+            if not c_react.GetIsAromatic() or c_react.GetTotalNumHs() <= c.GetTotalNumHs():
+                continue  # not an aromatic C-H substituted
+            source = _peroxide_source(reactants, o_react)
+            if source is None or _same_fragment(reactants, o_react, c_react):
+                continue
+            mc = c.GetAtomMapNum()
+            out.append({"code": "arene_hydroxylation", "atoms": [mc, o.GetAtomMapNum()],
+                        "reason": MECHANISM_TEXT["arene_hydroxylation"].format(
+                            source=source, atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     for x, y in new:
         for h in (x, y):
             if h.GetAtomicNum() not in _HALOGENS:

@@ -141,3 +141,15 @@ def test_a_template_that_deletes_product_atoms_vouches_for_nothing():
     assert res["steps"]["template_forward"]["reproduced"] is False
     assert res["ok"] is False and res["waived_gates"] == []
     assert "bond_topology_violation" in res["hard_fail_reasons"]
+
+
+def test_ester_reduced_beside_an_amide_names_the_reagent_and_a_kept_ketone_still_costs():
+    """An ester reduced beside an amide is sound with LiBH4 (the group check names it), a kept ketone is not."""
+    fg = validate_forward(["COC(=O)c1cncc(NC(=O)N2CCN(C(C)=O)CC2)c1"], "CC(=O)N1CCN(C(=O)Nc2cncc(CO)c2)CC1",
+                          "LiAlH4 Reduction (Ester)")["steps"]["fg_compatibility"]
+    assert fg["checked"] and fg["score"] == 1.0 and fg["warnings"] == []
+    assert "LiBH4" in fg["reagent_choice"]
+    fg = validate_forward(["COC(=O)c1ccc(C(C)=O)cc1"], "CC(=O)c1ccc(CO)cc1",
+                          "LiAlH4 Reduction (Ester)")["steps"]["fg_compatibility"]
+    assert fg["score"] == 0.75 and len(fg["warnings"]) == 1 and "ketone" in fg["warnings"][0]
+    assert fg["reagent_choice"] is None

@@ -1080,6 +1080,19 @@ BORONIC_ACID_CHLOROSULFONATION = (
 
 #: famotidine's route: urea + 2-amino-4-(chloromethyl)thiazole -> the 2-guanidinothiazole (a general template's C=O to
 #: C=N condensation at a urea carbon)
+#: Propofol "from" 1,3-diisopropylbenzene and H2O2 (a general template the default model proposes at 0.078).
+PROPOFOL_FROM_PEROXIDE = ("[CH3:1][CH:2]([CH3:3])[c:4]1[cH:5][cH:6][cH:7][c:8]([CH:9]([CH3:10])[CH3:11])[cH:12]1."
+                          "O[OH:13]>>[CH3:1][CH:2]([CH3:3])[c:4]1[cH:5][cH:6][cH:7][c:8]([CH:9]([CH3:10])[CH3:11])"
+                          "[c:12]1[OH:13]")
+#: Dimethyl fumarate "from" methyl acrylate and methyl chloroformate (the drug's first route, rated high before).
+FUMARATE_FROM_CHLOROFORMATE = ("[C:7](=[O:8])([O:9][CH3:10])[Cl:11].[CH3:1][O:2][C:3](=[O:4])[CH:5]=[CH2:6]>>"
+                               "[CH3:1][O:2][C:3](=[O:4])/[CH:5]=[CH:6]/[C:7](=[O:8])[O:9][CH3:10]")
+#: Ampicillin "from" 6-APA and free D-phenylglycine with a coupling reagent (the default model's candidate).
+AMPICILLIN_FREE_AMINO_ACID = (
+    "[C:8](=[O:9])([C@H:10]([NH2:11])[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1)[OH:900].[CH3:1][C:2]1([CH3:3])"
+    "[S:4][C@@H:5]2[C@H:6]([NH2:7])[C:18](=[O:19])[N:20]2[C@H:21]1[C:22](=[O:23])[OH:24]>>[CH3:1][C:2]1([CH3:3])"
+    "[S:4][C@@H:5]2[C@H:6]([NH:7][C:8](=[O:9])[C@H:10]([NH2:11])[c:12]3[cH:13][cH:14][cH:15][cH:16][cH:17]3)"
+    "[C:18](=[O:19])[N:20]2[C@H:21]1[C:22](=[O:23])[OH:24]")
 UREA_GUANIDINE = ("[NH2:1][C:2]([NH2:3])=[O:900].[NH2:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1>>"
                   "[NH2:1][C:2]([NH2:3])=[N:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1")
 
@@ -1334,6 +1347,11 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      BORONIC_ACID_CHLOROSULFONATION, "ipso_substitution", "mechanism: the sulfonation"),
     (["NC(N)=O", "Nc1nc(CCl)cs1"], "NC(N)=Nc1nc(CCl)cs1", "guanidine formation", UREA_GUANIDINE,
      "amide_condensation", "mechanism: the amine at atom 4"),
+    (["CC(C)c1cccc(C(C)C)c1", "OO"], "CC(C)c1cccc(C(C)C)c1O", "Oxidations", PROPOFOL_FROM_PEROXIDE,
+     "arene_hydroxylation", "mechanism: the step puts the oxygen of OO"),
+    (["CC1(C)S[C@@H]2[C@H](N)C(=O)N2[C@H]1C(=O)O", "N[C@@H](C(=O)O)c1ccccc1"],
+     "CC1(C)S[C@@H]2[C@H](NC(=O)[C@H](N)c3ccccc3)C(=O)N2[C@H]1C(=O)O", "Amide Bond Formation",
+     AMPICILLIN_FREE_AMINO_ACID, "unprotected_amino_acid", "selectivity: the acid (atom 8"),
 ])
 def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, product, reaction_type, mapped, code,
                                                                  prefix):
@@ -1736,3 +1754,62 @@ def test_a_route_carrying_a_halogen_to_remove_it_is_medium():
     assert judged["confidence"] == "medium"
     assert [i["code"] for i in judged["issues"]] == ["carried_group"]
     assert "chlorine of its starting material O=C(c1ccccc1)c1cccc(Cl)c1 through 1 step" in judged["issues"][0]["message"]
+
+
+
+def test_an_arene_c_h_given_a_peroxide_oxygen_is_flagged_but_a_boronic_acid_or_a_persulfate_is_not():
+    flags = step_mechanism(PROPOFOL_FROM_PEROXIDE)
+    assert [f["code"] for f in flags] == ["arene_hydroxylation"] and flags[0]["atoms"] == [12, 13]
+    assert "boronic acid" in flags[0]["reason"] and "[cH:12]" in flags[0]["reason"]
+    # mCPBA's oxygen on a benzene C-H: a peracid is a peroxide too
+    peracid = ("[cH:1]1[cH:2][cH:3][c:4]([CH3:7])[cH:5][cH:6]1.O=C(O[OH:8])c1cccc(Cl)c1>>"
+               "[OH:8][c:1]1[cH:2][cH:3][c:4]([CH3:7])[cH:5][cH:6]1")
+    assert [f["code"] for f in step_mechanism(peracid)] == ["arene_hydroxylation"]
+    # the phenol from the aryl boronic acid and H2O2: the carbon loses boron, not a hydrogen
+    boronic = ("[OH:1][B:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([CH3:8])[cH:9][cH:10]1.O[OH:11]>>"
+               "[OH:11][c:4]1[cH:5][cH:6][c:7]([CH3:8])[cH:9][cH:10]1")
+    assert step_mechanism(boronic) == []
+    # the Elbs oxidation: a persulfate's oxygen put para to a phenol's OH
+    elbs = ("[OH:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[O-]S(=O)(=O)O[O:8]S(=O)(=O)[O-]>>"
+            "[OH:1][c:2]1[cH:3][cH:4][c:5]([OH:8])[cH:6][cH:7]1")
+    assert step_mechanism(elbs) == []
+
+
+def test_an_acceptor_beta_carbon_joined_to_an_acyl_chloride_is_two_electrophiles_but_a_heck_reaction_is_not():
+    flags = step_mechanism(FUMARATE_FROM_CHLOROFORMATE)
+    assert [f["code"] for f in flags] == ["electrophile_coupling"] and flags[0]["atoms"] == [6, 7]
+    assert "beta-carbon" in flags[0]["reason"] and "acyl C-Cl at atom 7" in flags[0]["reason"]
+    judged = judge_route(one_step_graph(["C=CC(=O)OC", "COC(=O)Cl"], "COC(=O)/C=C/C(=O)OC", "C-C bond formation",
+                                        FUMARATE_FROM_CHLOROFORMATE))
+    assert judged["confidence"] == "medium" and [i["code"] for i in judged["issues"]] == ["electrophile_coupling"]
+    # a Heck reaction puts an aryl bromide's carbon on the same beta-carbon
+    heck = ("[Br:11][c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1.[CH3:1][O:2][C:3](=[O:4])[CH:5]=[CH2:6]>>"
+            "[CH3:1][O:2][C:3](=[O:4])/[CH:5]=[CH:6]/[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1")
+    assert step_mechanism(heck) == []
+    # an enol ether's beta-carbon acylated (trichloroacetyl chloride on ethyl vinyl ether): a nucleophilic alkene
+    enol_ether = ("[CH3:1][CH2:2][O:3][CH:4]=[CH2:5].[Cl:6][C:7](=[O:8])[C:9]([Cl:10])([Cl:11])[Cl:12]>>"
+                  "[CH3:1][CH2:2][O:3]/[CH:4]=[CH:5]/[C:7](=[O:8])[C:9]([Cl:10])([Cl:11])[Cl:12]")
+    assert step_mechanism(enol_ether) == []
+
+
+def test_a_free_amino_acid_activated_at_its_acid_is_flagged_but_its_boc_derivative_or_a_hindered_amine_is_not():
+    flags = step_mechanism(AMPICILLIN_FREE_AMINO_ACID)
+    assert [f["code"] for f in flags] == ["unprotected_amino_acid"] and flags[0]["atoms"] == [8, 7, 11]
+    assert "Boc" in flags[0]["reason"] and "[NH2:11]" in flags[0]["reason"]
+    # the Boc-protected amino acid: no free amine on the acid's molecule
+    boc = ("[C:8](=[O:9])([C@H:10]([NH:11][C:30](=[O:31])[O:32][C:33]([CH3:34])([CH3:35])[CH3:36])[c:12]1[cH:13][cH:14]"
+           "[cH:15][cH:16][cH:17]1)[OH:900].[CH3:1][CH2:2][NH2:7]>>[CH3:1][CH2:2][NH:7][C:8](=[O:9])[C@H:10]([NH:11]"
+           "[C:30](=[O:31])[O:32][C:33]([CH3:34])([CH3:35])[CH3:36])[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1")
+    assert step_mechanism(boc) == []
+    # an amine on a quaternary carbon (2-amino-2-methylpropanoic acid's): too hindered to compete
+    aib = ("[C:8](=[O:9])([C:10]([NH2:11])([CH3:12])[CH3:13])[OH:900].[CH3:1][CH2:2][NH2:7]>>"
+           "[CH3:1][CH2:2][NH:7][C:8](=[O:9])[C:10]([NH2:11])([CH3:12])[CH3:13]")
+    assert step_mechanism(aib) == []
+    # the amino acid's methyl ester aminolysed (the enzymatic ampicillin process): an ester, not an activated acid
+    ester = ("[C:8](=[O:9])([C@H:10]([NH2:11])[c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1)[O:40][CH3:41]."
+             "[CH3:1][CH2:2][NH2:7]>>[CH3:1][CH2:2][NH:7][C:8](=[O:9])[C@H:10]([NH2:11])[c:12]1[cH:13][cH:14][cH:15]"
+             "[cH:16][cH:17]1")
+    assert step_mechanism(ester) == []
+    # a lactam closed from an amino acid (intramolecular)
+    lactam = "[NH2:1][CH2:2][CH2:3][CH2:4][C:5](=[O:6])[OH:7]>>[NH:1]1[CH2:2][CH2:3][CH2:4][C:5]1=[O:6]"
+    assert step_mechanism(lactam) == []
