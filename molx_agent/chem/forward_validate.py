@@ -116,7 +116,7 @@ def _template_step(precursors: list[str], product: str, reaction_type: str | Non
 def _fg_step(prec_mol: Chem.Mol, prod_mol: Chem.Mol, reaction_type: str | None) -> dict[str, Any]:
     key = normalize_reaction_type(reaction_type)
     if key is None:
-        return {"score": 1.0, "checked": False, "forbidden_groups": [], "warnings": [],
+        return {"score": 1.0, "checked": False, "forbidden_groups": [], "warnings": [], "reagent_choice": None,
                 "detail": "no reaction type given: no reaction-specific FG check"}
     prec_groups = {g["name"]: g["count"] for g in detect_functional_groups(prec_mol)}
     prod_groups = {g["name"]: g["count"] for g in detect_functional_groups(prod_mol)}
