@@ -161,7 +161,7 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   nitrogen, or without a donor (3-carboxyphenylboronic acid, a 2-trimethylsilylbenzamide and phenylboronic acid are
   nitrated with the group kept in published routes), a MIDA boronate and a silicon bonded to a heteroatom (a TBDPS
   ether's phenyls). The group is put on after the substitution.
-- ``unprotected_amino_acid``: a carboxylic acid (C(=O)OH, so a coupling reagent activates it) acylates an amine of
+- ``unprotected_amino_acid``: a carboxylic acid or carboxylate (a coupling reagent activates it) acylates an amine of
   another precursor while its own molecule keeps a free primary alkyl amine on a carbon that carries a hydrogen (an
   alpha-, beta- or any amino acid): activated, the acid acylates that amine as well, and the amino acid couples with
   itself. Peptide and penicillin chemistry couples the Boc, Cbz or Fmoc derivative (or the Dane salt, the acid
@@ -915,22 +915,6 @@ def _peroxide_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
 _FREE_PRIMARY_ALKYL_AMINE = Chem.MolFromSmarts("[NX3;H2;+0;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a)]-[CX4;!H0]")
 
 
-def _free_acid_carbon(atom: Chem.Atom) -> bool:
-    """Whether ``atom`` is the carbon of a free carboxylic acid, C(=O)OH (not a salt, ester or acid halide)."""
-    if atom.GetAtomicNum() != 6:
-        return False
-    oxo = hydroxy = False
-    for bond in atom.GetBonds():
-        other = bond.GetOtherAtom(atom)
-        if other.GetAtomicNum() != 8:
-            continue
-        if bond.GetBondType() == Chem.BondType.DOUBLE:
-            oxo = True
-        elif other.GetTotalNumHs() == 1 and other.GetDegree() == 1 and other.GetFormalCharge() == 0:
-            hydroxy = True
-    return oxo and hydroxy
-
-
 def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
                             new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
     """(acid carbon, nucleophile nitrogen, kept amine nitrogen) map numbers of each amidation whose free acid keeps a
@@ -945,7 +929,7 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
                 continue
             mc, mn = c.GetAtomMapNum(), n.GetAtomMapNum()
             acid, nuc = rmap[mc], rmap[mn]
-            if not _free_acid_carbon(acid) or _same_fragment(reactants, acid, nuc):
+            if not _carboxylic_acid(acid) or _same_fragment(reactants, acid, nuc):
                 continue
             fragment = set(_fragment_of(reactants, acid.GetIdx()))
             for idx, _carbon in amines:
