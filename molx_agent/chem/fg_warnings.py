@@ -138,8 +138,7 @@ def conditions_spare(key: str, group: str, consumed: set[str], precursor_counts:
     - a Heck reaction keeps "an alkene" when the precursors hold only one: the kept alkene is the one that reacted.
 
     An ester reduced beside a kept amide, nitrile or nitro group is not spared (LiAlH4 reduces them too), but it is a
-    choice of reagent rather than a protection: :data:`_ESTER_REDUCTION_SPARED` and ``step_selectivity``'s
-    ``reagent_choice``.
+    choice of reagent rather than a protection: :func:`spared_by_reagent` and :func:`reagent_choice`.
     """
     if key == "amide_coupling" and group == "primary_alcohol" and consumed & set(_ACYLATED_AMINES):
         return "amines are acylated well before primary alcohols"
