@@ -301,7 +301,7 @@ def step_selectivity(precursors: list[str], product: str, reaction_type: str | N
     if key is not None:
         for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators):
             # a spectator the conditions attack; the groups the step itself transforms are its point, not a conflict
-            if conditions_spare(key, n, consumed, prec_counts) is not None or spared_by_reagent(key, n, consumed):
+            if kept_group_spared(key, n, consumed, prec_counts):
                 continue
             out.append({"code": "incompatible_group", "groups": [n],
                         "reason": f"the {n.replace('_', ' ')} the product keeps may not survive "
@@ -338,30 +338,29 @@ def spared_by_reagent(key: str, group: str, consumed: set[str]) -> bool:
     return key == "lialh4_reduction" and "ester" in consumed and group in _ESTER_REDUCTION_SPARED
 
 
+def kept_group_spared(key: str, group: str, consumed: set[str], precursor_counts: dict[str, int]) -> bool:
+    """Whether a kept ``group`` listed against reaction type ``key`` in :data:`REACTION_INCOMPATIBILITIES` is no
+    conflict: the step's partners or the usual reagent spare it (:func:`conditions_spare`), or the choice of reagent
+    does (:func:`spared_by_reagent`)."""
+    return conditions_spare(key, group, consumed, precursor_counts) is not None or spared_by_reagent(key, group, consumed)
+
+
 def reagent_choice(key: str, consumed: set[str], spectators: set[str],
                    precursor_counts: dict[str, int]) -> dict[str, Any] | None:
     """The ``reagent_choice`` entry (``{code, groups, reason}``) of a step of reaction type ``key`` whose kept groups
     pick its reagent, or ``None``.  ``consumed`` / ``spectators``: the groups the step uses up and the groups the
     product keeps; ``precursor_counts``: the precursors' group counts (as :func:`conditions_spare` reads them)."""
-    spared = [n for n in _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators)
-              if conditions_spare(key, n, consumed, precursor_counts) is not None
-              or spared_by_reagent(key, n, consumed)]
-    return _reagent_note(key, spared, consumed, spectators)
-
-
-def _reagent_note(key: str, spared: list[str], consumed: set[str], spectators: set[str]) -> dict[str, Any] | None:
-    """The ``reagent_choice`` entry of a step whose kept groups pick its reagent (``None``: no such choice).
-    ``spared``: the kept groups of the reaction type's table that the step's partners or the usual reagent spare."""
+    listed = _kept(REACTION_INCOMPATIBILITIES.get(key, ()), consumed, spectators)
     if key == "nitro_reduction":
         kept = _kept(_HYDROGENATION_ONLY, consumed, spectators)
         reason = ("reduce the nitro group with Fe/NH4Cl, Fe/AcOH or SnCl2, which leave the {names} the product keeps "
                   "(H2 over Pd would reduce or cleave it as well)")
     elif key == "lialh4_reduction":
-        kept = [n for n in spared if n in _ESTER_REDUCTION_SPARED]
+        kept = [n for n in listed if spared_by_reagent(key, n, consumed)]
         reason = ("reduce the ester with LiBH4 (or NaBH4 with CaCl2 or LiCl), which leaves the {names} the product "
                   "keeps (LiAlH4 would reduce it as well)")
     elif key == "reductive_amination":
-        kept = [n for n in spared if n == "ketone"]
+        kept = [n for n in listed if conditions_spare(key, n, consumed, precursor_counts) is not None]  # the ketone
         reason = ("run the reductive amination with NaBH(OAc)3, which reduces the aldehyde's iminium ion and leaves "
                   "the {names} the product keeps (not NaBH4 or H2)")
     else:
@@ -542,6 +541,7 @@ __all__ = [
     "halogenating_reagent",
     "has_grignard_or_organolithium",
     "halogenating_reagent_conflicts",
+    "kept_group_spared",
     "normalize_reaction_type",
     "reagent_choice",
     "spared_by_reagent",

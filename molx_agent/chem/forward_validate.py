@@ -28,10 +28,9 @@ from molx_agent.chem.fg_detect import detect_functional_groups
 from molx_agent.chem.fg_warnings import (
     FORBIDDEN_GROUPS,
     REACTION_INCOMPATIBILITIES,
-    conditions_spare,
+    kept_group_spared,
     normalize_reaction_type,
     reagent_choice,
-    spared_by_reagent,
 )
 from molx_agent.chem.utils import MolLike, canonical, combine_mols, mol_formula_counter, parse_mol
 from molx_agent.errors import RetroError, ValidationError
@@ -124,10 +123,10 @@ def _fg_step(prec_mol: Chem.Mol, prod_mol: Chem.Mol, reaction_type: str | None) 
     spectators = {n for n, c in prec_groups.items() if prod_groups.get(n, 0) >= 1 and c >= 1}
     consumed = {n for n, c in prec_groups.items() if c > prod_groups.get(n, 0)}
     # not a kept group the step's partners or the usual reagent spare (an amino alcohol N-acylated, a ketone kept
-    # through an aldehyde's reductive amination: fg_warnings.conditions_spare), nor one the reagent's choice spares
-    # (an ester reduced by LiBH4 beside an amide: fg_warnings.spared_by_reagent, named in ``reagent_choice``)
+    # through an aldehyde's reductive amination), nor one the reagent's choice spares (an ester reduced by LiBH4
+    # beside an amide, named in ``reagent_choice``): fg_warnings.kept_group_spared
     bad = [n for n in REACTION_INCOMPATIBILITIES.get(key, ()) if n in spectators
-           and conditions_spare(key, n, consumed, prec_groups) is None and not spared_by_reagent(key, n, consumed)]
+           and not kept_group_spared(key, n, consumed, prec_groups)]
     forbidden = [n for n in FORBIDDEN_GROUPS.get(key, ()) if n in spectators]
     warnings = [f"{n.replace('_', ' ')} present in the precursors may not survive {key.replace('_', ' ')}" for n in bad]
     score = max(0.0, 1.0 - 0.25 * len(bad) - 0.5 * len(forbidden))

@@ -905,9 +905,7 @@ def _peroxide_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
     partners = [nb for nb in oxygen.GetNeighbors() if nb.GetAtomicNum() == 8]
     if not partners or any(nb.GetAtomicNum() == 16 for o in (oxygen, *partners) for nb in o.GetNeighbors()):
         return None
-    frags = Chem.GetMolFrags(mol)
-    k = next(i for i, f in enumerate(frags) if oxygen.GetIdx() in f)
-    return map_free_smiles(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False)[k])
+    return _fragment_smiles(mol, oxygen.GetIdx())
 
 
 #: A free primary alkyl amine on a carbon that carries a hydrogen: not an amide, sulfonamide, aniline, hydrazine,
@@ -971,14 +969,12 @@ def _non_oxidant_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
     """The SMILES of the molecule that ``oxygen`` belongs to when it cannot oxidise anything: C, H, O (and alkali
     counter-ions) only, no O-O bond; ``None`` otherwise (a peroxide, periodate, hypochlorite, nitrite, a metal
     oxide...)."""
-    frags = Chem.GetMolFrags(mol)
-    k = next(i for i, f in enumerate(frags) if oxygen.GetIdx() in f)
-    atoms = [mol.GetAtomWithIdx(i) for i in frags[k]]
+    atoms = [mol.GetAtomWithIdx(i) for i in _fragment_of(mol, oxygen.GetIdx())]
     if any(a.GetAtomicNum() not in _NON_OXIDANT_ELEMENTS for a in atoms):
         return None
     if any(nb.GetAtomicNum() == 8 for a in atoms if a.GetAtomicNum() == 8 for nb in a.GetNeighbors()):
         return None  # a peroxide or peracid
-    return map_free_smiles(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False)[k])
+    return _fragment_smiles(mol, oxygen.GetIdx())
 
 
 #: Halogenated solvents that are written as a step's halogen source only by a record's mapping error: dichloromethane,
@@ -991,12 +987,10 @@ _HALOGENATED_SOLVENTS = frozenset({"ClCCl", "ClC(Cl)Cl", "ClCCCl", "BrCBr"})
 def _halogen_solvent(reactants: Chem.Mol, product: Chem.Mol, halogen: Chem.Atom) -> str | None:
     """The SMILES of the solvent molecule (:data:`_HALOGENATED_SOLVENTS`) that the reactant atom ``halogen`` belongs
     to when none of that molecule's carbons is in the product; ``None`` otherwise."""
-    frags = Chem.GetMolFrags(reactants)
-    k = next(i for i, f in enumerate(frags) if halogen.GetIdx() in f)
-    atoms = [reactants.GetAtomWithIdx(i) for i in frags[k]]
+    atoms = [reactants.GetAtomWithIdx(i) for i in _fragment_of(reactants, halogen.GetIdx())]
     if len(atoms) > 4 or any(a.GetAtomicNum() not in (6, 17, 35) for a in atoms):
         return None
-    smiles = map_free_smiles(Chem.GetMolFrags(reactants, asMols=True, sanitizeFrags=False)[k])
+    smiles = _fragment_smiles(reactants, halogen.GetIdx())
     if smiles not in _HALOGENATED_SOLVENTS:
         return None
     kept = {a.GetAtomMapNum() for a in product.GetAtoms() if a.GetAtomMapNum()}
@@ -1203,6 +1197,12 @@ def _amide_ketone_alkylations(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
 def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
     """The atom indices of the molecule (fragment) of ``mol`` that holds atom ``idx``."""
     return next(f for f in Chem.GetMolFrags(mol) if idx in f)
+
+
+def _fragment_smiles(mol: Chem.Mol, idx: int) -> str:
+    """The map-free SMILES of the molecule (fragment) of ``mol`` that holds atom ``idx``."""
+    k = next(i for i, f in enumerate(Chem.GetMolFrags(mol)) if idx in f)
+    return map_free_smiles(Chem.GetMolFrags(mol, asMols=True, sanitizeFrags=False)[k])
 
 
 def _same_fragment(mol: Chem.Mol, a: Chem.Atom, b: Chem.Atom) -> bool:
