@@ -237,3 +237,23 @@ def test_alkyl_amine_acylated_beside_a_kept_aryl_amine_is_clean_but_one_of_two_a
     found = step_selectivity(["Cc1ccc(N)cc1N", "N#Cc1ccc(C(=O)Cl)cc1"], "Cc1ccc(NC(=O)c2ccc(C#N)cc2)cc1N",
                              "Amide Bond Formation (Acid Chloride)")
     assert ("competing_reaction", ("acid_chloride", "aniline")) in codes(found)
+
+
+def test_phenol_alkylated_on_its_own_ring_by_an_alkene_keeps_its_phenol_unwarned():
+    # propofol's industrial step: the phenol is the aluminium phenoxide that directs propene ortho, not a
+    # competitor for an alkyl halide (the named template's name reads as a Friedel-Crafts alkylation)
+    from molx_agent.chem.templates import load_named_templates
+
+    names = {t.id: t.name for t in load_named_templates()}
+    for template_id, precursors, product in (
+        ("G361_phenol_ortho_isopropylation_propene_retro", ["CC(C)c1ccccc1O", "C=CC"], "CC(C)c1cccc(C(C)C)c1O"),
+        ("G362_phenol_ortho_tert_butylation_isobutylene_retro", ["CC(C)(C)c1ccccc1O", "C=C(C)C"],
+         "CC(C)(C)c1cccc(C(C)(C)C)c1O"),
+    ):
+        assert step_selectivity(precursors, product, names[template_id]) == [], template_id
+    # the same step read as a plain alkylation is warned, and so is a phenol kept beside an alcohol's Williamson
+    # ether: the alkylation table still lists the phenol
+    assert ("incompatible_group", ("phenol",)) in codes(
+        step_selectivity(["CC(C)c1ccccc1O", "C=CC"], "CC(C)c1cccc(C(C)C)c1O", "Alkylation"))
+    found = step_selectivity(["OCc1ccc(O)cc1", "CCBr"], "CCOCc1ccc(O)cc1", "Williamson Ether Synthesis")
+    assert ("incompatible_group", ("phenol",)) in codes(found)

@@ -412,6 +412,11 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     # amine closes the lactam onto the ester; the nitro group is reduced afterwards
     ('G360_isoindolinone_bromomethylbenzoate_retro', 'O=C1CCC(N2Cc3c(cccc3[N+](=O)[O-])C2=O)C(=O)N1',
      ['COC(=O)c1cccc([N+](=O)[O-])c1CBr', 'NC1CCC(=O)NC1=O']),
+    # propofol (2,6-diisopropylphenol) and 2,6-di-tert-butylphenol: phenol alkylated ortho by propene or
+    # isobutylene over aluminium phenoxide, one alkyl at a time
+    ('G361_phenol_ortho_isopropylation_propene_retro', 'CC(C)c1cccc(C(C)C)c1O', ['CC(C)c1ccccc1O', 'C=CC']),
+    ('G362_phenol_ortho_tert_butylation_isobutylene_retro', 'CC(C)(C)c1cccc(C(C)(C)C)c1O',
+     ['CC(C)(C)c1ccccc1O', 'C=C(C)C']),
 ]
 
 
@@ -483,6 +488,14 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G336_aryl_iodide_ketone_addition_retro", "CC(O)c1ccccc1"),
     # the 4-nitrophenyl carbamate route gives ureas, not carbamates
     ("G340_urea_pnp_carbamate_retro", "CCOC(=O)Nc1ccccc1"),
+    # the aluminium phenoxide alkylation goes ortho to a free OH: not meta or para, not on an anisole, not a
+    # secondary alkyl other than isopropyl
+    ("G361_phenol_ortho_isopropylation_propene_retro", "CC(C)c1cccc(O)c1"),
+    ("G361_phenol_ortho_isopropylation_propene_retro", "CC(C)c1ccc(O)cc1"),
+    ("G361_phenol_ortho_isopropylation_propene_retro", "COc1ccccc1C(C)C"),
+    ("G361_phenol_ortho_isopropylation_propene_retro", "CCC(C)c1ccccc1O"),
+    ("G362_phenol_ortho_tert_butylation_isobutylene_retro", "CC(C)(C)c1ccc(O)cc1"),
+    ("G362_phenol_ortho_tert_butylation_isobutylene_retro", "COc1ccccc1C(C)(C)C"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []
