@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from molx_agent.agents.modules.prompts import verdict_zh
+from molx_agent.agents.modules.prompts import route_judgement_head, verdict_zh
 from molx_agent.errors import ValidationError
 
 KINDS = ("plan_approval", "route_choice", "retro_decision")
@@ -294,13 +294,7 @@ def apply_route_choice(result: dict[str, Any], target_index: int, route: int, la
         steps = chosen.get("steps") or []
         n_valid = sum(1 for s in steps if s.get("is_valid"))
         out.update(steps=steps, n_steps=len(steps), n_valid=n_valid, all_valid=bool(steps) and n_valid == len(steps))
-    if zh:
-        head = {"accept": "路线评估：全部可接受。", "weak": "路线评估：部分路线存在问题。",
-                "reject": "路线评估：没有可接受的路线。"}[out["verdict"]]
-    else:
-        head = {"accept": "Route judgement: every target has an acceptable route.",
-                "weak": "Route judgement: weak routes or unsolved targets remain.",
-                "reject": "Route judgement: no acceptable route."}[out["verdict"]]
+    head = route_judgement_head(out["verdict"], "zh" if zh else "en")
     out["summary"] = " ".join([head, *(str(t.get("summary", "")) for t in targets)])
     return out
 

@@ -21,7 +21,7 @@ import logging
 from typing import Any
 
 from molx_agent.agents.base import BaseAgent
-from molx_agent.agents.modules.prompts import verdict_zh
+from molx_agent.agents.modules.prompts import route_judgement_head, verdict_zh
 from molx_agent.agents.modules.state import AgentState, Task
 from molx_agent.errors import RetroError, ValidationError
 
@@ -396,13 +396,7 @@ class ValidationAgent(BaseAgent):
         best = first["routes"][first["best_route"]] if first.get("best_route") is not None else None
         steps = (best or {}).get("steps") or []
         n_valid = sum(1 for s in steps if s.get("is_valid"))
-        if lang == "zh":
-            head = {"accept": "路线评估：全部可接受。", "weak": "路线评估：部分路线存在问题。",
-                    "reject": "路线评估：没有可接受的路线。"}[verdict]
-        else:
-            head = {"accept": "Route judgement: every target has an acceptable route.",
-                    "weak": "Route judgement: weak routes or unsolved targets remain.",
-                    "reject": "Route judgement: no acceptable route."}[verdict]
+        head = route_judgement_head(verdict, lang)
         return {"mode": "routes", "verdict": verdict, "issues": issues, "targets": targets,
                 "target_smiles": first["target_smiles"], "steps": steps, "n_steps": len(steps), "n_valid": n_valid,
                 "all_valid": bool(steps) and n_valid == len(steps),

@@ -83,6 +83,24 @@ def test_every_route_of_every_target_is_judged_with_reasons(toy_engine):
     assert "no template applies" in res["summary"]
 
 
+def test_chinese_route_judgement_says_each_target_has_an_acceptable_route_not_every_route(toy_engine):
+    # one of two routes acceptable: the head must not read "all acceptable" (全部可接受) before "1 of 2 acceptable"
+    good = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    good.add_reaction(good.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="acylation", score=0.6)
+    weird = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+    weird.add_reaction(weird.target_id, ["Nc1ccc(O)cc1"], reaction_type="acylation", score=1e-5)  # implausible
+    for graph in (good, weird):
+        for leaf in graph.leaves():
+            leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
+    search = {"targets": [{"target_smiles": "CC(=O)Nc1ccc(O)cc1", "target_name": "对乙酰氨基酚", "solved": True,
+                           "route_graphs": [weird.to_dict(), good.to_dict()], "searches": []}]}
+    res = ValidationAgent(engine=toy_engine).run(
+        _state({}, "zh", results={"t1": search}, depends_on=["t1"]))["results"]["t2"]
+    assert res["verdict"] == "accept"
+    assert res["summary"].startswith("路线评估：每个目标都有可接受的路线。"), res["summary"]
+    assert "全部可接受" not in res["summary"]
+
+
 def test_route_steps_are_judged_with_the_templates_atom_map_as_the_search_judged_them():
     # a piperazinone ring closure (intramolecular N-alkylation): the unmapped alignment misreads it
     precursor, product = "CN(CCCl)C(=O)CNC1CNC1", "CN1CCN(C2CNC2)CC1=O"

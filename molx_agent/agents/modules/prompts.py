@@ -119,6 +119,23 @@ def verdict_zh(word: object) -> str:
     return VERDICT_ZH.get(str(word), str(word))
 
 
+#: The first sentence of a route judgement over every target, by overall verdict (``accept``: each target has an
+#: acceptable route, not "every route is acceptable": the per-target sentences after it count the routes).
+ROUTE_JUDGEMENT_HEAD = {
+    "en": {"accept": "Route judgement: every target has an acceptable route.",
+           "weak": "Route judgement: weak routes or unsolved targets remain.",
+           "reject": "Route judgement: no acceptable route."},
+    "zh": {"accept": "路线评估：每个目标都有可接受的路线。",
+           "weak": "路线评估：仍有较弱的路线或未解出的目标。",
+           "reject": "路线评估：没有可接受的路线。"},
+}
+
+
+def route_judgement_head(verdict: str, lang: str) -> str:
+    """:data:`ROUTE_JUDGEMENT_HEAD` for ``verdict`` in ``lang`` (``zh``, else English)."""
+    return ROUTE_JUDGEMENT_HEAD["zh" if lang == "zh" else "en"][verdict]
+
+
 __all__ = [
     "INTENT_CLASSIFIER_PROMPT",
     "PLANNER_SYSTEM_PROMPT",
@@ -130,5 +147,7 @@ __all__ = [
     "FINAL_ANSWER_HEADERS",
     "INTENT_LABELS",
     "VERDICT_ZH",
+    "ROUTE_JUDGEMENT_HEAD",
+    "route_judgement_head",
     "verdict_zh",
 ]
