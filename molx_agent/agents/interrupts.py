@@ -294,7 +294,7 @@ def apply_route_choice(result: dict[str, Any], target_index: int, route: int, la
         steps = chosen.get("steps") or []
         n_valid = sum(1 for s in steps if s.get("is_valid"))
         out.update(steps=steps, n_steps=len(steps), n_valid=n_valid, all_valid=bool(steps) and n_valid == len(steps))
-    head = route_judgement_head(out["verdict"], "zh" if zh else "en")
+    head = route_judgement_head(out["verdict"], language)
     out["summary"] = " ".join([head, *(str(t.get("summary", "")) for t in targets)])
     return out
 

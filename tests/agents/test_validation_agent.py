@@ -59,18 +59,22 @@ def test_route_dependency_validates_each_step(toy_engine):
     assert "1 route(s) judged (1 acceptable)" in res["summary"]
 
 
+def _paracetamol_routes() -> list[dict]:
+    """Two routes to paracetamol from verified leaves: an implausible one (score 1e-5) first, then a sound one."""
+    graphs = []
+    for precursors, score in ((["Nc1ccc(O)cc1"], 1e-5), (["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], 0.6)):
+        graph = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
+        graph.add_reaction(graph.target_id, precursors, reaction_type="acylation", score=score)
+        for leaf in graph.leaves():
+            leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
+        graphs.append(graph.to_dict())
+    return graphs
+
+
 def test_every_route_of_every_target_is_judged_with_reasons(toy_engine):
-    good = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
-    good.add_reaction(good.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="acylation", score=0.6)
-    for leaf in good.leaves():
-        leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
-    weird = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
-    weird.add_reaction(weird.target_id, ["Nc1ccc(O)cc1"], reaction_type="acylation", score=1e-5)  # implausible
-    for leaf in weird.leaves():
-        leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
     search = {"targets": [
         {"target_smiles": "CC(=O)Nc1ccc(O)cc1", "target_name": "paracetamol", "solved": True,
-         "route_graphs": [weird.to_dict(), good.to_dict()], "searches": []},
+         "route_graphs": _paracetamol_routes(), "searches": []},
         {"target_smiles": "CCO", "target_name": "ethanol", "solved": False, "route_graph": None,
          "reasons": ["no template applies"], "route_graphs": [], "searches": []}]}
     res = ValidationAgent(engine=toy_engine).run(
@@ -85,15 +89,8 @@ def test_every_route_of_every_target_is_judged_with_reasons(toy_engine):
 
 def test_chinese_route_judgement_says_each_target_has_an_acceptable_route_not_every_route(toy_engine):
     # one of two routes acceptable: the head must not read "all acceptable" (全部可接受) before "1 of 2 acceptable"
-    good = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
-    good.add_reaction(good.target_id, ["CC(=O)OC(C)=O", "Nc1ccc(O)cc1"], reaction_type="acylation", score=0.6)
-    weird = RetroGraph.new("CC(=O)Nc1ccc(O)cc1")
-    weird.add_reaction(weird.target_id, ["Nc1ccc(O)cc1"], reaction_type="acylation", score=1e-5)  # implausible
-    for graph in (good, weird):
-        for leaf in graph.leaves():
-            leaf.role, leaf.availability = "terminal", {"available": True, "source": "toy", "tier": "verified"}
     search = {"targets": [{"target_smiles": "CC(=O)Nc1ccc(O)cc1", "target_name": "对乙酰氨基酚", "solved": True,
-                           "route_graphs": [weird.to_dict(), good.to_dict()], "searches": []}]}
+                           "route_graphs": _paracetamol_routes(), "searches": []}]}
     res = ValidationAgent(engine=toy_engine).run(
         _state({}, "zh", results={"t1": search}, depends_on=["t1"]))["results"]["t2"]
     assert res["verdict"] == "accept"
