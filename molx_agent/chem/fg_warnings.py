@@ -135,6 +135,11 @@ def conditions_spare(key: str, group: str, consumed: set[str], precursor_counts:
     - an alkylation of an amine or thiol keeps a carboxylic acid: the amine or thiolate outruns the carboxylate for
       the alkyl halide (an aniline N-alkylated by bromoacetic acid, a thiosalicylic acid S-arylated); when the
       step alkylates an alcohol or phenol under base, the carboxylate competes (an ester), and the warning stands;
+    - an alkylation of an alkyl amine keeps a phenol: the amine outruns the neutral phenol for the alkyl halide (40
+      recorded USPTO-50K training reactions alkylate a primary or secondary alkyl amine beside a free phenol, among
+      them epinephrine's classic step, methylamine on 2-chloro-3',4'-dihydroxyacetophenone; 9 go the other way, a
+      phenoxide made with a carbonate or hydride alkylated beside a kept amine, which stays warned); an aryl amine,
+      slower, still competes with the phenol and stays warned;
     - a Heck reaction keeps "an alkene" when the precursors hold only one: the kept alkene is the one that reacted.
 
     An ester reduced beside a kept amide, nitrile or nitro group is not spared (LiAlH4 reduces them too), but it is a
@@ -148,6 +153,9 @@ def conditions_spare(key: str, group: str, consumed: set[str], precursor_counts:
         return "NaBH(OAc)3 reduces the aldehyde's iminium ion and leaves the ketone"
     if key == "alkylation" and group == "carboxylic_acid" and consumed & {*_ACYLATED_AMINES, "thiol"}:
         return "the amine or thiol outruns the carboxylate for the electrophile"
+    if key == "alkylation" and group == "phenol" and consumed & {"primary_amine", "secondary_amine"} \
+            and "phenol" not in consumed:
+        return "the alkyl amine outruns the neutral phenol for the electrophile"
     if key == "heck" and group in ("alkene", "terminal_alkene") and precursor_counts.get("alkene", 0) <= 1:
         return "the alkene the product keeps is the one that reacted"
     return None

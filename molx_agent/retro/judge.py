@@ -31,6 +31,18 @@ logger = logging.getLogger(__name__)
 
 TIERS = ("verified", "probable", "estimated", "unavailable")
 
+#: A free alkyl amine (primary or secondary; not an amide, aniline or N-heteroatom amine), as in
+#: ``chem.mechanism.SELF_REACTIVE_NUCLEOPHILES``.
+_ALKYL_AMINE = "[NX3;H2,H1;+0;!$(N~[!#6;!#1]);!$(N[#6]=,#,:[*])]"
+#: A free alkyl amine and an aldehyde in one molecule (a primary amine with any aldehyde, a secondary amine with an
+#: enolisable one): as the free base it condenses with itself (imines, enamines, alpha-amino aldehydes to
+#: dihydropyrazines), so it is sold and stored as its acetal (aminoacetaldehyde dimethyl acetal) or a salt and freed
+#: in situ.  Five molecules of the building-block stock are drawn so (USPTO-50K records of N-methyl- and
+#: N-ethylaminoacetaldehyde and the like), and no leaf of the ref-lin-600 and PaRoutes reference routes is one.
+#: Epinephrine's route of 2026-12-06 bought ``CNCC=O`` as if it were a bottle on the shelf.
+AMINO_ALDEHYDE = ("free amino aldehyde: it condenses with itself as the free base, so it is sold as its acetal or a "
+                  "salt and freed in situ")
+
 #: Reactive intermediates: made and used in situ, never bought unless an exact stock lists them (n-BuLi, PhMgBr).
 #: (name, SMARTS); the carbanion pattern covers organometallics written with the metal stripped (``[c-]``).
 #: A metal cyanide (CuCN, Zn(CN)2, NaCN, KCN written with a C-metal bond) is a stable salt sold as a reagent, not an
@@ -44,6 +56,8 @@ REACTIVE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("diazonium salt", "[#6][N+]#N"),
     ("acyl azide", "[CX3](=O)N=[N+]=[N-]"),
     ("carbanion (metal stripped)", "[#6-;!$([C-]#[N,O]);!$([C-]#[N+,O+]);!$([#6-][#7+,#15+,#16+])]"),
+    (AMINO_ALDEHYDE, f"[NX3;H2;+0;$({_ALKYL_AMINE})].[CX3H1](=O)[#6]"),
+    (AMINO_ALDEHYDE, f"[NX3;H1;+0;$({_ALKYL_AMINE})].[CX3H1](=O)[CX4;!H0]"),
 )
 
 ISSUE_TEXT = {

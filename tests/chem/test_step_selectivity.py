@@ -257,3 +257,20 @@ def test_phenol_alkylated_on_its_own_ring_by_an_alkene_keeps_its_phenol_unwarned
         step_selectivity(["CC(C)c1ccccc1O", "C=CC"], "CC(C)c1cccc(C(C)C)c1O", "Alkylation"))
     found = step_selectivity(["OCc1ccc(O)cc1", "CCBr"], "CCOCc1ccc(O)cc1", "Williamson Ether Synthesis")
     assert ("incompatible_group", ("phenol",)) in codes(found)
+
+
+def test_an_alkyl_amine_alkylated_beside_a_free_phenol_is_not_warned():
+    # epinephrine's classic step (methylamine on 2-chloro-3',4'-dihydroxyacetophenone): the amine outruns the neutral
+    # phenols for the alkyl halide, as in 40 recorded USPTO-50K N-alkylations beside a free phenol
+    assert step_selectivity(["CN", "O=C(CCl)c1ccc(O)c(O)c1"], "CNCC(=O)c1ccc(O)c(O)c1",
+                            "N-Alkylation (SN2, Alkyl Chloride)") == []
+    assert step_selectivity(["CCNCc1cccc(O)c1", "ClC=CCCl"], "CCN(C/C=C/Cl)Cc1cccc(O)c1",
+                            "N-Alkylation (SN2, Alkyl Chloride)") == []
+    # an aniline, a slower nucleophile, still competes with the phenol; a phenoxide alkylated beside a kept amine
+    # (a carbonate or hydride as the base) still warns about the amine
+    found = step_selectivity(["Nc1ccccc1", "O=C(CCl)c1ccc(O)c(O)c1"], "O=C(CNc1ccccc1)c1ccc(O)c(O)c1",
+                             "N-Alkylation (SN2, Alkyl Chloride)")
+    assert codes(found) == {("incompatible_group", ("phenol",))}
+    found = step_selectivity(["CC(C)NC[C@H](O)COc1ccc(O)cc1", "CCCCBr"], "CCCCOc1ccc(OC[C@@H](O)CNC(C)C)cc1",
+                             "Williamson Ether Synthesis")
+    assert codes(found) == {("incompatible_group", ("secondary_amine",))}

@@ -329,3 +329,24 @@ def test_a_metal_cyanide_is_a_reagent_not_an_organometallic(smiles, kind):
     from molx_agent.retro.judge import reactive_kind
 
     assert reactive_kind(smiles) == kind
+
+
+@pytest.mark.parametrize("smiles, flagged", [
+    ("CNCC=O", True), ("C#CCNCC=O", True), ("O=CC1CCNCC1", True),  # a secondary amine and an enolisable aldehyde
+    ("COC(=O)[C@@H](N)Cc1ccc(C=O)cc1", True),  # a primary amine and an aryl aldehyde: imines
+    ("COC(OC)CNC", False), ("CC(C)(C)OC(=O)NCC=O", False), ("CN(C)CC=O", False),  # acetal, carbamate, tertiary
+    ("Nc1ccccc1C=O", False), ("O=Cc1ccc(N2CCNCC2)cc1", False),  # an aniline; a secondary amine, no enolisable CHO
+    ("CC(=O)NCC=O", False), ("[NH3+]CC=O", False),  # an amide; an ammonium salt
+])
+def test_a_free_amino_aldehyde_is_a_reactive_leaf(smiles, flagged, tmp_path):
+    # epinephrine's route bought N-methylaminoacetaldehyde (CNCC=O) as if it were a bottle on the shelf; it is sold as
+    # its dimethyl acetal, because the free base condenses with itself
+    from molx_agent.retro.judge import AMINO_ALDEHYDE as KIND
+
+    assert (reactive_kind(smiles) == KIND) is flagged
+    if flagged:
+        bloom_only = judge_leaf(smiles, BloomStock(_file(tmp_path, "b.smi", [smiles])), SearchConfig())
+        assert not bloom_only["accept"] and "amino aldehyde" in bloom_only["reason"]
+        exact = judge_leaf(smiles, FileStock(_file(tmp_path, "v.smi", [smiles])), SearchConfig())
+        assert exact["accept"] and [i["code"] for i in exact["issues"]] == ["reactive_leaf"]
+        assert "acetal" in exact["issues"][0]["message"]
