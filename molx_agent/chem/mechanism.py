@@ -301,6 +301,15 @@ _NH_AMIDE_ADDITION_TEXT = ("the carbon nucleophile ({nucleophile}) adds to the c
                            "it gives is no electrophile, so forward the step needs the amide activated (a lactim "
                            "ether, an imidoyl chloride or thiolactam, an N-Boc or N-acyl lactam), which it does not "
                            "name")
+#: A ``reagent_choice`` note (information: no cost, no confidence cap) on a free carboxylic acid whose alpha carbon
+#: an alkyl halide or sulfonate alkylates (:func:`_free_acid_alpha_carbon`): the base takes the acid's O-H first, and
+#: the carboxylate is itself O-alkylated (MeI and a carbonate make the methyl ester), so the step is run on the
+#: dianion (two equivalents of LDA, cold) or on the ester, which is hydrolysed afterwards.  Ibuprofen's first route of
+#: 2026-12-06 methylated 4-bromophenylacetic acid with MeI as if it were the ester.
+ACID_DIANION_TEXT = ("the alpha carbon of a free carboxylic acid ({atom}) is alkylated through the acid's dianion "
+                     "(two equivalents of LDA or LiHMDS, cold): with one equivalent of base the carboxylate forms "
+                     "first and the alkyl halide esterifies it; alkylating the ester and hydrolysing it is the usual "
+                     "alternative")
 #: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
 _ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
                    "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
@@ -1694,6 +1703,12 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
     return strong, kept
 
 
+def _free_acid_alpha_carbon(atom: Chem.Atom, partner_map: int) -> bool:
+    """Whether sp3 carbon ``atom`` is the alpha carbon of a free carboxylic acid (or carboxylate): a neighbour other
+    than the new bond's partner (map ``partner_map``) is a carboxylic acid's carbon (:func:`_carboxylic_acid`)."""
+    return any(_carboxylic_acid(nb) for kind, nb in _alpha_neighbours(atom, partner_map) if kind == "pi_hetero")
+
+
 def _carboxylic_acid(carbon: Chem.Atom) -> bool:
     """Whether ``carbon`` is a carboxylic acid's (or carboxylate's) carbon: a non-aromatic C=O carbon with a
     terminal OH or O-."""
@@ -2419,6 +2434,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 bredt = not activated and a.IsInRing() and any(
                     kind in ("pi_hetero", "pi_carbon") and _bredt_violation(reactants, a, nb) is not None
                     for kind, nb in _alpha_neighbours(a, b_map))
+                if activated and not partner_loses_h and not b.GetIsAromatic() and not acetal \
+                        and _leaves_alkyl(b, pmap[b_map]) and _free_acid_alpha_carbon(a, b_map):
+                    out.append({"code": "reagent_choice", "atoms": [a_map, b_map],
+                                "reason": ACID_DIANION_TEXT.format(atom=f"atom {a_map} of "
+                                                                        f"{_marked(reactants, [a_map])}")})
                 if not activated:
                     n_h = a.GetTotalNumHs()
                     label = (f"{a.GetSymbol()}{'H' if n_h else ''}{n_h if n_h > 1 else ''}, atom {a_map} of "

@@ -353,7 +353,7 @@ _ISSUE_ZH = {
     "not_solved": "路线未到达可购原料",
     "competing_reaction": "有步骤存在竞争反应（被消耗的基团也会进攻产物保留的基团）",
     "incompatible_group": "有步骤中产物保留的基团可能无法耐受反应条件（需保护或调整顺序）",
-    "reagent_choice": "有步骤需按产物保留的基团选择试剂（如用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈；醛的还原胺化用 NaBH(OAc)3，以保留酮；用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基）",
+    "reagent_choice": "有步骤需按底物或产物保留的基团选择试剂或条件（如用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈；醛的还原胺化用 NaBH(OAc)3，以保留酮；用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基；游离羧酸的α-烷基化需经其双负离子（2 当量 LDA，低温），或改为烷基化其酯后再水解）",
     "unactivated_carbanion": "有步骤需要在未活化的 C–H 上生成碳负离子（机理上难以实现；桥头碳的烯醇负离子受 Bredt 规则禁止）",
     "aniline_c_alkylation": "有步骤在游离芳胺存在下对芳环进行 C-烷基化（烷基化剂会先烷基化氮原子）",
     "electrophile_coupling": "有步骤将两个亲电试剂直接偶联成 C–C 键（需还原性交叉亲电偶联或先将一方金属化/硼化，步骤未注明）",

@@ -1813,3 +1813,33 @@ def test_a_free_amino_acid_activated_at_its_acid_is_flagged_but_its_boc_derivati
     # a lactam closed from an amino acid (intramolecular)
     lactam = "[NH2:1][CH2:2][CH2:3][CH2:4][C:5](=[O:6])[OH:7]>>[NH:1]1[CH2:2][CH2:3][CH2:4][C:5]1=[O:6]"
     assert step_mechanism(lactam) == []
+
+
+# ibuprofen's first route of 2026-12-06: 4-bromophenylacetic acid alpha-methylated by MeI, then its ester
+_ARYLACETIC = "[CH2:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
+_ARYLPROPIONIC = "[CH3:1][CH:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
+ACID_METHYLATION = f"{_ARYLACETIC}.[CH3:1][I:900]>>{_ARYLPROPIONIC}"
+
+
+def test_a_free_acid_alkylated_at_its_alpha_carbon_gets_a_dianion_note_not_a_flag():
+    flags = step_mechanism(ACID_METHYLATION)
+    assert [f["code"] for f in flags] == ["reagent_choice"] and flags[0]["atoms"] == [2, 1]
+    assert "dianion" in flags[0]["reason"] and "atom 2 of O=C(O)[CH2:2]c1ccc(Br)cc1" in flags[0]["reason"]
+    # the note neither caps the route nor costs it (a published method: Creger's dianion alkylation)
+    judged = judge_route(one_step_graph(["O=C(O)Cc1ccc(Br)cc1", "CI"], "CC(C(=O)O)c1ccc(Br)cc1",
+                                        "alpha-Methylation of Ketone, Ester or Nitrile (MeI)", ACID_METHYLATION))
+    assert [i["code"] for i in judged["issues"]] == ["reagent_choice"]
+    assert judged["confidence"] == "high" and judged["issues"][0]["message"].startswith("conditions: the alpha carbon")
+
+
+@pytest.mark.parametrize("mapped", [
+    # the methyl ester alkylated: the usual order
+    ACID_METHYLATION.replace("[OH:5]", "[O:5][CH3:13]"),
+    # a Knoevenagel-Doebner condensation of malonic acid with an aldehyde: the partner is no alkylating agent
+    "[CH2:1]([C:2](=[O:3])[OH:4])[C:5](=[O:6])[OH:7].[O:8]=[CH:9][c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1>>"
+    "[OH:8][CH:9]([CH:1]([C:2](=[O:3])[OH:4])[C:5](=[O:6])[OH:7])[c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1",
+    # an amine alkylated beside a free acid: no carbanion at all
+    "[NH2:1][CH2:2][C:3](=[O:4])[OH:5].[CH3:6][I:7]>>[CH3:6][NH:1][CH2:2][C:3](=[O:4])[OH:5]",
+])
+def test_esters_condensations_and_heteroatom_alkylations_get_no_dianion_note(mapped):
+    assert codes(mapped) == []
