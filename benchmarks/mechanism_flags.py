@@ -20,7 +20,9 @@ Four questions:
   product is isolable, so each is a false alarm or a record drawing a salt or a work-up's species.
 
 - ``references``: the same flags on the literature routes of a RetroCast benchmark (``--benchmark``, e.g.
-  ``ref-lin-600.json.gz``): every reference step with its recorded atom map, and every reference intermediate.
+  ``ref-lin-600.json.gz``): every reference step with its recorded atom map, every reference intermediate, and the
+  route-level ``carried_group`` and ``amine_round_trip`` (``chem.mechanism.amine_round_trips``) over each route's
+  mapped steps.
   A reference route is a published one, so each hit is a false alarm, a salt written as the free base or a record's
   omission.
 
@@ -79,6 +81,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from molx_agent.chem.mechanism import (  # noqa: E402
+    amine_round_trips,
     aromatic_substitutions,
     carried_groups,
     self_reactive,
@@ -410,6 +413,12 @@ def _reference_nodes(node: dict[str, Any], root: bool = True) -> Iterator[tuple[
         yield from _reference_nodes(child, root=False)
 
 
+#: The route-level checks of the route judgement, over a route's mapped steps: a group bought, carried and removed
+#: (``carried_group``), an aniline's nitrogen taken off and a nitrogen put back on the same carbon
+#: (``amine_round_trip``).
+ROUTE_CHECKS = {"carried_group": carried_groups, "amine_round_trip": amine_round_trips}
+
+
 def references(path: Path, examples: int) -> dict[str, Any]:
     """Mechanism flags on every mapped step and molecule checks on every intermediate of a benchmark's reference
     routes."""
@@ -437,6 +446,12 @@ def references(path: Path, examples: int) -> dict[str, Any]:
                     what = check(smiles)
                     if what:
                         codes.setdefault(name, f"{smiles}: {what}")
+        # the route-level checks over the route's mapped steps (product, reactants (unread), mapped reaction)
+        steps = [(smi, [], mapped) for smi, made, mapped, _ in _reference_nodes(tree) if made and mapped]
+        if len(steps) > 1:
+            for name, check in ROUTE_CHECKS.items():
+                for hit in check(steps):
+                    codes.setdefault(name, steps[hit["step"]][2])
         for code, where in codes.items():
             routes_hit[code] += 1
             shown.setdefault(code, [])

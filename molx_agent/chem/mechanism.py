@@ -2781,6 +2781,84 @@ def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem
     return None
 
 
+def amine_round_trips(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
+    """Aryl nitrogens a route takes off only to put a nitrogen back on the same carbon.
+
+    ``steps`` as for :func:`carried_groups`.  For each step that bonds a nitrogen to a benzene-ring carbon in place of
+    a halogen or sulfonate (a Buchwald-Hartwig, Ullmann or S_N_Ar amination), the leaving atom is followed back through
+    the steps that made its molecule (atom maps; a molecule's atoms in two steps matched as substructures) to the step
+    that bonded it to that carbon.  When that step took a nitrogen off the same carbon (a Sandmeyer or other
+    diazonium replacement of an aniline), the route goes C-N -> C-X -> C-N: the new nitrogen group is usually built on
+    the aniline itself (through its isothiocyanate, thiourea, hydrazine or an N-alkylation), which saves the detour
+    (clonidine's first route of 2026-12-06: 2,6-dichloroaniline brominated by Sandmeyer, then the bromide coupled with
+    2-amino-2-imidazoline).  A heteroaryl carbon (a pyridine's, a pyrimidine's) is not judged: a heteroaryl amine is a
+    poor nucleophile that alkylates on its ring nitrogen, so its Sandmeyer halide's substitution is the usual way in
+    (4 of the 5 published PaRoutes n5 routes that would otherwise be flagged).  Returned: ``{step, made, carbon}`` per case (``step``: index in ``steps`` of the
+    amination, ``made``: of the deamination, ``carbon``: the amination's map number of the carbon).  Steps without a
+    map, or whose maps do not reach, are not judged."""
+    made: dict[str, int] = {}
+    for i, (product, _reactants, _mapped) in enumerate(steps):
+        key = _canonical(product)
+        if key:
+            made.setdefault(key, i)
+    sides = [_step_sides(mapped) for _p, _r, mapped in steps]
+    out: list[dict[str, Any]] = []
+    for i, parsed in enumerate(sides):
+        if parsed is None:
+            continue
+        reactants, product = parsed
+        rmap = _mapped_atoms(reactants)
+        for x, y in _new_bonds(reactants, product, rmap):
+            for c_prod, n_prod in ((x, y), (y, x)):
+                if c_prod.GetAtomicNum() != 6 or not c_prod.GetIsAromatic() or n_prod.GetAtomicNum() != 7 \
+                        or not _on_carbocyclic_ring(product, c_prod.GetIdx()):
+                    continue  # a heteroaryl amine is a poor nucleophile: its halide's substitution is the usual way
+                mc = c_prod.GetAtomMapNum()
+                leaving = _leaving_atom(rmap[mc], c_prod)
+                if leaving is None:
+                    continue
+                maker = _bonding_step(reactants, leaving.GetIdx(), rmap[mc].GetIdx(), sides, made)
+                if maker is not None and maker[1] == 7:
+                    out.append({"step": i, "made": maker[0], "carbon": mc})
+    return out
+
+
+def _on_carbocyclic_ring(mol: Chem.Mol, idx: int) -> bool:
+    """Whether atom ``idx`` sits on an aromatic ring of carbons only (a benzene ring, not a pyridine or azole)."""
+    return any(idx in ring and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
+               for ring in mol.GetRingInfo().AtomRings())
+
+
+def _bonding_step(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.Mol, Chem.Mol] | None],
+                  made: dict[str, int]) -> tuple[int, int] | None:
+    """(index of the step that bonded the atom at ``x_idx`` of ``mol`` (a step's reactant side) to the carbon at
+    ``c_idx``, atomic number of the neighbour that carbon lost in that step, or 0) when the chain of steps that made
+    its molecule reaches such a step; ``None`` when the bond came from a starting material or the maps do not reach."""
+    for _ in range(len(sides)):  # a route has no cycle; the bound only guards against a malformed one
+        fragment = _fragment_of(mol, x_idx)
+        query = _fragment(mol, fragment)
+        maker = made.get(_canonical(Chem.MolToSmiles(query)) or "")
+        if maker is None or sides[maker] is None:
+            return None
+        reactants, product = sides[maker]
+        order = sorted(fragment)
+        match = strip_atom_maps(product).GetSubstructMatch(query)
+        if not match:
+            return None
+        x_prod = product.GetAtomWithIdx(match[order.index(x_idx)])
+        carbon = product.GetAtomWithIdx(match[order.index(c_idx)])
+        mx, mc = x_prod.GetAtomMapNum(), carbon.GetAtomMapNum()
+        rmap = _mapped_atoms(reactants)
+        if not mc or mc not in rmap:
+            return None
+        c_react = rmap[mc]
+        if not mx or mx not in rmap or reactants.GetBondBetweenAtoms(rmap[mx].GetIdx(), c_react.GetIdx()) is None:
+            lost = _lost_neighbours(c_react, carbon)
+            return maker, (lost[0].GetAtomicNum() if len(lost) == 1 else 0)
+        mol, x_idx, c_idx = reactants, rmap[mx].GetIdx(), c_react.GetIdx()
+    return None
+
+
 __all__ = ["MECHANISM_TEXT", "MIN_RING", "SELF_CONDENSING_CARBONYLS", "SELF_REACTIVE_ELECTROPHILES",
-           "SELF_REACTIVE_NUCLEOPHILES", "SELF_REACTIVE_OXY_NUCLEOPHILES", "aromatic_substitutions", "self_reactive",
-           "carried_groups", "step_mechanism", "strained_ring", "unisolable", "unstable_group"]
+           "SELF_REACTIVE_NUCLEOPHILES", "SELF_REACTIVE_OXY_NUCLEOPHILES", "amine_round_trips", "aromatic_substitutions",
+           "self_reactive", "carried_groups", "step_mechanism", "strained_ring", "unisolable", "unstable_group"]

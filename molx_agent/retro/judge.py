@@ -102,6 +102,10 @@ ISSUE_TEXT = {
     "carried_group": "the route carries the {group} of its starting material {leaf} through {n} step(s) only to "
                      "remove it: no step uses it, so starting from the compound without it saves the steps (when that "
                      "compound is sold)",
+    "amine_round_trip": "the route takes the nitrogen off an aromatic carbon ({step_off}) and later bonds a nitrogen "
+                        "to the same carbon again ({step_on}): building the new nitrogen group on the aniline itself "
+                        "(through its isothiocyanate, thiourea or hydrazine, or an N-alkylation) usually saves the "
+                        "detour",
     "self_reactive_molecule": "the route makes a molecule that reacts with itself as drawn ({what}): it is handled "
                               "only as a salt or with the amine, alcohol or thiol protected until the electrophile "
                               "has reacted, a step the route does not show",
@@ -153,7 +157,7 @@ SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
                            "competing_reaction", "incompatible_group", "unsourced_stereocentre", "competing_site",
-                           "halogen_from_solvent", "carried_group",
+                           "halogen_from_solvent", "carried_group", "amine_round_trip",
                            *IMPLAUSIBLE_MECHANISM_ISSUES, *SELF_REACTIVE_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
 #: the target, a step below the plausibility floor, a molecule no one can isolate); each also makes it low.
@@ -202,6 +206,12 @@ def _unisolable(smiles: str) -> str | None:
     from molx_agent.chem.mechanism import unisolable
 
     return unisolable(smiles)
+
+
+def _amine_round_trips(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
+    from molx_agent.chem.mechanism import amine_round_trips
+
+    return amine_round_trips(steps)
 
 
 def _carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
@@ -581,6 +591,13 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
             add(issue("carried_group", ISSUE_TEXT["carried_group"].format(group=hit["group"], leaf=hit["leaf"],
                                                                           n=hit["carried"]),
                       smiles=hit["leaf"], step=f"{'.'.join(reactants)}>>{product}"))
+        # an aniline's nitrogen replaced (Sandmeyer) and a nitrogen bonded to the same carbon later: a detour
+        for hit in _amine_round_trips(route_steps):
+            product, reactants, _mapped = route_steps[hit["step"]]
+            off_product, off_reactants, _ = route_steps[hit["made"]]
+            add(issue("amine_round_trip", ISSUE_TEXT["amine_round_trip"].format(
+                step_off=f"{'.'.join(off_reactants)}>>{off_product}", step_on=f"{'.'.join(reactants)}>>{product}"),
+                step=f"{'.'.join(reactants)}>>{product}"))
     for item in (graph.metadata.get("route") or {}).get("issues") or []:
         if isinstance(item, dict) and item.get("code"):
             add(dict(item))

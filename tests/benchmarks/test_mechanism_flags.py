@@ -115,6 +115,25 @@ def test_references_flag_reference_steps_and_intermediates(benchmark_script, tmp
     assert mf.main(["references", "--benchmark", str(tmp_path / "nope.json.gz")]) == 2
 
 
+def test_references_run_the_route_level_checks(benchmark_script, tmp_path):
+    # clonidine by Sandmeyer bromination and amination at the same carbon: a route-level amine round trip
+    from tests.chem.test_mechanism import CLONIDINE_AMINATION, CLONIDINE_SANDMEYER
+
+    mf = benchmark_script("mechanism_flags")
+    aniline = {"smiles": "Nc1c(Cl)cccc1Cl", "synthesis_step": None}
+    bromide = {"smiles": "Clc1cccc(Cl)c1Br", "synthesis_step": {
+        "mapped_smiles": CLONIDINE_SANDMEYER.replace(">>", ">[Cu]Br>"), "reactants": [aniline]}}
+    route = {"smiles": "Clc1cccc(Cl)c1NC1=NCCN1", "synthesis_step": {
+        "mapped_smiles": CLONIDINE_AMINATION, "reactants": [bromide]}}
+    path = tmp_path / "bench.json.gz"
+    with gzip.open(path, "wt") as fh:
+        json.dump({"targets": {"c": {"ground_truth": {"target": route}}, "d": {"ground_truth": {"target": bromide}}}}, fh)
+    out = mf.references(path, examples=2)
+    assert out["routes"] == 2 and out["steps"] == 3
+    assert out["routes_flagged"] == {"amine_round_trip": 1}
+    assert out["examples"]["amine_round_trip"][0]["target"] == "c"
+
+
 def test_literature_counts_the_aromatic_substitutions_the_regiochemistry_rule_looks_at(benchmark_script, tmp_path):
     mf = benchmark_script("mechanism_flags")
     meta = "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[Br:8][Br:9]>>[CH3:1][c:2]1[cH:3][c:4]([Br:8])[cH:5][cH:6][cH:7]1"

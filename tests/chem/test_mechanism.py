@@ -1843,3 +1843,78 @@ def test_a_free_acid_alkylated_at_its_alpha_carbon_gets_a_dianion_note_not_a_fla
 ])
 def test_esters_condensations_and_heteroatom_alkylations_get_no_dianion_note(mapped):
     assert codes(mapped) == []
+
+
+# clonidine's first route of 2026-12-06: 2,6-dichloroaniline brominated by Sandmeyer, then the bromide coupled with
+# 2-amino-2-imidazoline at the carbon that carried the aniline's nitrogen
+CLONIDINE_SANDMEYER = ("[BrH:1].[NH2:900][c:2]1[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1[Cl:9]>>"
+                       "[Br:1][c:2]1[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1[Cl:9]")
+CLONIDINE_AMINATION = ("Br[c:2]1[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1[Cl:9].[NH2:10][C:11]1=[N:12][CH2:13][CH2:14][NH:15]1"
+                       ">>[c:2]1([NH:10][C:11]2=[N:12][CH2:13][CH2:14][NH:15]2)[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1"
+                       "[Cl:9]")
+CLONIDINE = "Clc1cccc(Cl)c1NC1=NCCN1"
+ARYL_BROMIDE = "Clc1cccc(Cl)c1Br"
+
+
+def _plain(smiles: str) -> str:
+    return map_free_smiles(Chem.MolFromSmiles(smiles))
+
+
+def _route_steps(*mapped: str) -> list[tuple[str, list[str], str]]:
+    return [(_plain(m.split(">>")[1]), _plain(m.split(">>")[0]).split("."), m) for m in mapped]
+
+
+def test_an_aniline_deaminated_and_aminated_again_at_the_same_carbon_is_a_round_trip():
+    from molx_agent.chem.mechanism import amine_round_trips
+
+    steps = _route_steps(CLONIDINE_AMINATION, CLONIDINE_SANDMEYER)
+    assert amine_round_trips(steps) == [{"step": 0, "made": 1, "carbon": 2}]
+    # the route judgement says so and caps the route at medium
+    from molx_agent.retro.route import RetroGraph
+
+    two = RetroGraph.new(CLONIDINE)
+    top = two.add_reaction(two.target_id, [ARYL_BROMIDE, "NC1=NCCN1"], reaction_type="Buchwald-Hartwig Amination",
+                           score=0.5, forward_validation={"ok": True, "feasibility_score": 0.9},
+                           mapped_reaction=CLONIDINE_AMINATION)
+    bromide = next(r for r in top.reactant_nodes if two.molecule_nodes[r].smiles == _plain(ARYL_BROMIDE))
+    low = two.add_reaction(bromide, ["Br", "Nc1c(Cl)cccc1Cl"], reaction_type="Sandmeyer Bromination", score=0.5,
+                           forward_validation={"ok": True, "feasibility_score": 0.9},
+                           mapped_reaction=CLONIDINE_SANDMEYER)
+    for rid in [r for r in top.reactant_nodes if r != bromide] + list(low.reactant_nodes):
+        two.molecule_nodes[rid].role = "leaf"
+        two.molecule_nodes[rid].availability = {"available": True, "source": "building-blocks", "tier": "verified"}
+    judged = judge_route(two)
+    assert [i["code"] for i in judged["issues"]] == ["amine_round_trip"] and judged["confidence"] == "medium"
+    assert "Nc1c(Cl)cccc1Cl" in judged["issues"][0]["message"]
+
+
+def test_an_aryl_bromide_bought_or_made_from_a_phenol_is_no_round_trip():
+    from molx_agent.chem.mechanism import amine_round_trips
+
+    # the bromide bought: the amination alone
+    assert amine_round_trips(_route_steps(CLONIDINE_AMINATION)) == []
+    # a phenol turned into its triflate and aminated: C-O -> C-N, no nitrogen taken off
+    triflation = ("[OH:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.O=S(=O)(Cl)[C:8]([F:9])([F:10])[F:11]>>"
+                  "[O:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)S(=O)(=O)[C:8]([F:9])([F:10])[F:11]")
+    amination = ("FC(F)(F)S(=O)(=O)O[c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[NH:12]1[CH2:13][CH2:14][O:15][CH2:16]"
+                 "[CH2:17]1>>[c:2]1([N:12]2[CH2:13][CH2:14][O:15][CH2:16][CH2:17]2)[cH:3][cH:4][cH:5][cH:6][cH:7]1")
+    assert amine_round_trips(_route_steps(amination, triflation)) == []
+    # a Sandmeyer bromide coupled at carbon (Suzuki): no nitrogen put back
+    suzuki = ("Br[c:2]1[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1[Cl:9].OB(O)[c:20]1[cH:21][cH:22][cH:23][cH:24][cH:25]1>>"
+              "[c:2]1(-[c:20]2[cH:21][cH:22][cH:23][cH:24][cH:25]2)[c:3]([Cl:4])[cH:5][cH:6][cH:7][c:8]1[Cl:9]")
+    assert amine_round_trips(_route_steps(suzuki, CLONIDINE_SANDMEYER)) == []
+
+
+def test_a_heteroaryl_amine_replaced_by_its_halide_and_substituted_is_no_round_trip():
+    # 2-amino-3-nitropyridine to its bromide (Sandmeyer), then S_N_Ar by isopropylamine: a heteroaryl amine alkylates
+    # on its ring nitrogen, so the halide's substitution is the usual way (a published PaRoutes n5 route does it)
+    from molx_agent.chem.mechanism import amine_round_trips
+
+    sandmeyer = ("[BrH:1].[NH2:900][c:2]1[n:3][cH:4][cH:5][cH:6][c:7]1[N+:8](=[O:9])[O-:10]>>"
+                 "[Br:1][c:2]1[n:3][cH:4][cH:5][cH:6][c:7]1[N+:8](=[O:9])[O-:10]")
+    snar = ("Br[c:2]1[n:3][cH:4][cH:5][cH:6][c:7]1[N+:8](=[O:9])[O-:10].[NH2:11][CH:12]([CH3:13])[CH3:14]>>"
+            "[c:2]1([NH:11][CH:12]([CH3:13])[CH3:14])[n:3][cH:4][cH:5][cH:6][c:7]1[N+:8](=[O:9])[O-:10]")
+    assert amine_round_trips(_route_steps(snar, sandmeyer)) == []
+    # the same two steps on the benzene ring are one
+    benzene = [m.replace("[n:3]", "[cH:3]") for m in (snar, sandmeyer)]
+    assert amine_round_trips(_route_steps(*benzene)) == [{"step": 0, "made": 1, "carbon": 2}]
