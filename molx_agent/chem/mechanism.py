@@ -2706,6 +2706,39 @@ _CARRIED_NAME = {17: "chlorine", 35: "bromine", 53: "iodine", 8: "oxygen group (
                  7: "nitrogen group (amino or nitro)"}
 
 
+def _route_sides(steps: list[tuple[str, list[str], str]]
+                 ) -> tuple[dict[str, int], list[tuple[Chem.Mol, Chem.Mol] | None]]:
+    """The index of the first step that makes each product (by canonical SMILES) and each step's parsed mapped sides
+    (``None``: no map), for the route-level checks."""
+    made: dict[str, int] = {}
+    for i, (product, _reactants, _mapped) in enumerate(steps):
+        key = _canonical(product)
+        if key:
+            made.setdefault(key, i)
+    return made, [_step_sides(mapped) for _p, _r, mapped in steps]
+
+
+def _in_maker(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.Mol, Chem.Mol] | None],
+              made: dict[str, int]
+              ) -> tuple[str | None, int | None, tuple[Chem.Mol, Chem.Mol, Chem.Atom, Chem.Atom] | None]:
+    """The molecule of ``mol`` that holds atom ``x_idx``, in the step that makes it: its canonical SMILES, that step's
+    index (``None``: no step makes it) and, when the step has a map and its product matches the molecule, (the
+    step's reactant and product sides, the product's atoms at ``x_idx`` and ``c_idx``)."""
+    fragment = _fragment_of(mol, x_idx)
+    query = _fragment(mol, fragment)
+    smiles = _canonical(Chem.MolToSmiles(query))
+    maker = made.get(smiles or "")
+    if maker is None or sides[maker] is None:
+        return smiles, maker, None
+    reactants, product = sides[maker]
+    order = sorted(fragment)
+    match = strip_atom_maps(product).GetSubstructMatch(query)
+    if not match:
+        return smiles, maker, None
+    return smiles, maker, (reactants, product, product.GetAtomWithIdx(match[order.index(x_idx)]),
+                           product.GetAtomWithIdx(match[order.index(c_idx)]))
+
+
 def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, Any]]:
     """Groups a route carries from a bought starting material through one or more steps only to remove them.
 
@@ -2719,17 +2752,9 @@ def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, An
     nothing but be removed, and the starting material without it is what a chemist would buy.  Returned: ``{step, group, leaf, carried}`` per case (``step``: index in
     ``steps`` of the removal; ``carried``: the steps the group rode through).  Steps without a map, or whose maps do
     not reach, are not judged."""
-    made: dict[str, int] = {}
-    for i, (product, _reactants, _mapped) in enumerate(steps):
-        key = _canonical(product)
-        if key:
-            made.setdefault(key, i)
-    sides = [_step_sides(mapped) for _p, _r, mapped in steps]
+    made, sides = _route_sides(steps)
     out: list[dict[str, Any]] = []
-    for i, parsed in enumerate(sides):
-        if parsed is None:
-            continue
-        reactants, product = parsed
+    for i, (reactants, product) in ((i, side) for i, side in enumerate(sides) if side is not None):
         rmap, pmap = _mapped_atoms(reactants), _mapped_atoms(product)
         new = _new_bonds(reactants, product, rmap)
         for mc, removed in _reduced_off(rmap, pmap, new, frozenset(_CARRIED_NAME)):
@@ -2749,22 +2774,12 @@ def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem
     :func:`carried_groups`)."""
     carried = 0
     for _ in range(len(sides)):  # a route has no cycle; the bound only guards against a malformed one
-        fragment = _fragment_of(mol, x_idx)
-        query = _fragment(mol, fragment)
-        smiles = _canonical(Chem.MolToSmiles(query))
-        maker = made.get(smiles or "")
+        smiles, maker, hit = _in_maker(mol, x_idx, c_idx, sides, made)
         if maker is None:
             return (smiles, carried) if carried and smiles else None
-        parsed = sides[maker]
-        if parsed is None:
+        if hit is None:
             return None
-        reactants, product = parsed
-        order = sorted(fragment)
-        match = strip_atom_maps(product).GetSubstructMatch(query)
-        if not match:
-            return None
-        x_prod = product.GetAtomWithIdx(match[order.index(x_idx)])
-        carbon = product.GetAtomWithIdx(match[order.index(c_idx)])
+        reactants, product, x_prod, carbon = hit
         mx, mc = x_prod.GetAtomMapNum(), carbon.GetAtomMapNum()
         rmap = _mapped_atoms(reactants)
         if not mx or not mc or mx not in rmap or mc not in rmap:
@@ -2793,20 +2808,12 @@ def amine_round_trips(steps: list[tuple[str, list[str], str]]) -> list[dict[str,
     (clonidine's first route of 2026-12-06: 2,6-dichloroaniline brominated by Sandmeyer, then the bromide coupled with
     2-amino-2-imidazoline).  A heteroaryl carbon (a pyridine's, a pyrimidine's) is not judged: a heteroaryl amine is a
     poor nucleophile that alkylates on its ring nitrogen, so its Sandmeyer halide's substitution is the usual way in
-    (4 of the 5 published PaRoutes n5 routes that would otherwise be flagged).  Returned: ``{step, made, carbon}`` per case (``step``: index in ``steps`` of the
-    amination, ``made``: of the deamination, ``carbon``: the amination's map number of the carbon).  Steps without a
-    map, or whose maps do not reach, are not judged."""
-    made: dict[str, int] = {}
-    for i, (product, _reactants, _mapped) in enumerate(steps):
-        key = _canonical(product)
-        if key:
-            made.setdefault(key, i)
-    sides = [_step_sides(mapped) for _p, _r, mapped in steps]
+    (4 of the 5 published PaRoutes n5 routes that would otherwise be flagged).  Returned: ``{step, made, carbon}``
+    per case (``step``: index in ``steps`` of the amination, ``made``: of the deamination, ``carbon``: the
+    amination's map number of the carbon).  Maps that do not reach leave a step unjudged."""
+    made, sides = _route_sides(steps)
     out: list[dict[str, Any]] = []
-    for i, parsed in enumerate(sides):
-        if parsed is None:
-            continue
-        reactants, product = parsed
+    for i, (reactants, product) in ((i, side) for i, side in enumerate(sides) if side is not None):
         rmap = _mapped_atoms(reactants)
         for x, y in _new_bonds(reactants, product, rmap):
             for c_prod, n_prod in ((x, y), (y, x)):
@@ -2835,18 +2842,10 @@ def _bonding_step(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.
     ``c_idx``, atomic number of the neighbour that carbon lost in that step, or 0) when the chain of steps that made
     its molecule reaches such a step; ``None`` when the bond came from a starting material or the maps do not reach."""
     for _ in range(len(sides)):  # a route has no cycle; the bound only guards against a malformed one
-        fragment = _fragment_of(mol, x_idx)
-        query = _fragment(mol, fragment)
-        maker = made.get(_canonical(Chem.MolToSmiles(query)) or "")
-        if maker is None or sides[maker] is None:
+        _smiles, maker, hit = _in_maker(mol, x_idx, c_idx, sides, made)
+        if hit is None:
             return None
-        reactants, product = sides[maker]
-        order = sorted(fragment)
-        match = strip_atom_maps(product).GetSubstructMatch(query)
-        if not match:
-            return None
-        x_prod = product.GetAtomWithIdx(match[order.index(x_idx)])
-        carbon = product.GetAtomWithIdx(match[order.index(c_idx)])
+        reactants, _product, x_prod, carbon = hit
         mx, mc = x_prod.GetAtomMapNum(), carbon.GetAtomMapNum()
         rmap = _mapped_atoms(reactants)
         if not mc or mc not in rmap:
