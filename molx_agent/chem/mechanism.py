@@ -2403,7 +2403,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     the aromatic carbon first for a substitution, the hydroxyl's carbon first for an acylation, the nitrogen for a
     stripped amine; the nucleophile, its partner and the kept group's first atom for ``electrophile_selectivity``)
     or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or when a side
-    does not parse."""
+    does not parse.  One entry is a note, not a flag: ``reagent_choice`` on a free acid alkylated at its alpha carbon
+    (:data:`ACID_DIANION_TEXT`)."""
     sides = _step_sides(mapped_reaction)
     if sides is None:
         return []

@@ -102,7 +102,7 @@ ISSUE_TEXT = {
     "carried_group": "the route carries the {group} of its starting material {leaf} through {n} step(s) only to "
                      "remove it: no step uses it, so starting from the compound without it saves the steps (when that "
                      "compound is sold)",
-    "amine_round_trip": "the route takes the nitrogen off an aromatic carbon ({step_off}) and later bonds a nitrogen "
+    "amine_round_trip": "the route takes the nitrogen off a benzene-ring carbon ({step_off}) and later bonds a nitrogen "
                         "to the same carbon again ({step_on}): building the new nitrogen group on the aniline itself "
                         "(through its isothiocyanate, thiourea or hydrazine, or an N-alkylation) usually saves the "
                         "detour",
