@@ -2819,7 +2819,7 @@ def amine_round_trips(steps: list[tuple[str, list[str], str]]) -> list[dict[str,
         for x, y in _new_bonds(reactants, product, rmap):
             for c_prod, n_prod in ((x, y), (y, x)):
                 if c_prod.GetAtomicNum() != 6 or not c_prod.GetIsAromatic() or n_prod.GetAtomicNum() != 7 \
-                        or not _on_carbocyclic_ring(product, c_prod.GetIdx()):
+                        or _six_ring(product, c_prod, carbocyclic=True) is None:
                     continue  # a heteroaryl amine is a poor nucleophile: its halide's substitution is the usual way
                 mc = c_prod.GetAtomMapNum()
                 leaving = _leaving_atom(rmap[mc], c_prod)
@@ -2829,12 +2829,6 @@ def amine_round_trips(steps: list[tuple[str, list[str], str]]) -> list[dict[str,
                 if maker is not None and maker[1] == 7:
                     out.append({"step": i, "made": maker[0], "carbon": mc})
     return out
-
-
-def _on_carbocyclic_ring(mol: Chem.Mol, idx: int) -> bool:
-    """Whether atom ``idx`` sits on an aromatic ring of carbons only (a benzene ring, not a pyridine or azole)."""
-    return any(idx in ring and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring)
-               for ring in mol.GetRingInfo().AtomRings())
 
 
 def _bonding_step(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.Mol, Chem.Mol] | None],

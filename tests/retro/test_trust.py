@@ -350,3 +350,11 @@ def test_a_free_amino_aldehyde_is_a_reactive_leaf(smiles, flagged, tmp_path):
         exact = judge_leaf(smiles, FileStock(_file(tmp_path, "v.smi", [smiles])), SearchConfig())
         assert exact["accept"] and [i["code"] for i in exact["issues"]] == ["reactive_leaf"]
         assert "acetal" in exact["issues"][0]["message"]
+
+
+def test_the_amino_aldehyde_rule_reads_the_alkyl_amine_of_the_self_reactive_table():
+    # judge keeps RDKit out of its import, so it holds the SMARTS as a string: it must stay the mechanism table's
+    from molx_agent.chem.mechanism import SELF_REACTIVE_NUCLEOPHILES
+    from molx_agent.retro.judge import _ALKYL_AMINE
+
+    assert _ALKYL_AMINE == SELF_REACTIVE_NUCLEOPHILES[0][1]
