@@ -48,6 +48,10 @@ class NamedTemplate:
     reagents: str = ""
     byproducts: tuple[str, ...] = ()
     incompatible_groups: tuple[str, ...] = ()
+    #: A template of higher priority names a precursor set several templates give (``retro.named_templates``); the
+    #: default 0 leaves it to file order.  A narrow template (a copper amination of 2-halobenzoic acids) outranks
+    #: the broad ones that give the same precursors (S_N_Ar, Buchwald-Hartwig).
+    priority: int = 0
 
     @property
     def display_name(self) -> str:
@@ -112,6 +116,7 @@ def _load_templates() -> tuple[NamedTemplate, ...]:
                 reagents=row.get("reagents", ""),
                 byproducts=tuple(row.get("byproducts", ())),
                 incompatible_groups=tuple(row.get("incompatible_groups", ())),
+                priority=int(row.get("priority", 0)),
             )
         )
     return tuple(out)

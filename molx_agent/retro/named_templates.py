@@ -505,6 +505,7 @@ class NamedTemplateMatcher:
     def __init__(self, templates: list[Any], cache_size: int = 64, classes: dict[str, int] | None = None,
                  share: bool = True) -> None:
         self.templates = list(templates)
+        self._priority = [int(getattr(tpl, "priority", 0)) for tpl in self.templates]
         self.classes: dict[str, int] = dict(classes or {})
         self._families: list[_Family] = []
         RDLogger.DisableLog("rdApp.*")  # rdchiral warns about unmapped leaving groups
@@ -576,8 +577,8 @@ class NamedTemplateMatcher:
     def precursor_table(
         self, product: str, target: rdchiralReactants | None = None, *, deadline: float | None = None
     ) -> dict[tuple[str, ...], tuple[NamedMatch, str]]:
-        """Canonical precursor set -> (the first named template (file order) that produces it, the atom-mapped
-        precursors as that template wrote them).
+        """Canonical precursor set -> (the named template of highest ``priority`` that produces it, the first in file
+        order among equals; the atom-mapped precursors as that template wrote them).
 
         ``target``: the product already initialised by rdchiral (``rdchiralReactants(product)``), to save
         building it again; rdchiral only reads it.  ``deadline``: see :meth:`precursor_table_until`.
@@ -637,7 +638,8 @@ class NamedTemplateMatcher:
             log.debug("named templates not applicable to %s: %s", product, exc)
         cut = budget.cut
         table: dict[tuple[str, ...], tuple[NamedMatch, str]] = {}
-        found.sort(key=lambda item: item[0])  # stable: the first template in file order names a precursor set
+        # the template of highest priority names a precursor set, the first in file order among equals
+        found.sort(key=lambda item: (-self._priority[item[0]], item[0]))
         for _, canon, match, mapped_smiles in found:
             if canon not in table:
                 table[canon] = (match, mapped_smiles)

@@ -417,6 +417,9 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G361_phenol_ortho_isopropylation_propene_retro', 'CC(C)c1cccc(C(C)C)c1O', ['CC(C)c1ccccc1O', 'C=CC']),
     ('G362_phenol_ortho_tert_butylation_isobutylene_retro', 'CC(C)(C)c1cccc(C(C)(C)C)c1O',
      ['CC(C)(C)c1ccccc1O', 'C=C(C)C']),
+    ('G363_ullmann_goldberg_halobenzoic_acid_cl_retro', 'Cc1cccc(Nc2ccccc2C(=O)O)c1C',
+     ['Cc1cccc(N)c1C', 'O=C(O)c1ccccc1Cl']),
+    ('G364_ullmann_goldberg_halobenzoic_acid_br_retro', 'O=C(O)c1ccccc1N1CCOCC1', ['C1COCCN1', 'O=C(O)c1ccccc1Br']),
 ]
 
 
@@ -496,6 +499,12 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G361_phenol_ortho_isopropylation_propene_retro", "CCC(C)c1ccccc1O"),
     ("G362_phenol_ortho_tert_butylation_isobutylene_retro", "CC(C)(C)c1ccc(O)cc1"),
     ("G362_phenol_ortho_tert_butylation_isobutylene_retro", "COc1ccccc1C(C)(C)C"),
+    # the copper amination of a 2-halobenzoic acid: not where a ring nitrogen or a nitro group activates the halide
+    # for S_N_Ar (niflumic acid from 2-chloronicotinic acid), not without the ortho acid
+    ("G363_ullmann_goldberg_halobenzoic_acid_cl_retro", "OC(=O)c1cccnc1Nc1cccc(C(F)(F)F)c1"),
+    ("G363_ullmann_goldberg_halobenzoic_acid_cl_retro", "O=C(O)c1cc([N+](=O)[O-])ccc1NC1CC1"),
+    ("G363_ullmann_goldberg_halobenzoic_acid_cl_retro", "O=C(O)c1ccc(Nc2ccccc2)cc1"),
+    ("G364_ullmann_goldberg_halobenzoic_acid_br_retro", "COC(=O)c1ccccc1Nc1ccccc1"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []

@@ -1,12 +1,13 @@
 """Named templates that differ only in a leaving group or reagent are applied once per family.
 
 The shared application must give exactly what applying every template as written gives: the same
-precursor sets, named by the same (first in file order) template, with the same atom-mapped precursors,
+precursor sets, named by the same template (the first in file order among those of the highest priority), with the same atom-mapped precursors,
 stereocentres and double-bond geometry included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -70,6 +71,30 @@ def test_shared_application_gives_exactly_the_individual_results(matchers, produ
     assert set(a) == set(b)
     for key in a:
         assert _same_entry(a[key], b[key]), key  # the same template names it, with the same mapped precursors
+
+
+def test_a_template_of_higher_priority_names_the_precursors(matchers):
+    """Mefenamic acid from 2,3-dimethylaniline and 2-chlorobenzoic acid is a copper (Ullmann-Goldberg) amination: the
+    narrow template G363 (priority 1) names it although the broad S_N_Ar and Buchwald-Hartwig templates before it in
+    file order give the same precursors; 2-chloronicotinic acid (niflumic acid), which its ring nitrogen activates,
+    stays S_N_Ar."""
+    for matcher in matchers:
+        table = matcher.precursor_table("Cc1cccc(Nc2ccccc2C(=O)O)c1C")
+        assert table[("Cc1cccc(N)c1C", "O=C(O)c1ccccc1Cl")][0].id == "G363_ullmann_goldberg_halobenzoic_acid_cl_retro"
+        assert table[("Cc1cccc(N)c1C", "O=C(O)c1ccccc1Br")][0].id == "G364_ullmann_goldberg_halobenzoic_acid_br_retro"
+        niflumic = matcher.precursor_table("OC(=O)c1cccnc1Nc1cccc(C(F)(F)F)c1")
+        assert niflumic[("Nc1cccc(C(F)(F)F)c1", "O=C(O)c1cccnc1Cl")][0].id == "G27_snar_amine_retro"
+    # named so, the step is not warned for the acid it keeps (as a Buchwald-Hartwig amination it was)
+    from molx_agent.chem.fg_warnings import step_selectivity
+
+    bromo = ("Cc1cccc(N)c1C", "O=C(O)c1ccccc1Br")
+    name = matchers[0].precursor_table("Cc1cccc(Nc2ccccc2C(=O)O)c1C")[bromo][0].name
+    assert step_selectivity(list(bromo), "Cc1cccc(Nc2ccccc2C(=O)O)c1C", name) == []
+    # the broad templates do give mefenamic acid's precursors: without the priority the first of them would name it
+    templates = load_named_templates()
+    plain = NamedTemplateMatcher([dataclasses.replace(t, priority=0) for t in templates])
+    table = plain.precursor_table("Cc1cccc(Nc2ccccc2C(=O)O)c1C")
+    assert table[("Cc1cccc(N)c1C", "O=C(O)c1ccccc1Cl")][0].id == "G27_snar_amine_retro"
 
 
 def test_split_template_finds_leaving_groups_and_reagents():
