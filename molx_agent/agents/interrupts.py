@@ -251,7 +251,8 @@ def route_choice_payload(target: dict[str, Any], graphs: list[dict[str, Any]], l
                         "score": route.get("score"), "reactions": reactions, "starting_materials": leaves,
                         "issues": [str(x.get("message", x.get("code"))) for x in (route.get("issues") or [])][:4]})
     best = target.get("best_route") or 0
-    question = (f"为 {label} 找到 {len(options)} 条路线，报告哪一条？（默认：评估最佳的第 {best} 条）" if zh else
+    question = (f"为 {label} 找到 {len(options)} 条路线（路线 0 至 {len(options) - 1}），报告哪一条？（默认：评估最佳的路线 {best}）"
+                if zh else
                 f"{len(options)} routes were found for {label}; which one should be reported? "
                 f"(default: route {best}, the best judged)")
     return {"kind": "route_choice", "question": question, "options": options, "default": {"route": best},
@@ -276,12 +277,12 @@ def apply_route_choice(result: dict[str, Any], target_index: int, route: int, la
                   issues=list(chosen.get("issues") or []), chosen_by=by)
     label = target.get("target_name") or target.get("target_smiles")
     if route != judged_best:
-        note = (f"{label}：化学家选择了第 {route} 条路线（{chosen.get('n_steps')} 步，判定{verdict_zh(chosen.get('verdict'))}），"
-                f"而非评估最佳的第 {judged_best} 条。" if zh else
+        note = (f"{label}：化学家选择了路线 {route}（{chosen.get('n_steps')} 步，判定{verdict_zh(chosen.get('verdict'))}），"
+                f"而非评估最佳的路线 {judged_best}。" if zh else
                 f"{label}: the chemist chose route {route} ({chosen.get('n_steps')} step(s), verdict "
                 f"{chosen.get('verdict')}) over the best judged route {judged_best}.")
     else:
-        note = (f"{label}：化学家确认了评估最佳的第 {route} 条路线。" if zh else
+        note = (f"{label}：化学家确认了评估最佳的路线 {route}。" if zh else
                 f"{label}: the chemist confirmed the best judged route {route}.")
     target["summary"] = f"{target.get('summary', '')} {note}".strip()
     choices = dict(out.get("route_choice") or {})
@@ -317,7 +318,7 @@ def apply_route_choice_to_search(result: dict[str, Any], target_smiles: str, rou
             continue
         steps = route_steps_text(RetroGraph.from_dict(chosen), language)
         label = rec.get("target_name") or target_smiles
-        note = (f"{label}：化学家选择的第 {route} 条路线：{steps}。" if language == "zh" else
+        note = (f"{label}：化学家选择的路线 {route}：{steps}。" if language == "zh" else
                 f"{label}: the chemist chose route {route}; its forward steps: {steps}.")
         rec.update(route_graph=chosen, n_steps=len(chosen.get("reaction_nodes") or []), chosen_route=route,
                    summary=f"{rec.get('summary', '')} {note}".strip())

@@ -248,9 +248,9 @@ def _not_first_note(first: dict[str, Any], best: dict[str, Any], lang: str) -> s
     k = best["index"]
     if lang == "zh":
         why = f"，原因：{_why(first_issues, lang)}" if first_issues else ""
-        return (f"评估最佳的是搜索结果中的第 {k} 条路线，而非搜索排序第一的第 0 条（即上文所述路线；判定"
+        return (f"评估最佳的是搜索结果中的路线 {k}（路线按搜索排序从 0 编号），而非排序第一的路线 0（即上文所述路线；判定"
                 f"{verdict_zh(first['verdict'])}，置信度 {verdict_zh(first['confidence'])}{why}）"
-                + (f"。第 {k} 条的正向步骤：{steps}。" if steps else "。"))
+                + (f"。路线 {k} 的正向步骤：{steps}。" if steps else "。"))
     why = f": {_why(first_issues, lang)}" if first_issues else ""
     return (f"The best judged route is route {k} of the search's list, not its first (route 0, the one described "
             f"above: verdict {first['verdict']}, confidence {first['confidence']}{why})"

@@ -310,6 +310,17 @@ ACID_DIANION_TEXT = ("the alpha carbon of a free carboxylic acid ({atom}) is alk
                      "(two equivalents of LDA or LiHMDS, cold): with one equivalent of base the carboxylate forms "
                      "first and the alkyl halide esterifies it; alkylating the ester and hydrolysing it is the usual "
                      "alternative")
+#: A ``reagent_choice`` note on an aryl or vinyl bromide or iodide that becomes the organometallic partner of a
+#: carbonyl carbon (an addition or acylation) while its molecule keeps a nitrile or an ester
+#: (:func:`_exchange_tolerant_groups`): magnesium metal at reflux, or n-BuLi above -78 C, attacks those groups, so the
+#: organometallic is made by halogen-magnesium exchange with iPrMgCl.LiCl (Knochel's turbo-Grignard), cold, which
+#: tolerates them.  Letrozole's first route of 2026-12-06 added 4-bromobenzonitrile to 4-formylbenzonitrile unsaid.
+HALOGEN_EXCHANGE_TEXT = ("the {halide} ({atom}) becomes the organometallic while its molecule keeps {groups}: make it "
+                         "by halogen-magnesium exchange with iPrMgCl.LiCl (Knochel's turbo-Grignard) at -20 C or "
+                         "below and add the electrophile cold; magnesium metal, or n-BuLi above -78 C, would attack "
+                         "{them} as well")
+#: Appended to :data:`HALOGEN_EXCHANGE_TEXT` when the partner is an aldehyde.
+_NHK_TEXT = " (with an aldehyde, a Nozaki-Hiyama-Kishi coupling, CrCl2 with a little NiCl2, is the other choice)"
 #: Appended to ``unactivated_carbanion`` when the partner is an aryl halide or sulfonate (:func:`_arylation_activated`).
 _ARYLATION_TEXT = ("; an aryl halide that no ring activates for S_N_Ar arylates only an enolate, nitrile or "
                    "nitronate carbon (Pd- or Ni-catalysed alpha-arylation), a picolyl or diarylmethyl C-H, or a C-H "
@@ -1709,6 +1720,49 @@ def _free_acid_alpha_carbon(atom: Chem.Atom, partner_map: int) -> bool:
     return any(_carboxylic_acid(nb) for kind, nb in _alpha_neighbours(atom, partner_map) if kind == "pi_hetero")
 
 
+def _carbonyl_carbon(carbon: Chem.Atom) -> bool:
+    """Whether ``carbon`` is a non-aromatic carbon double-bonded to oxygen (an aldehyde, ketone, ester, amide, acyl
+    halide or CO2 carbon)."""
+    return carbon.GetAtomicNum() == 6 and not carbon.GetIsAromatic() and any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(carbon).GetAtomicNum() == 8 for b in carbon.GetBonds())
+
+
+def _aldehyde_carbon(carbon: Chem.Atom) -> bool:
+    """Whether ``carbon`` is an aldehyde's carbon: C=O with a hydrogen and no other heteroatom (not a formamide's or
+    a formate's)."""
+    return _carbonyl_carbon(carbon) and carbon.GetTotalNumHs() >= 1 and all(
+        nb.GetAtomicNum() in (1, 6) or carbon.GetOwningMol().GetBondBetweenAtoms(
+            carbon.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.DOUBLE for nb in carbon.GetNeighbors())
+
+
+def _exchange_tolerant_groups(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], carbon: Chem.Atom,
+                              partner: Chem.Atom) -> list[str]:
+    """The nitrile and ester groups that the molecule of ``carbon`` (an aryl or vinyl bromide or iodide made the
+    organometallic partner of the carbonyl carbon ``partner``) carries and the product keeps: groups a Grignard made
+    from magnesium metal attacks and halogen-magnesium exchange tolerates (:data:`HALOGEN_EXCHANGE_TEXT`).  Empty
+    when the two carbons are one molecule (an intramolecular step reads otherwise)."""
+    frag = _fragment_of(reactants, carbon.GetIdx())
+    if partner.GetIdx() in frag:
+        return []
+    found: list[str] = []
+    for idx in frag:
+        atom = reactants.GetAtomWithIdx(idx)
+        kept = pmap.get(atom.GetAtomMapNum()) if atom.GetAtomMapNum() else None
+        if kept is None or atom.GetAtomicNum() != 6 or atom.GetIsAromatic():
+            continue
+        if any(b.GetBondType() == Chem.BondType.TRIPLE and b.GetOtherAtom(atom).GetAtomicNum() == 7
+               for b in atom.GetBonds()) and any(
+                b.GetBondType() == Chem.BondType.TRIPLE and b.GetOtherAtom(kept).GetAtomicNum() == 7
+                for b in kept.GetBonds()):
+            found.append("a nitrile")
+        elif _carbonyl_carbon(atom) and _carbonyl_carbon(kept) and any(
+                b.GetBondType() == Chem.BondType.SINGLE and (o := b.GetOtherAtom(atom)).GetAtomicNum() == 8
+                and o.GetDegree() == 2 and all(n.GetAtomicNum() == 6 for n in o.GetNeighbors())
+                for b in atom.GetBonds()) and sum(n.GetAtomicNum() == 6 for n in atom.GetNeighbors()) == 1:
+            found.append("an ester")
+    return sorted(set(found))
+
+
 def _carboxylic_acid(carbon: Chem.Atom) -> bool:
     """Whether ``carbon`` is a carboxylic acid's (or carboxylate's) carbon: a non-aromatic C=O carbon with a
     terminal OH or O-."""
@@ -2404,7 +2458,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     stripped amine; the nucleophile, its partner and the kept group's first atom for ``electrophile_selectivity``)
     or a stereo flag's centres. Empty when nothing is flagged, when the reaction has no atom map, or when a side
     does not parse.  One entry is a note, not a flag: ``reagent_choice`` on a free acid alkylated at its alpha carbon
-    (:data:`ACID_DIANION_TEXT`)."""
+    (:data:`ACID_DIANION_TEXT`) and on an aryl or vinyl bromide or iodide made the organometallic beside a kept
+    nitrile or ester (:data:`HALOGEN_EXCHANGE_TEXT`)."""
     sides = _step_sides(mapped_reaction)
     if sides is None:
         return []
@@ -2452,6 +2507,26 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):
                     out.append({"code": "aniline_c_alkylation", "atoms": [a_map, b_map],
                                 "reason": MECHANISM_TEXT["aniline_c_alkylation"]})
+        for h_map, c_map in ((mx, my), (my, mx)):
+            # an aryl or vinyl bromide or iodide made the organometallic partner of a carbonyl carbon beside a kept
+            # nitrile or ester: a note on how to make it (halogen-magnesium exchange), not a flag
+            h, c = rmap[h_map], rmap[c_map]
+            leaving = _leaving_atom(h, pmap[h_map])
+            if leaving is None or leaving.GetAtomicNum() not in (35, 53) \
+                    or h.GetHybridization() != Chem.HybridizationType.SP2 or not _carbonyl_carbon(c) \
+                    or not any(nb.GetAtomicNum() == 8 for nb in pmap[c_map].GetNeighbors()) \
+                    or c.GetTotalNumHs() > pmap[c_map].GetTotalNumHs() or _carboxylic_acid(c):
+                # an addition or an acylation keeps the carbonyl carbon's oxygen and hydrogens; a formate or
+                # carboxylate carbon, a formaldehyde carbon oxidised, or one that loses its oxygen is another reaction
+                continue
+            groups = _exchange_tolerant_groups(reactants, pmap, h, c)
+            if groups:
+                named = " and ".join(groups)
+                out.append({"code": "reagent_choice", "atoms": [h_map, c_map],
+                            "reason": HALOGEN_EXCHANGE_TEXT.format(
+                                halide=_label(h, leaving), atom=_marked(reactants, [h_map]), groups=named,
+                                them="both" if len(groups) > 1 else "it")
+                            + (_NHK_TEXT if _aldehyde_carbon(c) else "")})
         x, y = rmap[mx], rmap[my]
         x_out, y_out = _leaving_atom(x, pmap[mx]), _leaving_atom(y, pmap[my])
         if x_out is not None and y_out is not None and not _metallable(x, x_out) and not _metallable(y, y_out):

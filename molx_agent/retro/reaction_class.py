@@ -49,6 +49,20 @@ REACTION_CLASSES: dict[int, str] = {
     10: "Functional group addition (FGA)",
 }
 
+#: The Chinese name of each Schneider class, for answers written in Chinese (named reactions keep their usual names).
+REACTION_CLASSES_ZH: dict[int, str] = {
+    1: "杂原子烷基化与芳基化",
+    2: "酰化及相关反应",
+    3: "C-C 键形成",
+    4: "杂环形成",
+    5: "保护",
+    6: "脱保护",
+    7: "还原",
+    8: "氧化",
+    9: "官能团转换（FGI）",
+    10: "官能团引入（FGA）",
+}
+
 # Short machine-friendly category per class (used as ``Prediction.category``).
 REACTION_CATEGORIES: dict[int, str] = {
     1: "heteroatom_alkylation_arylation",
@@ -307,6 +321,7 @@ def reaction_class_category(reaction_class: int | None) -> str:
 
 __all__ = [
     "REACTION_CLASSES",
+    "REACTION_CLASSES_ZH",
     "REACTION_CATEGORIES",
     "ReactionCentre",
     "reaction_centre",

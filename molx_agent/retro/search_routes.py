@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from typing import TYPE_CHECKING, Any
@@ -319,12 +320,24 @@ def unsolved_reasons(search: RetroStarSearch, stopped_by: str, partial: RetroGra
     return reasons
 
 
+@functools.lru_cache(maxsize=1)
+def _class_names_zh() -> dict[str, str]:
+    """A reaction-class name (a step no named template names) -> its Chinese name; named reactions keep their names.
+    (Imported here: ``retro.reaction_class`` loads RDKit, which this module does not need otherwise.)"""
+    from molx_agent.retro.reaction_class import REACTION_CLASSES, REACTION_CLASSES_ZH
+
+    return {REACTION_CLASSES[k]: v for k, v in REACTION_CLASSES_ZH.items()}
+
+
 def steps_text(steps: list[tuple[str | None, list[str], str]], language: str = "en", max_steps: int = 8) -> str:
     """Steps given as ``(name, reactants, product)`` in forward order, one short clause each (``(1) name: A + B ->
-    C``; an unnamed step is called "step")."""
+    C``; an unnamed step is called "step"; in Chinese a reaction class is named in Chinese, a named reaction as
+    usual)."""
     parts = []
     for i, (kind, reactants, product) in enumerate(steps[:max_steps], start=1):
-        kind = kind or ("步骤" if language == "zh" else "step")
+        if language == "zh":
+            kind = _class_names_zh().get(kind or "", kind) or "步骤"
+        kind = kind or "step"
         parts.append(f"({i}) {kind}: {' + '.join(reactants)} -> {product}")
     if len(steps) > max_steps:
         parts.append(f"... (+{len(steps) - max_steps})")
@@ -353,7 +366,7 @@ _ISSUE_ZH = {
     "not_solved": "路线未到达可购原料",
     "competing_reaction": "有步骤存在竞争反应（被消耗的基团也会进攻产物保留的基团）",
     "incompatible_group": "有步骤中产物保留的基团可能无法耐受反应条件（需保护或调整顺序）",
-    "reagent_choice": "有步骤需按底物或产物保留的基团选择试剂或条件（如用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈；醛的还原胺化用 NaBH(OAc)3，以保留酮；用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基；游离羧酸的α-烷基化需经其双负离子（2 当量 LDA，低温），或改为烷基化其酯后再水解）",
+    "reagent_choice": "有步骤需按底物或产物保留的基团选择试剂或条件（如用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈；醛的还原胺化用 NaBH(OAc)3，以保留酮；用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基；游离羧酸的α-烷基化需经其双负离子（2 当量 LDA，低温），或改为烷基化其酯后再水解；带腈基或酯基的芳基/烯基溴或碘化物作有机金属试剂时，用 iPrMgCl·LiCl 低温卤-镁交换（Knochel）制备，而非镁屑或 -78 °C 以上的正丁基锂）",
     "unactivated_carbanion": "有步骤需要在未活化的 C–H 上生成碳负离子（机理上难以实现；桥头碳的烯醇负离子受 Bredt 规则禁止）",
     "aniline_c_alkylation": "有步骤在游离芳胺存在下对芳环进行 C-烷基化（烷基化剂会先烷基化氮原子）",
     "electrophile_coupling": "有步骤将两个亲电试剂直接偶联成 C–C 键（需还原性交叉亲电偶联或先将一方金属化/硼化，步骤未注明）",

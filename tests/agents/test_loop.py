@@ -106,6 +106,21 @@ def test_route_choice_the_report_and_answer_follow_the_chemists_route(agent):
     assert {m["smiles"] for m in report["starting_materials"]} == {"CC(=O)Cl", "Nc1ccc(O)cc1"}
 
 
+def test_route_choice_in_chinese_names_routes_by_their_option_id():
+    """The question and the notes call a route by the id the chemist answers with (路线 0, 路线 1), never by an
+    ordinal that starts at zero (第 0 条)."""
+    from molx_agent.agents.interrupts import apply_route_choice, route_choice_payload
+
+    routes = [{"n_steps": 2, "verdict": "accept", "confidence": "high", "steps": []},
+              {"n_steps": 1, "verdict": "accept", "confidence": "medium", "steps": []}]
+    target = {"target_smiles": PARACETAMOL, "target_name": "对乙酰氨基酚", "best_route": 0, "routes": routes}
+    question = route_choice_payload(target, [{}, {}], language="zh")
+    assert "（路线 0 至 1）" in question["question"] and "默认：评估最佳的路线 0" in question["question"]
+    chosen = apply_route_choice({"targets": [target]}, 0, 1, language="zh")
+    summary = chosen["targets"][0]["summary"]
+    assert "化学家选择了路线 1（1 步" in summary and "而非评估最佳的路线 0" in summary and "第 0 条" not in summary
+
+
 def test_route_choice_not_asked_for_a_single_route(tmp_path):
     from tests.agents.conftest import make_toy_engine
 

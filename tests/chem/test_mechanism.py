@@ -1918,3 +1918,39 @@ def test_a_heteroaryl_amine_replaced_by_its_halide_and_substituted_is_no_round_t
     # the same two steps on the benzene ring are one
     benzene = [m.replace("[n:3]", "[cH:3]") for m in (snar, sandmeyer)]
     assert amine_round_trips(_route_steps(*benzene)) == [{"step": 0, "made": 1, "carbon": 2}]
+
+
+# letrozole's first route of 2026-12-06: 4-bromobenzonitrile made the organometallic and added to
+# 4-formylbenzonitrile
+LETROZOLE_ADDITION = ("[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6](Br)[cH:7][cH:8]1.[N:9]#[C:10][c:11]1[cH:12][cH:13][c:14]([CH:15]=[O:16])"
+                      "[cH:17][cH:18]1>>[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([CH:15]([OH:16])[c:14]2[cH:13][cH:12][c:11]"
+                      "([C:10]#[N:9])[cH:18][cH:17]2)[cH:7][cH:8]1")
+
+
+def test_an_aryl_bromide_made_the_organometallic_beside_a_nitrile_gets_an_exchange_note():
+    flags = step_mechanism(LETROZOLE_ADDITION)
+    assert [f["code"] for f in flags] == ["reagent_choice"] and flags[0]["atoms"] == [6, 15]
+    assert "iPrMgCl.LiCl" in flags[0]["reason"] and "keeps a nitrile" in flags[0]["reason"]
+    assert "N#Cc1cc[c:6](Br)cc1" in flags[0]["reason"]
+    # an ester on the halide's molecule too (methyl 4-bromobenzoate)
+    ester = step_mechanism(LETROZOLE_ADDITION.replace("[N:1]#[C:2]", "[CH3:20][O:21][C:2](=[O:1])"))
+    assert [f["code"] for f in ester] == ["reagent_choice"] and "keeps an ester" in ester[0]["reason"]
+    # a note, not a flag: the route stays high, with the conditions said
+    judged = judge_route(one_step_graph(["N#Cc1ccc(Br)cc1", "N#Cc1ccc(C=O)cc1"], "N#Cc1ccc(C(O)c2ccc(C#N)cc2)cc1",
+                                        "C-C bond formation", LETROZOLE_ADDITION))
+    assert [i["code"] for i in judged["issues"]] == ["reagent_choice"] and judged["confidence"] == "high"
+    assert judged["issues"][0]["message"].startswith("conditions: the aryl C-Br at atom 6")
+
+
+@pytest.mark.parametrize("mapped", [
+    # nothing that a Grignard attacks (4-bromotoluene and 4-tolualdehyde)
+    LETROZOLE_ADDITION.replace("[N:1]#[C:2]", "[CH3:2]").replace("[N:9]#[C:10]", "[CH3:10]").replace(
+        "([C:10]#[N:9])", "([CH3:10])"),
+    # the nitrile only on the aldehyde's molecule: a Grignard adds to the aldehyde first, cold
+    LETROZOLE_ADDITION.replace("[N:1]#[C:2]", "[CH3:2]"),
+    # a Suzuki coupling: the partner is an aryl boronic acid, no carbonyl carbon
+    "[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6](Br)[cH:7][cH:8]1.OB(O)[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1>>"
+    "[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6](-[c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2)[cH:7][cH:8]1",
+])
+def test_no_exchange_note_without_a_kept_nitrile_or_ester_on_the_organometallic(mapped):
+    assert "reagent_choice" not in codes(mapped)

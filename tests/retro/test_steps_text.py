@@ -1,0 +1,23 @@
+"""A route's forward steps as the answers write them (``retro.search_routes.steps_text``)."""
+
+from __future__ import annotations
+
+from molx_agent.retro.reaction_class import REACTION_CLASSES, REACTION_CLASSES_ZH
+from molx_agent.retro.search_routes import steps_text
+
+STEPS = [("C-C bond formation", ["N#Cc1ccc(Br)cc1", "N#Cc1ccc(C=O)cc1"], "N#Cc1ccc(C(O)c2ccc(C#N)cc2)cc1"),
+         ("Suzuki Coupling", ["Brc1ccccc1", "OB(O)c1ccccc1"], "c1ccc(-c2ccccc2)cc1"),
+         (None, ["CC(=O)Cl", "Nc1ccc(O)cc1"], "CC(=O)Nc1ccc(O)cc1")]
+
+
+def test_a_chinese_answer_names_reaction_classes_in_chinese_and_keeps_named_reactions():
+    zh = steps_text(STEPS, "zh")
+    assert zh.startswith("(1) C-C 键形成: N#Cc1ccc(Br)cc1 + N#Cc1ccc(C=O)cc1 -> ")
+    assert "(2) Suzuki Coupling: " in zh and "(3) 步骤: " in zh and "C-C bond formation" not in zh
+    en = steps_text(STEPS, "en")
+    assert en.startswith("(1) C-C bond formation: ") and "(3) step: " in en
+
+
+def test_every_reaction_class_has_a_chinese_name():
+    assert set(REACTION_CLASSES_ZH) == set(REACTION_CLASSES)
+    assert all(name and name != REACTION_CLASSES[k] for k, name in REACTION_CLASSES_ZH.items())
