@@ -199,7 +199,7 @@ def issue_summary(issue: dict[str, Any], lang: str) -> str:
     from molx_agent.retro.search_routes import issue_summary_zh
 
     code = str(issue.get("code") or "")
-    return issue_summary_zh(code) or _AGENT_ISSUE_ZH.get(code) or message
+    return issue_summary_zh(code, [message]) or _AGENT_ISSUE_ZH.get(code) or message
 
 
 def _why(issues: list[dict[str, Any]], lang: str) -> str:

@@ -352,6 +352,17 @@ def route_steps_text(graph: RetroGraph, language: str = "en", max_steps: int = 8
     return steps_text(steps, language, max_steps)
 
 
+#: The Chinese clause of each kind of ``reagent_choice`` note, found by a phrase of its English message (the notes of
+#: ``chem.fg_warnings.reagent_choice`` and ``chem.mechanism.step_mechanism``).
+_REAGENT_CHOICE_ZH = (
+    ("nitro group with Fe", "用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈"),
+    ("NaBH(OAc)3", "醛的还原胺化用 NaBH(OAc)3，以保留酮"),
+    ("LiBH4", "用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基"),
+    ("dianion", "游离羧酸的α-烷基化需经其双负离子（2 当量 LDA，低温），或改为烷基化其酯后再水解"),
+    ("iPrMgCl", "带腈基或酯基的芳基/烯基溴或碘化物作有机金属试剂时，用 iPrMgCl·LiCl 低温卤-镁交换（Knochel）制备，"
+                "而非镁屑或 -78 °C 以上的正丁基锂"),
+)
+
 _ISSUE_ZH = {
     "probable_leaf": "起始原料仅在 ZINC Bloom 过滤器中命中（约 7% 假阳性），需向供应商确认",
     "analog_shortcut": "购买了目标分子的近似类似物并仅做一步官能团转换",
@@ -366,7 +377,8 @@ _ISSUE_ZH = {
     "not_solved": "路线未到达可购原料",
     "competing_reaction": "有步骤存在竞争反应（被消耗的基团也会进攻产物保留的基团）",
     "incompatible_group": "有步骤中产物保留的基团可能无法耐受反应条件（需保护或调整顺序）",
-    "reagent_choice": "有步骤需按底物或产物保留的基团选择试剂或条件（如用 Fe/NH4Cl、Fe/AcOH 或 SnCl2 还原硝基，以保留芳基溴/碘、烯烃、炔烃或腈；醛的还原胺化用 NaBH(OAc)3，以保留酮；用 LiBH4 而非 LiAlH4 还原酯，以保留酰胺、腈或硝基；游离羧酸的α-烷基化需经其双负离子（2 当量 LDA，低温），或改为烷基化其酯后再水解；带腈基或酯基的芳基/烯基溴或碘化物作有机金属试剂时，用 iPrMgCl·LiCl 低温卤-镁交换（Knochel）制备，而非镁屑或 -78 °C 以上的正丁基锂）",
+    "reagent_choice": "有步骤需按底物或产物保留的基团选择试剂或条件（" + "；".join(
+        clause for _, clause in _REAGENT_CHOICE_ZH) + "）",
     "unactivated_carbanion": "有步骤需要在未活化的 C–H 上生成碳负离子（机理上难以实现；桥头碳的烯醇负离子受 Bredt 规则禁止）",
     "aniline_c_alkylation": "有步骤在游离芳胺存在下对芳环进行 C-烷基化（烷基化剂会先烷基化氮原子）",
     "electrophile_coupling": "有步骤将两个亲电试剂直接偶联成 C–C 键（需还原性交叉亲电偶联或先将一方金属化/硼化，步骤未注明）",
@@ -395,8 +407,15 @@ _ISSUE_ZH = {
 _CONFIDENCE_ZH = {"high": "高", "medium": "中", "low": "低"}
 
 
-def issue_summary_zh(code: str) -> str | None:
-    """The Chinese one-line summary of a route issue code (``retro.judge.ISSUE_TEXT``'s codes; ``None``: another)."""
+def issue_summary_zh(code: str, messages: Any = ()) -> str | None:
+    """The Chinese one-line summary of a route issue code (``retro.judge.ISSUE_TEXT``'s codes; ``None``: another).
+    ``messages``: the issues' English messages, which pick the clauses of a ``reagent_choice`` summary that apply
+    (every clause when none is recognised)."""
+    if code == "reagent_choice":
+        text = " ".join(str(m) for m in messages)
+        clauses = [clause for phrase, clause in _REAGENT_CHOICE_ZH if phrase in text]
+        if clauses:
+            return "有步骤需按保留的基团选择试剂或条件：" + "；".join(clauses)
     return _ISSUE_ZH.get(code)
 
 
@@ -411,7 +430,9 @@ def route_trust_text(graph: RetroGraph, language: str = "en", max_issues: int = 
     if language == "zh":
         text = f"路线可信度：{_CONFIDENCE_ZH.get(confidence, confidence)}"
         if codes:
-            text += "（" + "；".join(_ISSUE_ZH.get(c, c) for c in codes[:max_issues]) + "）"
+            text += "（" + "；".join(
+                issue_summary_zh(c, [i.get("message") for i in issues if i.get("code") == c]) or c
+                for c in codes[:max_issues]) + "）"
         return text + "。"
     text = f"Route confidence: {confidence}"
     if codes:

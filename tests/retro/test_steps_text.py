@@ -21,3 +21,18 @@ def test_a_chinese_answer_names_reaction_classes_in_chinese_and_keeps_named_reac
 def test_every_reaction_class_has_a_chinese_name():
     assert set(REACTION_CLASSES_ZH) == set(REACTION_CLASSES)
     assert all(name and name != REACTION_CLASSES[k] for k, name in REACTION_CLASSES_ZH.items())
+
+
+def test_a_reagent_choice_summary_in_chinese_names_only_the_choices_the_route_needs():
+    from molx_agent.agents.validation import issue_summary
+    from molx_agent.chem.mechanism import step_mechanism
+    from molx_agent.retro.search_routes import issue_summary_zh
+    from tests.chem.test_mechanism import ACID_METHYLATION, LETROZOLE_ADDITION
+
+    knochel = "conditions: " + step_mechanism(LETROZOLE_ADDITION)[0]["reason"]
+    text = issue_summary({"code": "reagent_choice", "message": knochel}, "zh")
+    assert "iPrMgCl·LiCl" in text and "还原硝基" not in text and "双负离子" not in text
+    both = issue_summary_zh("reagent_choice", [knochel, "conditions: " + step_mechanism(ACID_METHYLATION)[0]["reason"]])
+    assert "iPrMgCl·LiCl" in both and "双负离子" in both and "NaBH(OAc)3" not in both
+    # a message the table does not know (or none) keeps the summary of every choice
+    assert all(k in issue_summary_zh("reagent_choice") for k in ("还原硝基", "NaBH(OAc)3", "LiBH4", "双负离子", "Knochel"))
