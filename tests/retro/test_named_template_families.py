@@ -1,8 +1,8 @@
 """Named templates that differ only in a leaving group or reagent are applied once per family.
 
 The shared application must give exactly what applying every template as written gives: the same
-precursor sets, named by the same template (the first in file order among those of the highest priority), with the same atom-mapped precursors,
-stereocentres and double-bond geometry included.
+precursor sets, named by the same template (the first in file order among those of the highest priority), with the
+same atom-mapped precursors, stereocentres and double-bond geometry included.
 """
 
 from __future__ import annotations
