@@ -420,6 +420,9 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G363_ullmann_goldberg_halobenzoic_acid_cl_retro', 'Cc1cccc(Nc2ccccc2C(=O)O)c1C',
      ['Cc1cccc(N)c1C', 'O=C(O)c1ccccc1Cl']),
     ('G364_ullmann_goldberg_halobenzoic_acid_br_retro', 'O=C(O)c1ccccc1N1CCOCC1', ['C1COCCN1', 'O=C(O)c1ccccc1Br']),
+    # tamoxifen's tetrasubstituted alkene from propiophenone and a benzophenone (McMurry, an E/Z mixture)
+    ('G365_mcmurry_ketone_coupling_retro', 'CC/C(=C(\\c1ccccc1)c1ccc(OCCN(C)C)cc1)c1ccccc1',
+     ['CCC(=O)c1ccccc1', 'CN(C)CCOc1ccc(C(=O)c2ccccc2)cc1']),
 ]
 
 
@@ -505,6 +508,16 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G363_ullmann_goldberg_halobenzoic_acid_cl_retro", "O=C(O)c1cc([N+](=O)[O-])ccc1NC1CC1"),
     ("G363_ullmann_goldberg_halobenzoic_acid_cl_retro", "O=C(O)c1ccc(Nc2ccccc2)cc1"),
     ("G364_ullmann_goldberg_halobenzoic_acid_br_retro", "COC(=O)c1ccccc1Nc1ccccc1"),
+    # McMurry only for an open-chain tetrasubstituted alkene with an aryl on each carbon (a Wittig or HWE reaction
+    # makes the others), and not an enol ether
+    ("G365_mcmurry_ketone_coupling_retro", "C/C=C/c1ccccc1"),
+    ("G365_mcmurry_ketone_coupling_retro", "CC(C)=C(C)C"),
+    ("G365_mcmurry_ketone_coupling_retro", "CC1=C(c2ccccc2)CCC1"),
+    ("G365_mcmurry_ketone_coupling_retro", "COC(c1ccccc1)=C(C)c1ccccc1"),
+    # an alkylidene oxindole or an unsaturated ketone or nitrile is a condensation product (aldol, Knoevenagel)
+    ("G365_mcmurry_ketone_coupling_retro", "CC(=C1C(=O)Nc2ccc(Cl)cc21)c1ccco1"),
+    ("G365_mcmurry_ketone_coupling_retro", "CC(=O)C(=C(C)c1ccccc1)c1ccccc1"),
+    ("G365_mcmurry_ketone_coupling_retro", "N#CC(=C(C)c1ccccc1)c1ccccc1"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []
