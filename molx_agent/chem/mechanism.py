@@ -1731,36 +1731,38 @@ def _aldehyde_carbon(carbon: Chem.Atom) -> bool:
     """Whether ``carbon`` is an aldehyde's carbon: C=O with a hydrogen and no other heteroatom (not a formamide's or
     a formate's)."""
     return _carbonyl_carbon(carbon) and carbon.GetTotalNumHs() >= 1 and all(
-        nb.GetAtomicNum() in (1, 6) or carbon.GetOwningMol().GetBondBetweenAtoms(
-            carbon.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.DOUBLE for nb in carbon.GetNeighbors())
+        b.GetOtherAtom(carbon).GetAtomicNum() in (1, 6) or b.GetBondType() == Chem.BondType.DOUBLE
+        for b in carbon.GetBonds())
 
 
-def _exchange_tolerant_groups(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], carbon: Chem.Atom,
+#: The groups a Grignard made from magnesium metal attacks and halogen-magnesium exchange tolerates, by their names in
+#: the functional-group library (``data/functional_groups.json``), with the words :data:`HALOGEN_EXCHANGE_TEXT` uses.
+_EXCHANGE_TOLERANT = {"nitrile": "a nitrile", "ester": "an ester"}
+
+
+def _exchange_tolerant_groups(reactants: Chem.Mol, product: Chem.Mol, carbon: Chem.Atom,
                               partner: Chem.Atom) -> list[str]:
-    """The nitrile and ester groups that the molecule of ``carbon`` (an aryl or vinyl bromide or iodide made the
-    organometallic partner of the carbonyl carbon ``partner``) carries and the product keeps: groups a Grignard made
-    from magnesium metal attacks and halogen-magnesium exchange tolerates (:data:`HALOGEN_EXCHANGE_TEXT`).  Empty
-    when the two carbons are one molecule (an intramolecular step reads otherwise)."""
-    frag = _fragment_of(reactants, carbon.GetIdx())
+    """The nitrile and ester groups (:data:`_EXCHANGE_TOLERANT`) that the molecule of ``carbon`` (an aryl or vinyl
+    bromide or iodide made the organometallic partner of the carbonyl carbon ``partner``) carries and the product
+    keeps (the same group on the same mapped atoms).  Empty when the two carbons are one molecule (an intramolecular
+    step reads otherwise)."""
+    from molx_agent.chem.fg_detect import functional_group_library
+
+    frag = set(_fragment_of(reactants, carbon.GetIdx()))
     if partner.GetIdx() in frag:
         return []
     found: list[str] = []
-    for idx in frag:
-        atom = reactants.GetAtomWithIdx(idx)
-        kept = pmap.get(atom.GetAtomMapNum()) if atom.GetAtomMapNum() else None
-        if kept is None or atom.GetAtomicNum() != 6 or atom.GetIsAromatic():
+    for group in functional_group_library():
+        if group.name not in _EXCHANGE_TOLERANT:
             continue
-        if any(b.GetBondType() == Chem.BondType.TRIPLE and b.GetOtherAtom(atom).GetAtomicNum() == 7
-               for b in atom.GetBonds()) and any(
-                b.GetBondType() == Chem.BondType.TRIPLE and b.GetOtherAtom(kept).GetAtomicNum() == 7
-                for b in kept.GetBonds()):
-            found.append("a nitrile")
-        elif _carbonyl_carbon(atom) and _carbonyl_carbon(kept) and any(
-                b.GetBondType() == Chem.BondType.SINGLE and (o := b.GetOtherAtom(atom)).GetAtomicNum() == 8
-                and o.GetDegree() == 2 and all(n.GetAtomicNum() == 6 for n in o.GetNeighbors())
-                for b in atom.GetBonds()) and sum(n.GetAtomicNum() == 6 for n in atom.GetNeighbors()) == 1:
-            found.append("an ester")
-    return sorted(set(found))
+        kept = {frozenset(product.GetAtomWithIdx(i).GetAtomMapNum() for i in match)
+                for match in product.GetSubstructMatches(group.pattern)}
+        for match in reactants.GetSubstructMatches(group.pattern):
+            maps = frozenset(reactants.GetAtomWithIdx(i).GetAtomMapNum() for i in match)
+            if frag.issuperset(match) and 0 not in maps and maps in kept:
+                found.append(_EXCHANGE_TOLERANT[group.name])
+                break
+    return sorted(found)
 
 
 def _carboxylic_acid(carbon: Chem.Atom) -> bool:
@@ -2519,7 +2521,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 # an addition or an acylation keeps the carbonyl carbon's oxygen and hydrogens; a formate or
                 # carboxylate carbon, a formaldehyde carbon oxidised, or one that loses its oxygen is another reaction
                 continue
-            groups = _exchange_tolerant_groups(reactants, pmap, h, c)
+            groups = _exchange_tolerant_groups(reactants, product, h, c)
             if groups:
                 named = " and ".join(groups)
                 out.append({"code": "reagent_choice", "atoms": [h_map, c_map],
