@@ -214,6 +214,7 @@ from typing import Any
 
 from rdkit import Chem, rdBase
 
+from molx_agent.chem.fg_detect import functional_group_library
 from molx_agent.chem.utils import map_free_smiles, strip_atom_maps
 
 #: Atoms whose bond to an sp3 carbon makes it an alkylating agent (halides; sulfonates are read through their
@@ -1746,8 +1747,6 @@ def _exchange_tolerant_groups(reactants: Chem.Mol, product: Chem.Mol, carbon: Ch
     bromide or iodide made the organometallic partner of the carbonyl carbon ``partner``) carries and the product
     keeps (the same group on the same mapped atoms).  Empty when the two carbons are one molecule (an intramolecular
     step reads otherwise)."""
-    from molx_agent.chem.fg_detect import functional_group_library
-
     frag = set(_fragment_of(reactants, carbon.GetIdx()))
     if partner.GetIdx() in frag:
         return []
