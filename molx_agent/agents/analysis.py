@@ -66,6 +66,54 @@ FG_LABELS_ZH: dict[str, str] = {
 }
 
 
+#: Chinese words of the bond kinds ``chem.atom_bond_map.chemical_label`` writes (the bond notation, ``Ar-N``, stays).
+BOND_LABELS_ZH: dict[str, str] = {
+    "aromatic ring bond": "芳环键", "alkene": "碳碳双键", "double bond": "双键", "alkyne": "碳碳三键",
+    "triple bond": "三键", "urea/carbamate": "脲/氨基甲酸酯", "amide": "酰胺", "carboxylic acid": "羧酸",
+    "carbonate/carbamate": "碳酸酯/氨基甲酸酯", "ester": "酯", "thioester": "硫酯", "sulfonamide": "磺酰胺",
+    "sulfonate": "磺酸酯", "sulfonyl": "磺酰基", "biaryl": "联芳基", "aryl ketone/acid": "芳基酮/芳基羧酸",
+    "aryl-vinyl": "芳基-烯基", "benzylic": "苄位", "alpha-carbonyl": "羰基 α 位", "aryl halide": "芳基卤",
+    "alkyl halide": "烷基卤", "N-aryl azole": "N-芳基唑", "aryl amine": "芳胺", "aryl ether": "芳基醚",
+    "aryl thioether": "芳基硫醚", "aryl": "芳基", "alcohol": "醇", "N-alkyl azole": "N-烷基唑", "amine": "胺",
+    "ether": "醚", "thioether": "硫醚",
+}
+#: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``); person names stay as written.
+CAPPING_NAMES_ZH: dict[str, str] = {
+    "Suzuki coupling": "Suzuki 偶联", "Negishi coupling": "Negishi 偶联", "Stille coupling": "Stille 偶联",
+    "Amide bond formation": "酰胺键形成", "Amide (acid chloride)": "酰胺键形成（酰氯）", "Ester hydrolysis": "酯水解",
+    "N-alkylation (SN2)": "N-烷基化（SN2）", "Reductive amination": "还原胺化", "Williamson ether": "Williamson 醚合成",
+    "Buchwald-Hartwig": "Buchwald-Hartwig 胺化", "SNAr/Ullmann": "SNAr/Ullmann 芳基醚合成", "Heck": "Heck 反应",
+    "Grignard": "Grignard 反应",
+}
+
+
+def bond_label_zh(label: str | None) -> str:
+    """A bond's label (``chemical_label``: "aryl amine Ar-N", "ring ester C(=O)-O") in Chinese ("芳胺 Ar-N",
+    "环内酯 C(=O)-O"); the bond notation stays, and so does a label without words ("C-C")."""
+    if not label:
+        return ""
+    ring = label.startswith("ring ")
+    body = label[5:] if ring else label
+    for words in sorted(BOND_LABELS_ZH, key=len, reverse=True):
+        if body == words or body.startswith(words + " "):
+            body = BOND_LABELS_ZH[words] + body[len(words):]
+            break
+    if not ring:
+        return body
+    return "环内" + ("" if "\u4e00" <= body[:1] <= "\u9fff" else " ") + body
+
+
+def capping_name_zh(name: str | None) -> str:
+    """The Chinese name of a capping rule's or a named template's reaction (the name itself when neither knows it)."""
+    if not name:
+        return ""
+    if name in CAPPING_NAMES_ZH:
+        return CAPPING_NAMES_ZH[name]
+    from molx_agent.chem.templates import template_name_zh
+
+    return template_name_zh(name)
+
+
 def requested_properties(query: str) -> list[str]:
     """Property keys the query asks for, in the order of :data:`PROPERTY_LABELS`."""
     low = (query or "").lower()
@@ -163,7 +211,8 @@ def describe_guidance(guide: dict[str, Any], lang: str) -> str:
     if lang == "zh":
         text = f"- 合成策略：推荐{ {'linear': '线性', 'convergent': '汇聚', 'mixed': '混合'}.get(guide['strategy'], guide['strategy'])}路线"
         if bond:
-            text += f"；战略键 {bond.get('label')}（{bond.get('reaction_type')}）→ {' + '.join(bond.get('fragments') or [])}"
+            text += (f"；战略键 {bond_label_zh(bond.get('label'))}（{capping_name_zh(bond.get('reaction_type'))}）→ "
+                     f"{' + '.join(bond.get('fragments') or [])}")
         if guide.get("protection"):
             text += f"；需保护：{', '.join(guide['protection'])}"
         return text

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from molx_agent.agents.analysis import bond_label_zh, capping_name_zh
 from molx_agent.agents.base import BaseAgent
 from molx_agent.agents.guided import retro_mode_of
 from molx_agent.agents.modules.events import progress_emitter, search_progress
@@ -177,7 +178,8 @@ def compose_first_disconnection(target: str, name: str, spec: dict[str, Any], ju
     frag_text = "; ".join(f"{f}: {'solved' if ok else 'unsolved'}" for f, ok in zip(fragments, solved_frags,
                                                                                       strict=True))
     if language == "zh":
-        summary = (f"在战略键（{spec.get('label')}，{spec.get('reaction_type')}）处先切断 {label}，再分别搜索片段："
+        summary = (f"在战略键（{bond_label_zh(spec.get('label'))}，{capping_name_zh(spec.get('reaction_type'))}）处先切断 "
+                   f"{label}，再分别搜索片段："
                    f"{frag_text}；第一步判定：{verdict_zh(judgement.get('verdict'))}。")
     else:
         summary = (f"First disconnection of {label} at the strategic bond ({spec.get('label')}, "

@@ -67,7 +67,9 @@ def bond_template_index(
                 seen.add(bidx)
                 index.setdefault(bidx, []).append((site, match))
     for entries in index.values():
-        entries.sort(key=lambda e: -e[0].template.confidence)
+        # a template of higher priority (the more specific name of a reaction a broad template also writes, such
+        # as the Ullmann-Goldberg amination of a 2-halobenzoic acid) first, then by confidence
+        entries.sort(key=lambda e: (-e[0].template.priority, -e[0].template.confidence))
     return index
 
 
@@ -113,7 +115,7 @@ def find_disconnectable_bonds(smiles: MolLike) -> list[dict[str, Any]]:
     """Bonds at least one named template can break.
 
     Each entry: ``bond_idx``, ``atoms``, ``bond_type``, ``in_ring``, ``templates``
-    (``[{template_id, template, confidence}]``, best first). Sorted by best template confidence.
+    (``[{template_id, template, confidence}]``, best first: a template of higher ``priority``, then by confidence). Sorted by best template confidence.
     """
     mol = as_mol(smiles)
     out: list[dict[str, Any]] = []

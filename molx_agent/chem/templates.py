@@ -122,6 +122,18 @@ def _load_templates() -> tuple[NamedTemplate, ...]:
     return tuple(out)
 
 
+def template_name_zh(name: str) -> str:
+    """The Chinese name of a named template's ``name`` (``data/named_template_names_zh.json``: person names and
+    reagents as written, e.g. "Suzuki 偶联（芳基氯）"); ``name`` itself when it is no template's name."""
+    return _names_zh().get(name, name)
+
+
+@lru_cache(maxsize=1)
+def _names_zh() -> dict[str, str]:
+    data = load_data("named_template_names_zh")
+    return data if isinstance(data, dict) else {}
+
+
 @lru_cache(maxsize=1)
 def _by_id() -> dict[str, NamedTemplate]:
     return {t.id: t for t in _load_templates()}
@@ -447,6 +459,7 @@ def incompatible_groups_present(
 
 
 __all__ = [
+    "template_name_zh",
     "KINDS",
     "NamedTemplate",
     "TemplateOutcome",

@@ -143,7 +143,17 @@ def _fv_checks(fv: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[str, str]) -> dict[str, Any]:
+def _step_name(name: str, language: str) -> str:
+    """A step's name in the report's language: in Chinese a reaction class's or a named template's Chinese name."""
+    if not language.lower().startswith("zh") or name == "unnamed step":
+        return "未命名步骤" if language.lower().startswith("zh") else name
+    from molx_agent.retro.search_routes import step_name_zh
+
+    return step_name_zh(name)
+
+
+def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[str, str],
+               language: str = "en") -> dict[str, Any]:
     fv = dict(rxn.forward_validation or {})
     te = rxn.template_evidence
     dec = rxn.llm_decision
@@ -165,10 +175,13 @@ def _step_view(graph: RetroGraph, rxn: ReactionNode, number: int, labels: dict[s
 
     plaus = plausibility(rxn.score if rxn.score is not None else (te.confidence or None))
     implausible = plaus["plausible"] is False
+    name_en = rxn.reaction_type or te.template_name or te.template_id or "unnamed step"
     return {
         "number": number,
         "step_id": rxn.step_id,
-        "name": rxn.reaction_type or te.template_name or te.template_id or "unnamed step",
+        # the name in the report's language ("Suzuki 偶联" in Chinese), and as the engine wrote it
+        "name": _step_name(name_en, language),
+        "name_en": name_en,
         "reaction_smiles": rxn.reaction_smiles,
         "reagents": reagents,
         "image": f"{IMAGES_DIR}/{rxn.step_id}_reaction.png",
@@ -240,7 +253,7 @@ def build_report_data(graph: RetroGraph, *, name: str = "", extra: dict[str, Any
     language = str(extra.pop("language", "en") or "en")
     labels = labels_for(language)
     target = graph.molecule_nodes[graph.target_id]
-    steps = [_step_view(graph, rxn, i + 1, labels) for i, rxn in enumerate(graph.forward_order())]
+    steps = [_step_view(graph, rxn, i + 1, labels, language) for i, rxn in enumerate(graph.forward_order())]
     sms = starting_materials(graph, language)
     unresolved = [s for s in sms if s["status"] == "unresolved"]
     stocks = sorted({str(s["source"]) for s in sms if s["status"] == "in_stock" and s["source"]})

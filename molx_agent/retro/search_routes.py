@@ -322,21 +322,32 @@ def unsolved_reasons(search: RetroStarSearch, stopped_by: str, partial: RetroGra
 
 @functools.lru_cache(maxsize=1)
 def _class_names_zh() -> dict[str, str]:
-    """A reaction-class name (a step no named template names) -> its Chinese name; named reactions keep their names.
+    """A reaction-class name (a step no named template names) -> its Chinese name.
     (Imported here: ``retro.reaction_class`` loads RDKit, which this module does not need otherwise.)"""
     from molx_agent.retro.reaction_class import REACTION_CLASSES, REACTION_CLASSES_ZH
 
     return {REACTION_CLASSES[k]: v for k, v in REACTION_CLASSES_ZH.items()}
 
 
+def step_name_zh(kind: str | None) -> str:
+    """The Chinese name of a step's name: a reaction class's or a named template's (person names and reagents kept
+    as written, "Suzuki 偶联"); "步骤" for an unnamed step, the name itself for any other."""
+    if not kind:
+        return "步骤"
+    if kind in _class_names_zh():
+        return _class_names_zh()[kind]
+    from molx_agent.chem.templates import template_name_zh
+
+    return template_name_zh(kind)
+
+
 def steps_text(steps: list[tuple[str | None, list[str], str]], language: str = "en", max_steps: int = 8) -> str:
     """Steps given as ``(name, reactants, product)`` in forward order, one short clause each (``(1) name: A + B ->
-    C``; an unnamed step is called "step"; in Chinese a reaction class is named in Chinese, a named reaction as
-    usual)."""
+    C``; an unnamed step is called "step"; in Chinese a reaction class or a named reaction is named in Chinese)."""
     parts = []
     for i, (kind, reactants, product) in enumerate(steps[:max_steps], start=1):
         if language == "zh":
-            kind = _class_names_zh().get(kind or "", kind) or "步骤"
+            kind = step_name_zh(kind)
         kind = kind or "step"
         parts.append(f"({i}) {kind}: {' + '.join(reactants)} -> {product}")
     if len(steps) > max_steps:
@@ -385,6 +396,7 @@ _ISSUE_ZH = {
     "unactivated_snar": "有步骤在未活化的芳环上取代氟或烷氧基（亲核芳香取代需要活化基团，Pd/Cu 偶联也不适用）",
     "alcohol_c_acylation": "有步骤让酰卤或磺酰氯与醇（酚）的碳原子成键（实际上羟基会先被酰化/磺酰化生成酯，而非酮或砜）",
     "unsourced_stereocentre": "有步骤由非手性原料生成单一对映体（需不对称催化剂/试剂、手性助剂或拆分，步骤未注明）",
+    "unsourced_alkene_geometry": "有步骤新建四取代碳碳双键并给定 E/Z 构型（如 McMurry、Wittig 或脱水），此类反应不控制构型，通常得到 E/Z 混合物，需分离出所画异构体",
     "amine_round_trip": "路线先把芳香碳上的氮除去（如 Sandmeyer 反应），之后又在同一碳上重新连接氮：直接在苯胺上构建新的含氮基团（经异硫氰酸酯、硫脲或肼，或 N-烷基化）通常可省去这段弯路",
     "carried_group": "路线把起始原料上的卤素（或羟基、氨基等）带过若干步后再还原除去，期间没有步骤用到它（若不含该基团的原料有售，直接用它可省去这些步骤）",
     "competing_site": "有步骤只让分子中两个同类基团（胺、醇或酚）之一反应，另一个同样活泼（需保护或使用过量对称原料，否则得到混合物）",
@@ -476,5 +488,6 @@ __all__ = [
     "route_summary_text",
     "route_steps_text",
     "route_trust_text",
+    "step_name_zh",
     "steps_text",
 ]

@@ -239,7 +239,7 @@ def test_a_best_judged_route_that_is_not_the_searchs_first_is_named_with_its_ste
     zh = validation.judge_target(None, dict(record, target_name="阿替洛尔"), "zh")["summary"]
     # routes are named by their number in the search's list, as the route-choice question numbers its options
     assert "评估最佳的是搜索结果中的路线 1（路线按搜索排序从 0 编号），而非排序第一的路线 0" in zh \
-        and "路线 1 的正向步骤：(1) Williamson" in zh and "第 0 条" not in zh
+        and "路线 1 的正向步骤：(1) Williamson 醚合成: " in zh and "第 0 条" not in zh
     # the search's first route judged best: no note
     judged[0], judged[1] = judged[1], judged[0]
     out = validation.judge_target(None, record, "en")

@@ -95,3 +95,15 @@ def test_bad_smiles_raises():
 def test_chemical_labels(smiles, atoms, label):
     mol = Chem.MolFromSmiles(smiles)
     assert chemical_label(mol.GetBondBetweenAtoms(*atoms)) == label
+
+
+def test_a_bond_names_the_template_of_higher_priority_first():
+    """Mefenamic acid's Ar-N bond to the benzoic acid: the copper amination of the 2-halobenzoic acid (priority 1)
+    is named before the broad Buchwald-Hartwig and S_N_Ar templates that also break it."""
+    amap = build_atom_bond_map("Cc1cccc(Nc2ccccc2C(=O)O)c1C")
+    bond = next(b for b in amap["bonds"] if sorted(b["atoms"]) == [6, 7])
+    assert bond["reaction_types"][0].startswith("Ullmann-Goldberg Amination of a 2-Halobenzoic Acid")
+    assert "Buchwald-Hartwig Amination" in bond["reaction_types"]
+    # the other Ar-N bond (to the dimethylphenyl ring) has no ortho acid: Buchwald-Hartwig first
+    other = next(b for b in amap["bonds"] if sorted(b["atoms"]) == [5, 6])
+    assert not any(n.startswith("Ullmann-Goldberg") for n in other["reaction_types"])

@@ -172,3 +172,16 @@ def test_gates_a_named_template_overrode_are_shown(tmp_path):
     zh = open(render_route_report(g, tmp_path / "zh", formats=("html",), extra={"language": "zh"})["html"],
               encoding="utf-8").read()
     assert "由模板豁免的门槛" in zh
+
+
+def test_a_chinese_report_names_named_reactions_and_classes_in_chinese(tmp_path):
+    g = paracetamol_route()
+    first, second = g.forward_order()
+    first.reaction_type, second.reaction_type = "Nitro Reduction", "Acylation and related processes"
+    zh = forward_synthesis_text(g, language="zh")
+    assert ": 硝基还原" in zh and "Nitro Reduction" not in zh and "Acylation and related processes" not in zh
+    en = forward_synthesis_text(g, language="en")
+    assert ": Nitro Reduction" in en and ": Acylation and related processes" in en
+    md = open(render_route_report(g, tmp_path, extra={"language": "zh"}, formats=("md",))["md"],
+              encoding="utf-8").read()
+    assert "· 硝基还原 (" in md

@@ -1,0 +1,53 @@
+"""The analysis worker's synthesis-strategy line in a Chinese answer (``agents.analysis.describe_guidance``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from molx_agent.agents.analysis import (
+    BOND_LABELS_ZH,
+    CAPPING_NAMES_ZH,
+    bond_label_zh,
+    capping_name_zh,
+    describe_guidance,
+    synthesis_guidance,
+)
+from molx_agent.chem import analyze_molecule
+from molx_agent.chem.smart_cap import CAPPING_RULES
+
+
+@pytest.mark.parametrize("label, zh", [
+    ("aryl amine Ar-N", "芳胺 Ar-N"),
+    ("ring ester C(=O)-O", "环内酯 C(=O)-O"),
+    ("aryl halide C-Br", "芳基卤 C-Br"),
+    ("alkyl halide C-Cl", "烷基卤 C-Cl"),
+    ("N-alkyl azole N-C(sp3)", "N-烷基唑 N-C(sp3)"),
+    ("amine N-C(sp3)", "胺 N-C(sp3)"),
+    ("aromatic ring bond", "芳环键"),
+    ("C-C", "C-C"),  # no words to translate
+    ("ring C-C", "环内 C-C"),
+    ("ring double bond C=N", "环内双键 C=N"),
+    ("", ""),
+])
+def test_bond_labels_read_in_chinese_with_their_bond_notation(label, zh):
+    assert bond_label_zh(label) == zh
+
+
+def test_every_capping_rule_has_a_chinese_name():
+    assert {r.reaction_type for r in CAPPING_RULES} == set(CAPPING_NAMES_ZH)
+    assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
+    # a named template's name, e.g. a strategic bond's named reaction
+    assert capping_name_zh("Ullmann Diaryl Ether Synthesis") == "Ullmann 二芳基醚合成"
+    assert all(BOND_LABELS_ZH.values())
+
+
+def test_a_chinese_strategy_line_names_the_bond_and_its_reaction_in_chinese():
+    smiles = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"  # mefenamic acid
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    zh = describe_guidance(guide, "zh")
+    assert "战略键 芳胺 Ar-N（Buchwald-Hartwig 胺化）→ Cc1cccc(N)c1C + O=C(O)c1ccccc1Br" in zh
+    assert "aryl amine" not in zh
+    en = describe_guidance(guide, "en")
+    assert "strategic bond aryl amine Ar-N (Buchwald-Hartwig) -> " in en
+    # the bond's named reactions put the copper amination of the 2-halobenzoic acid first (its priority)
+    assert guide["strategic_bonds"][0]["named_reactions"][0].startswith("Ullmann-Goldberg")
