@@ -8,9 +8,9 @@ session (through :class:`molx_agent.retro.engine.RetroEngine`):
   ``probable`` one only when it is building-block-like (small and simple), at a cost that grows with its size; a
   reactive intermediate (functionalised organolithium, Grignard, organozinc/-copper reagent, diazonium salt, acyl
   azide, free carbanion) only when an exact stock lists it.
-- :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (the same Murcko scaffold,
-  Tanimoto >= 0.5 on Morgan radius-2 fingerprints, and at most 2 of the target's heavy atoms missing) turned into the
-  target by one step: "buy the answer and touch it once" (naproxen by hydrodebromination of bromo-naproxen).
+- :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (the same Murcko scaffold once
+  exocyclic atoms such as a ring carbonyl's oxygen are set aside, Tanimoto >= 0.5 on Morgan radius-2 fingerprints,
+  and at most 2 of the target's heavy atoms missing) turned into the target by one step: "buy the answer and touch it once" (naproxen by hydrodebromination of bromo-naproxen).
 - :func:`judge_step` -- forward validation (the chemistry core's hard gates, with the proposing template's atom map
   and named template) plus plausibility (the model's probability against ``SearchConfig.plausibility_floor``).
 - :func:`judge_route` -- a route's ``confidence`` (high / medium / low), ``issues`` (``{code, message}``) and a
@@ -98,6 +98,7 @@ ISSUE_TEXT = {
     "amide_condensation": "mechanism: {reason}",
     "amide_reductive_amination": "mechanism: {reason}",
     "unsourced_stereocentre": "stereochemistry: {reason}",
+    "unsourced_alkene_geometry": "stereochemistry: {reason}",
     "competing_site": "selectivity: {reason}",
     "carried_group": "the route carries the {group} of its starting material {leaf} through {n} step(s) only to "
                      "remove it: no step uses it, so starting from the compound without it saves the steps (when that "
@@ -137,6 +138,7 @@ ISSUE_TEXT = {
 #: protecting group, and on none of the published steps: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step;
+#: nor is ``unsourced_alkene_geometry`` (a tetrasubstituted C=C formed with its E/Z geometry drawn): the separation is;
 #: nor is ``competing_site`` (one of two like groups reacting): an excess or a hindrance often decides it; nor is
 #: ``halogen_from_solvent`` (a chloride "from" dichloromethane): 55 published PaRoutes route steps are written so, the
 #: thionyl chloride left out of the record, so the step is sound chemistry with its reagent unnamed (medium only).
@@ -156,7 +158,8 @@ SELF_REACTIVE_ISSUES = frozenset({"self_reactive_molecule"})
 #: Issues that cap a route's confidence at medium (weak, not rejected): Bloom-filter leaves, weak steps, and the
 #: selectivity and mechanism flags of a chemist's glance.
 MEDIUM_ISSUES = frozenset({"probable_leaf", "low_score_step", "low_feasibility_step", "reactive_leaf",
-                           "competing_reaction", "incompatible_group", "unsourced_stereocentre", "competing_site",
+                           "competing_reaction", "incompatible_group", "unsourced_stereocentre",
+                           "unsourced_alkene_geometry", "competing_site",
                            "halogen_from_solvent", "carried_group", "amine_round_trip",
                            *IMPLAUSIBLE_MECHANISM_ISSUES, *SELF_REACTIVE_ISSUES})
 #: Issues that put a route behind every other route returned (an analog bought one or more interconversions from
@@ -374,9 +377,35 @@ def murcko(smiles: str) -> str:
         return ""
 
 
+@lru_cache(maxsize=50_000)
+def ring_skeleton(smiles: str) -> str:
+    """The Murcko scaffold without its exocyclic atoms (a ring carbonyl's oxygen, an exocyclic =N or =S), as SMILES
+    ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an isoindolin-1-one,
+    share it, as a ketone and the alcohol or methylene it becomes do."""
+    from rdkit import Chem, rdBase
+    from rdkit.Chem.Scaffolds import MurckoScaffold
+
+    mol = _mol(smiles)
+    if mol is None:
+        return ""
+    try:
+        with rdBase.BlockLogs():
+            scaffold = Chem.RWMol(MurckoScaffold.GetScaffoldForMol(mol))
+            for idx in sorted((a.GetIdx() for a in scaffold.GetAtoms() if not a.IsInRing()), reverse=True):
+                scaffold.RemoveAtom(idx)
+            core = scaffold.GetMol()
+            # not sanitised: a pyridone's ring without its oxygen has no Kekule form, and none is needed here
+            core.UpdatePropertyCache(strict=False)
+            Chem.FastFindRings(core)
+            return Chem.MolToSmiles(core)
+    except Exception:  # noqa: BLE001 - an odd molecule has no scaffold, not an error
+        return ""
+
+
 def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
     """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog that carries the target's skeleton:
-    the same non-empty Murcko scaffold, Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
+    the same non-empty ring skeleton (:func:`ring_skeleton`: the Murcko scaffold, a ring carbonyl's oxygen aside, so
+    a ring C=O reduced to CH2 keeps it), Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
     ``config.analog_max_added_atoms`` of the target's heavy atoms missing from it (so the step that makes the target
     from it is a functional-group interconversion, not a disconnection); else ``None``."""
     from rdkit import DataStructs
@@ -384,8 +413,8 @@ def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None
     cfg = config or SearchConfig()
     if leaf == target:
         return None
-    scaffold = murcko(target)
-    if not scaffold or murcko(leaf) != scaffold:
+    skeleton = ring_skeleton(target)
+    if not skeleton or ring_skeleton(leaf) != skeleton:
         return None
     if complexity(target)["heavy_atoms"] - complexity(leaf)["heavy_atoms"] > cfg.analog_max_added_atoms:
         return None
@@ -629,6 +658,7 @@ __all__ = [
     "probable_leaf_cost",
     "analog_similarity",
     "is_analog_shortcut",
+    "ring_skeleton",
     "plausibility",
     "forward_validation",
     "complexity",

@@ -305,6 +305,17 @@ TRIFLATE_ELECTROPHILES = (
 PIPERIDINE = "[CH2:11]1[CH2:12][CH2:13][CH2:14][CH2:15][NH:16]1"
 N_PIPERIDINYL = "[N:16]2[CH2:11][CH2:12][CH2:13][CH2:14][CH2:15]2"
 # methyl (S)-2-hydroxy-3-cyclopentylpropanoate from methyl glycolate and (bromomethyl)cyclopentane
+# tamoxifen's McMurry coupling: propiophenone and 4-hydroxybenzophenone to the (Z)-triarylethylene
+TAMOXIFEN_KETONES = (
+    "[CH3:1][CH2:2][C:3](=[O:20])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[O:21]=[C:10]([c:11]1[cH:12][cH:13][cH:14]"
+    "[cH:15][cH:16]1)[c:17]1[cH:18][cH:19][c:22]([OH:23])[cH:24][cH:25]1"
+)
+TAMOXIFEN_ALKENE = (
+    "[CH3:1][CH2:2]/[C:3](=[C:10](\\[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1)[c:17]1[cH:18][cH:19][c:22]([OH:23])"
+    "[cH:24][cH:25]1)[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1"
+)
+
+
 GLYCOLATE_ALKYLATION = (
     "[CH2:7]([CH:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1)[Br:900].[CH3:1][O:2][C:3](=[O:4])[CH2:5][OH:6]>>[CH3:1][O:2]"
     "[C:3](=[O:4])[C@H:5]([OH:6])[CH2:7][CH:8]1[CH2:9][CH2:10][CH2:11][CH2:12]1"
@@ -374,6 +385,8 @@ def test_racemic_sourced_or_achiral_products_are_not_flagged_for_stereo(mapped):
     (TRIFLATE_ELECTROPHILES, ["Cc1ccc(OS(=O)(=O)C(F)(F)F)cc1", "Clc1ncccn1"], "Cc1ccc(-c2ncccn2)cc1",
      "mechanism: "),
     (GLYCOLATE_ALKYLATION, ["BrCC1CCCC1", "COC(=O)CO"], "COC(=O)[C@H](O)CC1CCCC1", "stereochemistry: "),
+    (f"{TAMOXIFEN_KETONES}>>{TAMOXIFEN_ALKENE}", ["CCC(=O)c1ccccc1", "O=C(c1ccccc1)c1ccc(O)cc1"],
+     "CC/C(=C(\\c1ccccc1)c1ccc(O)cc1)c1ccccc1", "stereochemistry: "),
     (f"[F:20][c:1]1[cH:2][cH:3][c:4]([O:5][CH3:6])[cH:7][cH:8]1.{PIPERIDINE}>>[c:1]1({N_PIPERIDINYL})[cH:2][cH:3]"
      "[c:4]([O:5][CH3:6])[cH:7][cH:8]1", ["COc1ccc(F)cc1", "C1CCNCC1"], "COc1ccc(N2CCCCC2)cc1", "mechanism: "),
 ])
@@ -381,6 +394,40 @@ def test_route_judgement_caps_the_new_flags_at_medium(mapped, precursors, produc
     judged = judge_route(one_step_graph(precursors, product, "C-C bond formation", mapped))
     assert judged["confidence"] == "medium" and judged["verdict"] == "weak"
     assert len(judged["issues"]) == 1 and judged["issues"][0]["message"].startswith(prefix)
+
+
+@pytest.mark.parametrize("reactants", [
+    TAMOXIFEN_KETONES,
+    # the classic route's dehydration of the tertiary alcohol
+    "[CH3:1][CH2:2][CH:3]([c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1)[C:10]([OH:30])([c:11]1[cH:12][cH:13][cH:14][cH:15]"
+    "[cH:16]1)[c:17]1[cH:18][cH:19][c:22]([OH:23])[cH:24][cH:25]1",
+])
+def test_a_tetrasubstituted_alkene_formed_with_its_geometry_drawn_is_flagged(reactants):
+    flags = step_mechanism(f"{reactants}>>{TAMOXIFEN_ALKENE}")
+    assert [f["code"] for f in flags] == ["unsourced_alkene_geometry"]
+    assert flags[0]["atoms"] == [3, 10] and "E/Z mixture" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the same coupling written without geometry
+    f"{TAMOXIFEN_KETONES}>>{TAMOXIFEN_ALKENE.replace('/', '').replace(chr(92), '')}",
+    # the vinyl bromide of known geometry brings the double bond (a Suzuki coupling keeps it)
+    "[CH3:1][CH2:2]/[C:3](=[C:10](\\[Br:40])[c:17]1[cH:18][cH:19][c:22]([OH:23])[cH:24][cH:25]1)[c:4]1[cH:5][cH:6]"
+    "[cH:7][cH:8][cH:9]1.[OH:41][B:42]([OH:43])[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1>>" + TAMOXIFEN_ALKENE,
+    # a carbometalation of an alkyne sets the geometry
+    "[CH3:1][CH2:2][C:3]#[C:10][c:17]1[cH:18][cH:19][c:22]([OH:23])[cH:24][cH:25]1.[Br:40][c:11]1[cH:12][cH:13][cH:14]"
+    "[cH:15][cH:16]1.[Br:41][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>" + TAMOXIFEN_ALKENE,
+    # benzophenone's two phenyls: the alkene has no E/Z isomers, whatever the map numbers say
+    "[CH3:1][CH2:2][C:3](=[O:20])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[O:21]=[C:10]([c:11]1[cH:12][cH:13][cH:14]"
+    "[cH:15][cH:16]1)[c:17]1[cH:18][cH:19][cH:22][cH:24][cH:25]1>>[CH3:1][CH2:2]/[C:3](=[C:10](\\[c:11]1[cH:12]"
+    "[cH:13][cH:14][cH:15][cH:16]1)[c:17]1[cH:18][cH:19][cH:22][cH:24][cH:25]1)[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1",
+    # a trisubstituted alkene (an aldehyde's olefination): not flagged
+    "[CH3:1][CH2:2][C:3](=[O:20])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.[O:21]=[CH:10][c:17]1[cH:18][cH:19][c:22]([OH:23])"
+    "[cH:24][cH:25]1>>[CH3:1][CH2:2]/[C:3](=[CH:10]\\[c:17]1[cH:18][cH:19][c:22]([OH:23])[cH:24][cH:25]1)[c:4]1[cH:5]"
+    "[cH:6][cH:7][cH:8][cH:9]1",
+])
+def test_alkenes_whose_geometry_is_carried_set_or_absent_are_not_flagged(mapped):
+    assert codes(mapped) == []
 
 
 def test_every_route_issue_has_a_chinese_summary():

@@ -337,3 +337,11 @@ def test_named_organometallic_reagents_are_written_as_the_verified_stock_lists_t
 
     assert any(reagent in pset for pset in apply_named_template(template_id, product))
     assert load_stock(None).tier_of(reagent)[1] == "verified"
+
+
+def test_the_building_block_stock_holds_warfarin_s_commodity_precursors():
+    """4-Hydroxycoumarin and benzalacetone (Link's warfarin synthesis; names.json reagents, 2026-12-06): the first
+    warfarin route was a Heck coupling to benzalacetone beside a Bloom-filter 4-hydroxycoumarin."""
+    blocks = load_stock("building-blocks")
+    for smiles in ("O=c1cc(O)c2ccccc2o1", "CC(=O)/C=C/c1ccccc1", "CC(=O)C=Cc1ccccc1"):
+        assert blocks.tier_of(smiles)[1] == "verified", smiles

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from molx_agent.retro.engine import RetroEngine
-from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_route, reactive_kind
+from molx_agent.retro.judge import is_analog_shortcut, judge_leaf, judge_route, reactive_kind, ring_skeleton
 from molx_agent.retro.search import SearchConfig, search_routes
 from molx_agent.retro.stock import CompositeStock, FileStock, canonical_smiles, check_availability
 from molx_agent.retro.toy_model import DictSingleStepModel
@@ -98,12 +98,27 @@ def test_reactive_intermediates_are_recognised():
     assert reactive_kind("CC(=O)Nc1ccc(O)cc1") is None and reactive_kind("OB(O)c1ccccc1") is None
 
 
+POMALIDOMIDE = "Nc1cccc2c1C(=O)N(C1CCC(=O)NC1=O)C2=O"
+LENALIDOMIDE = "Nc1cccc2c1CN(C1CCC(=O)NC1=O)C2=O"
+
+
 def test_analog_shortcut_definition():
     assert is_analog_shortcut(BROMO_NAPROXEN, NAPROXEN) is not None
     assert is_analog_shortcut("CN(C)CCOC(c1ccccc1)c1ccc(Br)cc1", "CN(C)CCOC(c1ccccc1)c1ccccc1") is not None
     # a real disconnection: same ring system but the other precursor brings the side chain
     assert is_analog_shortcut(BROMO_METHOXYNAPHTHALENE, NAPROXEN) is None
     assert is_analog_shortcut("Nc1ccc(O)cc1", "CC(=O)Nc1ccc(O)cc1") is None
+
+
+def test_a_ring_carbonyl_reduced_on_a_bought_analog_is_an_analog_shortcut():
+    """Lenalidomide "from" pomalidomide (one imide C=O reduced to CH2): the ring skeleton is the same once the ring
+    carbonyl's oxygen is set aside, so the bought drug is a near analog (the first route of 2026-12-06)."""
+    assert ring_skeleton(POMALIDOMIDE) == ring_skeleton(LENALIDOMIDE) == "c1ccc2c(c1)CN(C1CCCNC1)C2"
+    assert is_analog_shortcut(POMALIDOMIDE, LENALIDOMIDE) is not None
+    # the real disconnection keeps its precursors apart: 4-nitroisoindolin-1-one has another skeleton
+    assert is_analog_shortcut("O=C1NCc2c1cccc2[N+](=O)[O-]", LENALIDOMIDE) is None
+    # a 2-pyridone without its oxygen keeps its N-H (no Kekule form is needed): not the skeleton of pyridine
+    assert ring_skeleton("O=c1cccc[nH]1") != ring_skeleton("c1ccncc1") and ring_skeleton("CCO") == ""
 
 
 def _naproxen_model():
