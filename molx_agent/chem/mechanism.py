@@ -304,9 +304,8 @@ MECHANISM_TEXT = {
                                  "as a McMurry or Wittig coupling, or a dehydration): such a step does not control "
                                  "the geometry of a tetrasubstituted alkene, so it usually gives an E/Z mixture from "
                                  "which the isomer drawn must be separated (by crystallisation or chromatography), "
-                                 "unless a "
-                                 "stereospecific route is taken (a carbometalation of an alkyne, or a coupling of a "
-                                 "vinyl halide of known geometry)",
+                                 "unless a stereospecific route is taken (a carbometalation of an alkyne, or a "
+                                 "coupling of a vinyl halide of known geometry)",
 }
 
 #: Appended to ``unactivated_carbanion`` when the carbon is a bridgehead whose enolate Bredt's rule forbids.
@@ -1374,7 +1373,6 @@ def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, C
     return out
 
 
-
 def _unsourced_alkene_geometry(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[int]:
     """Map numbers of the first tetrasubstituted open-chain C=C of the product whose E/Z geometry is set (a real
     stereo bond once the map numbers no longer tell its substituents apart) and that the step forms: its two carbons
@@ -1400,6 +1398,7 @@ def _unsourced_alkene_geometry(reactants: Chem.Mol, product: Chem.Mol, rmap: dic
         if plain.GetBondWithIdx(bond.GetIdx()).GetStereo() != Chem.BondStereo.STEREONONE:
             return [a.GetAtomMapNum(), b.GetAtomMapNum()]
     return []
+
 
 #: The smallest rings that hold each unit as an isolable compound: cyclooctyne and 1,2-cyclononadiene. A smaller
 #: ring makes a transient species (cyclohexyne, 1,2-cyclohexadiene), not a starting material or an intermediate one

@@ -459,7 +459,6 @@ def incompatible_groups_present(
 
 
 __all__ = [
-    "template_name_zh",
     "KINDS",
     "NamedTemplate",
     "TemplateOutcome",
@@ -473,4 +472,5 @@ __all__ = [
     "resolve_template_ids",
     "run_named_template",
     "template_sites",
+    "template_name_zh",
 ]

@@ -9,8 +9,9 @@ session (through :class:`molx_agent.retro.engine.RetroEngine`):
   reactive intermediate (functionalised organolithium, Grignard, organozinc/-copper reagent, diazonium salt, acyl
   azide, free carbanion) only when an exact stock lists it.
 - :func:`is_analog_shortcut` -- a bought molecule that is a near analog of the target (the same Murcko scaffold once
-  exocyclic atoms such as a ring carbonyl's oxygen are set aside, Tanimoto >= 0.5 on Morgan radius-2 fingerprints,
-  and at most 2 of the target's heavy atoms missing) turned into the target by one step: "buy the answer and touch it once" (naproxen by hydrodebromination of bromo-naproxen).
+  a ring or linker carbonyl's oxygen is set aside, Tanimoto >= 0.5 on Morgan radius-2 fingerprints, and at most 2
+  of the target's heavy atoms missing) turned into the target by one step: "buy the answer and touch it once"
+  (naproxen by hydrodebromination of bromo-naproxen).
 - :func:`judge_step` -- forward validation (the chemistry core's hard gates, with the proposing template's atom map
   and named template) plus plausibility (the model's probability against ``SearchConfig.plausibility_floor``).
 - :func:`judge_route` -- a route's ``confidence`` (high / medium / low), ``issues`` (``{code, message}``) and a
@@ -379,9 +380,9 @@ def murcko(smiles: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def ring_skeleton(smiles: str) -> str:
-    """The Murcko scaffold without its exocyclic atoms (a ring carbonyl's oxygen, an exocyclic =N or =S), as SMILES
-    ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an isoindolin-1-one,
-    share it, as a ketone and the alcohol or methylene it becomes do."""
+    """The Murcko scaffold without its doubly bonded end atoms (a ring or linker carbonyl's oxygen, an exocyclic =N
+    or =S), as SMILES ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an
+    isoindolin-1-one, share it, as a ketone and the alcohol or methylene it becomes do; rings and linkers stay."""
     from rdkit import Chem, rdBase
     from rdkit.Chem.Scaffolds import MurckoScaffold
 
@@ -391,7 +392,9 @@ def ring_skeleton(smiles: str) -> str:
     try:
         with rdBase.BlockLogs():
             scaffold = Chem.RWMol(MurckoScaffold.GetScaffoldForMol(mol))
-            for idx in sorted((a.GetIdx() for a in scaffold.GetAtoms() if not a.IsInRing()), reverse=True):
+            exocyclic = [a.GetIdx() for a in scaffold.GetAtoms() if a.GetDegree() == 1 and not a.IsInRing()
+                         and a.GetBonds()[0].GetBondType() == Chem.BondType.DOUBLE]
+            for idx in sorted(exocyclic, reverse=True):
                 scaffold.RemoveAtom(idx)
             core = scaffold.GetMol()
             # not sanitised: a pyridone's ring without its oxygen has no Kekule form, and none is needed here
@@ -404,8 +407,8 @@ def ring_skeleton(smiles: str) -> str:
 
 def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
     """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog that carries the target's skeleton:
-    the same non-empty ring skeleton (:func:`ring_skeleton`: the Murcko scaffold, a ring carbonyl's oxygen aside, so
-    a ring C=O reduced to CH2 keeps it), Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
+    the same non-empty ring skeleton (:func:`ring_skeleton`: the Murcko scaffold, a carbonyl's oxygen aside, so a
+    ring C=O reduced to CH2 keeps it), Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
     ``config.analog_max_added_atoms`` of the target's heavy atoms missing from it (so the step that makes the target
     from it is a functional-group interconversion, not a disconnection); else ``None``."""
     from rdkit import DataStructs

@@ -145,8 +145,10 @@ def _fv_checks(fv: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _step_name(name: str, language: str) -> str:
     """A step's name in the report's language: in Chinese a reaction class's or a named template's Chinese name."""
-    if not language.lower().startswith("zh") or name == "unnamed step":
-        return "未命名步骤" if language.lower().startswith("zh") else name
+    if not language.lower().startswith("zh"):
+        return name
+    if name == "unnamed step":
+        return "未命名步骤"
     from molx_agent.retro.search_routes import step_name_zh
 
     return step_name_zh(name)
