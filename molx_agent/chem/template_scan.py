@@ -115,7 +115,8 @@ def find_disconnectable_bonds(smiles: MolLike) -> list[dict[str, Any]]:
     """Bonds at least one named template can break.
 
     Each entry: ``bond_idx``, ``atoms``, ``bond_type``, ``in_ring``, ``templates``
-    (``[{template_id, template, confidence}]``, best first: a template of higher ``priority``, then by confidence). Sorted by best template confidence.
+    (``[{template_id, template, confidence}]``, best first: a template of higher ``priority``, then by
+    confidence). Sorted by best template confidence.
     """
     mol = as_mol(smiles)
     out: list[dict[str, Any]] = []
