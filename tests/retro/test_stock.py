@@ -339,9 +339,15 @@ def test_named_organometallic_reagents_are_written_as_the_verified_stock_lists_t
     assert load_stock(None).tier_of(reagent)[1] == "verified"
 
 
-def test_the_building_block_stock_holds_warfarin_s_commodity_precursors():
-    """4-Hydroxycoumarin and benzalacetone (Link's warfarin synthesis; names.json reagents, 2026-12-06): the first
-    warfarin route was a Heck coupling to benzalacetone beside a Bloom-filter 4-hydroxycoumarin."""
-    blocks = load_stock("building-blocks")
-    for smiles in ("O=c1cc(O)c2ccccc2o1", "CC(=O)/C=C/c1ccccc1", "CC(=O)C=Cc1ccccc1"):
-        assert blocks.tier_of(smiles)[1] == "verified", smiles
+@pytest.mark.parametrize("smiles", [
+    # 4-hydroxycoumarin and benzalacetone (Link's warfarin synthesis): the first warfarin route was a Heck coupling
+    # to benzalacetone beside a Bloom-filter 4-hydroxycoumarin
+    "O=c1cc(O)c2ccccc2o1", "CC(=O)/C=C/c1ccccc1", "CC(=O)C=Cc1ccccc1",
+    # the Bloom-filter leaves of the first routes to diphenhydramine, thalidomide, atenolol, metoprolol,
+    # glibenclamide and fenofibrate
+    "OC(c1ccccc1)c1ccccc1", "O=C1NC(=O)c2ccccc21", "NC(=O)Cc1ccc(O)cc1", "COCCc1ccc(O)cc1",
+    "NCCc1ccc(S(N)(=O)=O)cc1", "CC(C)OC(=O)C(C)(C)Br",
+])
+def test_the_building_block_stock_holds_commodity_precursors_of_drugs(smiles):
+    """Commodity chemicals in the names table (reagents, 2026-12-06), so in the verified building-block stock."""
+    assert load_stock("building-blocks").tier_of(smiles)[1] == "verified"
