@@ -7,7 +7,9 @@ Common reagents (rule written in the file header):
 - keep molecules used in at least ``--min-count`` reactions (default 5) that are never the product of a
   training reaction;
 - add the reagents of the packaged names table (``molx_agent/data/names.json``, entries whose
-  ``category``/``type``/``kind`` says reagent/solvent/building block) that are not a training product.
+  ``category``/``type``/``kind`` says reagent/solvent/building block) that are not a training product nor a
+  benchmark target or intermediate (``multistep/exclude_product_inchikeys.txt.gz``; the training reagents are not
+  filtered so).
 Output lines: ``<canonical SMILES>\\t<count>\\t<origin>``; lines starting with ``#`` are comments.
 
 Building blocks (the ``verified`` stock; rule written in the file header):
@@ -154,8 +156,10 @@ def read_exclusions(path: Path) -> set[str]:
 
 
 # -- the two stocks ------------------------------------------------------------------------------------------------
-def common_reagents_text(training: Training, min_count: int, names: Path = NAMES) -> tuple[str, int, int]:
-    """(file text, n from training, n from names) of ``common_reagents.smi``."""
+def common_reagents_text(training: Training, min_count: int, names: Path = NAMES,
+                         excluded_keys: set[str] | frozenset[str] = frozenset()) -> tuple[str, int, int]:
+    """(file text, n from training, n from names) of ``common_reagents.smi``.  A names-table reagent whose standard
+    InChIKey is in ``excluded_keys`` (a benchmark target or intermediate) is left out, as from the building blocks."""
     kept = sorted(
         ((s, c) for s, c in training.used.items() if c >= min_count and s not in training.produced),
         key=lambda t: (-t[1], t[0]),
@@ -168,7 +172,8 @@ def common_reagents_text(training: Training, min_count: int, names: Path = NAMES
     ]
     kept_set = {s for s, _ in kept}
     lines += [f"{s}\t{c}\tuspto50k_train" for s, c in kept]
-    extra = sorted({(s, n) for s, n in names_reagents(names) if s not in kept_set and s not in training.produced})
+    extra = sorted({(s, n) for s, n in names_reagents(names) if s not in kept_set and s not in training.produced
+                    and inchikey(s) not in excluded_keys})
     seen_extra: set[str] = set()
     for s, n in extra:
         if s in seen_extra:
@@ -267,10 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     RDLogger.DisableLog("rdApp.*")
 
     training = read_training(args.data / TRAIN)
-    common_text, n_kept, n_names = common_reagents_text(training, args.min_count, args.names)
+    excluded = read_exclusions(args.data / EXCLUDE)
+    common_text, n_kept, n_names = common_reagents_text(training, args.min_count, args.names, excluded)
     n_held_out, held_out = read_held_out_products([args.data / p for p in HELD_OUT])
-    bb_bytes, stats = building_blocks(training, held_out, n_held_out, read_exclusions(args.data / EXCLUDE),
-                                      args.names)
+    bb_bytes, stats = building_blocks(training, held_out, n_held_out, excluded, args.names)
     outputs = ((args.out, common_text.encode("utf-8")), (args.bb_out, bb_bytes))
     if args.check:
         stale = [str(path) for path, data in outputs if not path.is_file() or path.read_bytes() != data]

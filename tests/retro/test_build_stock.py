@@ -17,6 +17,7 @@ BROMIDE = "Brc1ccc(C)cc1"  # reactant of a training reaction, product of a test 
 PHENOL = "Oc1ccc(C)cc1"  # reactant whose InChIKey is a benchmark intermediate
 HYDROXYPYRIDINE = "Oc1ccccn1"  # reactant whose tautomer (2-pyridone) is a validation product
 BOC2O = "CC(C)(C)OC(=O)OC(=O)OC(C)(C)C"
+BENCHMARK_REAGENT = "O=C(C1CC1)N1CCNCC1"  # a names-table reagent that is a benchmark intermediate
 
 
 def _write_gz(path: Path, text: str) -> None:
@@ -37,12 +38,14 @@ def fixture_data(tmp_path: Path) -> tuple[Path, Path]:
     _write_gz(data / "uspto50k" / "gln_split_test.csv.gz",
               header + "T1,1,[cH:1]1[cH:2][cH:3][c:4]([CH3:7])[cH:5][cH:6]1.[Br:8][Br:9]>>"
               "[Br:8][c:1]1[cH:2][cH:3][c:4]([CH3:7])[cH:5][cH:6]1\n")
-    _write_gz(data / "multistep" / "exclude_product_inchikeys.txt.gz", inchikey(PHENOL) + "\n")
+    _write_gz(data / "multistep" / "exclude_product_inchikeys.txt.gz",
+              inchikey(PHENOL) + "\n" + inchikey(BENCHMARK_REAGENT) + "\n")
     names = tmp_path / "names.json"
     names.write_text(json.dumps({"version": 1, "entries": [
         {"name": "Boc anhydride", "smiles": BOC2O, "kind": "reagent"},
         {"name": "benzoic acid", "smiles": "O=C(O)c1ccccc1", "kind": "reagent"},
         {"name": "aspirin", "smiles": "CC(=O)Oc1ccccc1C(=O)O", "kind": "drug"},
+        {"name": "cyclopropanecarbonylpiperazine", "smiles": BENCHMARK_REAGENT, "kind": "reagent"},
     ]}))
     return data, names
 
@@ -76,6 +79,9 @@ def test_building_blocks_rule_and_reproducible_bytes(repo_script, fixture_data, 
     # the common-reagents file keeps its own rule (training products only, names reagents not produced)
     common = first[0].decode().splitlines()
     assert f"{canonical_smiles(BROMIDE)}\t1\tuspto50k_train" in common
+    # a names-table reagent that is a benchmark molecule is in neither stock
+    assert not any(line.startswith(canonical_smiles(BENCHMARK_REAGENT) + "\t") for line in common)
+    assert canonical_smiles(BENCHMARK_REAGENT) not in rows
     # --check compares a rebuild with the files on disk
     args = ["--data", str(data), "--names", str(names), "--min-count", "1"]
     assert build.main([*args, "--out", str(tmp_path / "a" / "common.smi"),
