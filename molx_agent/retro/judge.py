@@ -380,8 +380,8 @@ def murcko(smiles: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def ring_skeleton(smiles: str) -> str:
-    """The Murcko scaffold without its doubly bonded end atoms (a ring or linker carbonyl's oxygen, an exocyclic =N
-    or =S), as SMILES ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an
+    """The Murcko scaffold without its doubly bonded end atoms (a ring or linker carbonyl's or sulfoxide's oxygen, an
+    exocyclic =N or =S), as SMILES ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an
     isoindolin-1-one, share it, as a ketone and the alcohol or methylene it becomes do; rings and linkers stay."""
     from rdkit import Chem, rdBase
     from rdkit.Chem.Scaffolds import MurckoScaffold

@@ -1384,8 +1384,6 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      "alcohol_c_acylation", "mechanism: "),
     (["Clc1ccc(Br)cc1", "OB(O)c1ccccc1"], "Brc1ccc(-c2ccccc2)cc1", "Suzuki coupling", SUZUKI_AT_CHLORIDE,
      "halide_selectivity", "selectivity: "),
-    (["COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1", "[OH-]"], "COc1ccc2[nH]c(S(=O)Cc3ncc(C)c(OC)c3C)nc2c1",
-     "sulfide oxidation", SULFOXIDE_FROM_HYDROXIDE, "oxidation_without_oxidant", "mechanism: "),
     (["Cc1ccccc1", "BrBr"], "Cc1cccc(Br)c1", "bromination", TOLUENE_META_BROMINATION, "aromatic_regiochemistry",
      "regiochemistry: "),
     (["N#Cc1ccc(C(=O)Cl)cc1", "N#Cc1ccccc1"], "N#Cc1ccc(C(=O)c2ccc(C#N)cc2)cc1", "Friedel-Crafts acylation",
@@ -1409,6 +1407,19 @@ def test_route_judgement_ranks_a_flagged_step_after_clean_routes(precursors, pro
     assert [i["code"] for i in judged["issues"]] == [code]
     assert judged["issues"][0]["message"].startswith(prefix)
     assert route_rank_tier([i["code"] for i in judged["issues"]]) == 1
+
+
+def test_omeprazole_from_its_bought_sulfide_and_hydroxide_is_flagged_and_an_analog_shortcut():
+    """The sulfide (ufiprazole) has omeprazole's ring skeleton once the sulfoxide's oxygen is set aside, so buying it
+    and oxidising it is an analog shortcut (low, demoted) besides the oxidation by hydroxide (2026-12-06)."""
+    from molx_agent.retro.judge import route_rank_tier
+
+    judged = judge_route(one_step_graph(["COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1", "[OH-]"],
+                                        "COc1ccc2[nH]c(S(=O)Cc3ncc(C)c(OC)c3C)nc2c1", "sulfide oxidation",
+                                        SULFOXIDE_FROM_HYDROXIDE))
+    codes_ = [i["code"] for i in judged["issues"]]
+    assert sorted(codes_) == ["analog_shortcut", "oxidation_without_oxidant"] and judged["confidence"] == "low"
+    assert route_rank_tier(codes_) > route_rank_tier(["oxidation_without_oxidant"]) > route_rank_tier([])
 
 
 
