@@ -77,6 +77,8 @@ BOND_LABELS_ZH: dict[str, str] = {
     "aryl thioether": "芳基硫醚", "aryl": "芳基", "alcohol": "醇", "N-alkyl azole": "N-烷基唑", "amine": "胺",
     "ether": "醚", "thioether": "硫醚",
 }
+#: The bond kinds, longest first ("aryl amine" before "aryl" and "amine").
+_BOND_WORDS = sorted(BOND_LABELS_ZH, key=len, reverse=True)
 #: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``); person names stay as written.
 CAPPING_NAMES_ZH: dict[str, str] = {
     "Suzuki coupling": "Suzuki 偶联", "Negishi coupling": "Negishi 偶联", "Stille coupling": "Stille 偶联",
@@ -94,7 +96,7 @@ def bond_label_zh(label: str | None) -> str:
         return ""
     ring = label.startswith("ring ")
     body = label[5:] if ring else label
-    for words in sorted(BOND_LABELS_ZH, key=len, reverse=True):
+    for words in _BOND_WORDS:
         if body == words or body.startswith(words + " "):
             body = BOND_LABELS_ZH[words] + body[len(words):]
             break

@@ -380,28 +380,28 @@ def murcko(smiles: str) -> str:
 
 @lru_cache(maxsize=50_000)
 def ring_skeleton(smiles: str) -> str:
-    """The Murcko scaffold without its doubly bonded end atoms (a ring or linker carbonyl's or sulfoxide's oxygen, an
-    exocyclic =N or =S), as SMILES ('' for acyclic molecules): pomalidomide and lenalidomide, an isoindoline-1,3-dione and an
-    isoindolin-1-one, share it, as a ketone and the alcohol or methylene it becomes do; rings and linkers stay."""
+    """The Murcko scaffold (:func:`murcko`) without its doubly bonded end atoms (a ring or linker carbonyl's or
+    sulfoxide's oxygen, an exocyclic =N or =S), as SMILES ('' for acyclic molecules): pomalidomide and lenalidomide,
+    an isoindoline-1,3-dione and an isoindolin-1-one, share it, as a ketone and the alcohol or methylene it becomes
+    do; rings and linkers stay."""
     from rdkit import Chem, rdBase
-    from rdkit.Chem.Scaffolds import MurckoScaffold
 
-    mol = _mol(smiles)
-    if mol is None:
+    scaffold = _mol(murcko(smiles))
+    if scaffold is None or not scaffold.GetNumAtoms():
         return ""
     try:
         with rdBase.BlockLogs():
-            scaffold = Chem.RWMol(MurckoScaffold.GetScaffoldForMol(mol))
-            exocyclic = [a.GetIdx() for a in scaffold.GetAtoms() if a.GetDegree() == 1 and not a.IsInRing()
-                         and a.GetBonds()[0].GetBondType() == Chem.BondType.DOUBLE]
-            for idx in sorted(exocyclic, reverse=True):
-                scaffold.RemoveAtom(idx)
-            core = scaffold.GetMol()
+            core = Chem.RWMol(scaffold)
+            ends = [a.GetIdx() for a in core.GetAtoms() if a.GetDegree() == 1 and not a.IsInRing()
+                    and a.GetBonds()[0].GetBondType() == Chem.BondType.DOUBLE]
+            for idx in sorted(ends, reverse=True):
+                core.RemoveAtom(idx)
+            out = core.GetMol()
             # not sanitised: a pyridone's ring without its oxygen has no Kekule form, and none is needed here
-            core.UpdatePropertyCache(strict=False)
-            Chem.FastFindRings(core)
-            return Chem.MolToSmiles(core)
-    except Exception:  # noqa: BLE001 - an odd molecule has no scaffold, not an error
+            out.UpdatePropertyCache(strict=False)
+            Chem.FastFindRings(out)
+            return Chem.MolToSmiles(out)
+    except Exception:  # noqa: BLE001 - an odd molecule has no skeleton, not an error
         return ""
 
 

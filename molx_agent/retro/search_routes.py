@@ -334,8 +334,8 @@ def step_name_zh(kind: str | None) -> str:
     as written, "Suzuki 偶联"); "步骤" for an unnamed step, the name itself for any other."""
     if not kind:
         return "步骤"
-    if kind in _class_names_zh():
-        return _class_names_zh()[kind]
+    if (zh := _class_names_zh().get(kind)) is not None:
+        return zh
     from molx_agent.chem.templates import template_name_zh
 
     return template_name_zh(kind)
