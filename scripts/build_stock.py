@@ -7,9 +7,10 @@ Common reagents (rule written in the file header):
 - keep molecules used in at least ``--min-count`` reactions (default 5) that are never the product of a
   training reaction;
 - add the reagents of the packaged names table (``molx_agent/data/names.json``, entries whose
-  ``category``/``type``/``kind`` says reagent/solvent/building block) that are not a training product nor a
-  benchmark target or intermediate (``multistep/exclude_product_inchikeys.txt.gz``; the training reagents are not
-  filtered so).
+  ``category``/``type``/``kind`` says reagent/solvent/building block) that are not a training product;
+- from both, leave out every molecule whose standard InChIKey is a benchmark target or intermediate
+  (``multistep/exclude_product_inchikeys.txt.gz``), as the building blocks do: the default stock never sells a
+  molecule a benchmark route has to make.
 Output lines: ``<canonical SMILES>\\t<count>\\t<origin>``; lines starting with ``#`` are comments.
 
 Building blocks (the ``verified`` stock; rule written in the file header):
@@ -158,16 +159,19 @@ def read_exclusions(path: Path) -> set[str]:
 # -- the two stocks ------------------------------------------------------------------------------------------------
 def common_reagents_text(training: Training, min_count: int, names: Path = NAMES,
                          excluded_keys: set[str] | frozenset[str] = frozenset()) -> tuple[str, int, int]:
-    """(file text, n from training, n from names) of ``common_reagents.smi``.  A names-table reagent whose standard
-    InChIKey is in ``excluded_keys`` (a benchmark target or intermediate) is left out, as from the building blocks."""
+    """(file text, n from training, n from names) of ``common_reagents.smi``.  A molecule whose standard InChIKey is
+    in ``excluded_keys`` (a benchmark target or intermediate) is left out, whether the training reactions or the
+    names table bring it, as from the building blocks."""
     kept = sorted(
-        ((s, c) for s, c in training.used.items() if c >= min_count and s not in training.produced),
+        ((s, c) for s, c in training.used.items()
+         if c >= min_count and s not in training.produced and inchikey(s) not in excluded_keys),
         key=lambda t: (-t[1], t[0]),
     )
     lines = [
         "# molx-agent common-reagents stock (built by scripts/build_stock.py; do not edit by hand)",
         f"# source: USPTO-50K training reactions ({training.n_rows} rows); rule: reactant in >= {min_count}"
-        " reactions and never a product",
+        " reactions and never a product;"
+        " no benchmark target or intermediate (multistep/exclude_product_inchikeys.txt.gz)",
         "# columns: canonical_smiles<TAB>n_reactions<TAB>origin",
     ]
     kept_set = {s for s, _ in kept}

@@ -76,11 +76,13 @@ def test_building_blocks_rule_and_reproducible_bytes(repo_script, fixture_data, 
     assert "1 added from names.json, 3 entries" in lines[6]
     stock = FileStock(tmp_path / "a" / "bb.smi.gz", canonicalize=False)
     assert len(stock) == 3 and "O=C(O)c1ccccc1" in stock and AMIDE not in stock and PHENOL not in stock
-    # the common-reagents file keeps its own rule (training products only, names reagents not produced)
+    # the common-reagents file keeps its own rule (training products only; a test product is kept)
     common = first[0].decode().splitlines()
     assert f"{canonical_smiles(BROMIDE)}\t1\tuspto50k_train" in common
-    # a names-table reagent that is a benchmark molecule is in neither stock
+    # a names-table reagent and a training reagent that are benchmark molecules are in neither stock
     assert not any(line.startswith(canonical_smiles(BENCHMARK_REAGENT) + "\t") for line in common)
+    assert not any(line.startswith(canonical_smiles(PHENOL) + "\t") for line in common)
+    assert f"{canonical_smiles(ACID)}\t2\tuspto50k_train" in common
     assert canonical_smiles(BENCHMARK_REAGENT) not in rows
     # --check compares a rebuild with the files on disk
     args = ["--data", str(data), "--names", str(names), "--min-count", "1"]
