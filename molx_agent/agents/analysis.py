@@ -191,6 +191,9 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
             continue
         if not caps:
             continue
+        same = (caps[0]["reaction_type"], *sorted(caps[0]["fragments"]))
+        if any((x["reaction_type"], *sorted(x["fragments"])) == same for x in bonds):
+            continue  # a symmetry-equivalent bond (either methyl of a dimethyl carbinol) gives the same precursors
         bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
                       "in_ring": b["in_ring"], "reaction_type": caps[0]["reaction_type"],
                       "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],

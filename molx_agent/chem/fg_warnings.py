@@ -18,6 +18,9 @@ from molx_agent.errors import ChemistryError
 _AMINES = ("primary_amine", "secondary_amine", "aniline", "secondary_aryl_amine")
 _ALCOHOLS = ("primary_alcohol", "secondary_alcohol", "tertiary_alcohol", "phenol")
 _PROTIC = (*_AMINES, *_ALCOHOLS, "carboxylic_acid", "thiol", "primary_amide", "sulfonamide", "terminal_alkyne")
+#: The groups whose proton a Grignard or organolithium reagent takes (amines, alcohols, phenols, acids, thiols, primary
+#: amides, sulfonamides, terminal alkynes).
+PROTIC_GROUPS: frozenset[str] = frozenset(_PROTIC)
 
 #: Pairs of groups that react with each other when present together (same molecule or same pot).
 CONFLICT_PAIRS: tuple[tuple[str, str, str, str], ...] = (
@@ -540,6 +543,7 @@ def check_deprotection_safety(mol_or_smiles: MolLike, pg_name: str) -> dict[str,
 __all__ = [
     "CONFLICT_PAIRS",
     "FORBIDDEN_GROUPS",
+    "PROTIC_GROUPS",
     "REACTION_INCOMPATIBILITIES",
     "check_deprotection_safety",
     "check_fg_conflicts",

@@ -255,7 +255,7 @@ class AtomFeatures:
     """Per-atom facts the capping rules need, computed once per molecule (plain Python lists)."""
 
     __slots__ = ("z", "arom", "sp3", "sp2", "carbonyl", "deg", "charge", "hs", "nbrs", "single_hetero_nbrs",
-                 "sulfonyl", "sp2_not_carbonyl")
+                 "sulfonyl", "sp2_not_carbonyl", "multiple_to_hetero")
 
     def __init__(self, mol: Chem.Mol) -> None:
         atoms = list(mol.GetAtoms())
@@ -273,6 +273,7 @@ class AtomFeatures:
         self.carbonyl = [False] * n  # carbon double-bonded to O
         self.sulfonyl = [0] * n  # count of S=O
         double_to_hetero = [False] * n
+        self.multiple_to_hetero = [False] * n  # carbon double- or triple-bonded to a heteroatom (C=O, C=N, C#N)
         self.single_hetero_nbrs: list[list[int]] = [[] for _ in range(n)]
         single = Chem.BondType.SINGLE
         double = Chem.BondType.DOUBLE
@@ -289,6 +290,10 @@ class AtomFeatures:
                         double_to_hetero[x] = True
                     if self.z[x] == 16 and self.z[y] == 8:
                         self.sulfonyl[x] += 1
+            elif bt == Chem.BondType.TRIPLE:
+                for x, y in ((i, j), (j, i)):
+                    if self.z[x] == 6 and self.z[y] != 6:
+                        self.multiple_to_hetero[x] = True
             elif bt == single:
                 if self.z[j] != 6:
                     self.single_hetero_nbrs[i].append(j)
@@ -297,6 +302,8 @@ class AtomFeatures:
         self.sp2_not_carbonyl = [
             self.z[k] == 6 and self.sp2[k] and not double_to_hetero[k] for k in range(n)
         ]
+        for k in range(n):
+            self.multiple_to_hetero[k] = self.multiple_to_hetero[k] or double_to_hetero[k]
 
     # the predicates of the seed's rules (x = this end, other = the atom across the broken bond)
     def aryl_c(self, x: int) -> bool:
@@ -324,6 +331,15 @@ class AtomFeatures:
             return False
         rest = [k for k in self.nbrs[x] if k != other]
         return bool(rest) and self.z[rest[0]] == 6
+
+    def grignard_pair(self, x: int, other: int) -> bool:
+        """``x`` takes Br and ``other`` the MgBr of a C-C Grignard disconnection.  No organomagnesium sits on a
+        carbon double- or triple-bonded to a heteroatom (an "acyl" or "cyano" Grignard does not exist), and no
+        bromide on the carbon of an acid, ester or amide (``O=C(O)Br`` is no reagent: a carboxylic acid is made
+        from the Grignard and CO2, which one bond's caps cannot write)."""
+        if self.z[x] != 6 or self.z[other] != 6 or self.multiple_to_hetero[other]:
+            return False
+        return not (self.multiple_to_hetero[x] and any(k != other for k in self.single_hetero_nbrs[x]))
 
     def ether_o(self, x: int, other: int) -> bool:
         if self.z[x] != 8 or self.deg[x] != 2 or self.charge[x] != 0:
@@ -374,7 +390,7 @@ CAPPING_RULES: tuple[CappingRule, ...] = (
     CappingRule("Heck", "C(sp2)-C(sp3)", "H", "Br", 0.55, "C(sp²)-C(sp³) → C(sp²)-H + Br-C(sp³)",
                 lambda f, i, j: f.sp2_not_carbonyl[i] and f.sp3_c(j)),
     CappingRule("Grignard", "C-C", "Br", "[Mg]Br", 0.45, "C-C' → C-Br + BrMg-C'",
-                lambda f, i, j: f.z[i] == 6 and f.z[j] == 6, True),
+                lambda f, i, j: f.grignard_pair(i, j), True),
 )
 
 
@@ -422,6 +438,74 @@ UNSTABLE_REAGENTS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: Groups an organomagnesium reagent cannot carry: it takes their proton (acids, alcohols, phenols, amines, primary
+#: amides, sulfonamides, thiols, terminal alkynes: ``chem.fg_warnings.PROTIC_GROUPS``; the N-H of an azole, amide,
+#: lactam or enamine, which no group name covers, by a pattern) or adds to them (aldehydes, ketones, acid chlorides,
+#: nitro groups: the Bartoli reaction) as it forms.  Esters and nitriles are left: an aryl Grignard made by
+#: halogen-magnesium exchange at low temperature keeps them.
+GRIGNARD_SELF_QUENCHING_EXTRA = ("aldehyde", "ketone", "acid_chloride", "nitro")
+_ACIDIC_NH = Chem.MolFromSmarts("[#7;H1,H2;$([#7]a),$([#7][#6]=*),$([#7]S(=O)=O),$([nH])]")
+
+
+def grignard_self_quenching(fragments: Sequence[str]) -> list[str]:
+    """The groups that would destroy the Grignard reagent among ``fragments`` (the fragment with Mg), empty when none
+    or when no fragment is one: ``CC(C(=O)O)c1ccc(C[Mg]Br)cc1`` carries the acid that quenches it."""
+    from molx_agent.chem.fg_warnings import PROTIC_GROUPS, check_reaction_compatibility
+
+    for frag in fragments:
+        if "Mg" not in frag:
+            continue
+        found = check_reaction_compatibility(frag, "Grignard")
+        bad = [g for g in found["incompatible_groups"] if g in PROTIC_GROUPS or g in GRIGNARD_SELF_QUENCHING_EXTRA]
+        if not bad and as_mol(frag).HasSubstructMatch(_ACIDIC_NH):
+            bad = ["N-H"]
+        return bad
+    return []
+
+
+#: The bromide a Grignard cap leaves on a carbinol carbon (``OC1(Br)CCCCC1``): no reagent, the ketone's adduct.
+_CARBINOL_BROMIDE = Chem.MolFromSmarts("[CX4:1](-[OX2H1:2])-[Br;X1:3]")
+GRIGNARD_ADDITION_DESCRIPTION = "C(OH)-C' → C=O + BrMg-C' (Grignard addition to the aldehyde or ketone)"
+
+
+def _carbinol_cap_bromide(mapped_reaction: str) -> tuple[Chem.Mol, tuple[int, int, int]] | None:
+    """(precursors, (C, O, Br)) when a capping put its Br (an unmapped atom) on a carbinol carbon, else ``None``."""
+    with quiet_rdkit():
+        mol = Chem.MolFromSmiles(mapped_reaction.split(">>")[0])
+    if mol is None:
+        return None
+    match = next((m for m in mol.GetSubstructMatches(_CARBINOL_BROMIDE)
+                  if mol.GetAtomWithIdx(m[2]).GetAtomMapNum() == 0), None)  # the cap's Br, not the target's
+    return None if match is None else (mol, match)
+
+
+def grignard_carbonyl(mapped_reaction: str) -> tuple[list[str], str] | None:
+    """A Grignard capping's bromide on a carbinol carbon made the carbonyl compound the reagent adds to, the textbook
+    disconnection (tramadol: 2-(dimethylaminomethyl)cyclohexanone and 3-methoxyphenylmagnesium bromide): (fragments,
+    mapped reaction), or ``None`` when the bromide's carbon bears no OH."""
+    found = _carbinol_cap_bromide(mapped_reaction)
+    if found is None:
+        return None
+    mol, (c, o, br) = found
+    rw = Chem.RWMol(mol)
+    rw.RemoveBond(c, br)
+    rw.GetBondBetweenAtoms(c, o).SetBondType(Chem.BondType.DOUBLE)
+    carbon, oxygen = rw.GetAtomWithIdx(c), rw.GetAtomWithIdx(o)
+    carbon.SetChiralTag(Chem.ChiralType.CHI_UNSPECIFIED)
+    oxygen.SetNumExplicitHs(0)
+    oxygen.SetNoImplicit(False)
+    rw.RemoveAtom(br)
+    with quiet_rdkit():
+        try:
+            out = rw.GetMol()
+            Chem.SanitizeMol(out)
+        except Exception:  # noqa: BLE001 - RDKit raises several types; the capping then stays as it was
+            return None
+    smiles = Chem.MolToSmiles(strip_atom_maps(out))
+    product = mapped_reaction.split(">>")[1]
+    return [Chem.MolToSmiles(Chem.MolFromSmiles(p)) for p in smiles.split(".")], f"{Chem.MolToSmiles(out)}>>{product}"
+
+
 def precursor_notes(precursors: Sequence[str]) -> list[str]:
     """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids)."""
     from molx_agent.chem.utils import compile_smarts
@@ -453,6 +537,17 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
             frags, mapped_reaction = cap_bonds_mapped(mol, [(i, j, rule.cap_i, rule.cap_j)])
         except ChemistryError:
             continue
+        description = rule.description
+        if rule.cap_j == "[Mg]Br":
+            if grignard_self_quenching(frags):
+                continue  # no such reagent: it quenches itself as it forms
+            addition = grignard_carbonyl(mapped_reaction)
+            if addition is not None:
+                frags, mapped_reaction = addition
+                description = GRIGNARD_ADDITION_DESCRIPTION
+        elif rule.cap_i == "Br" or rule.cap_j == "Br":
+            if _carbinol_cap_bromide(mapped_reaction) is not None:
+                continue  # a bromide on a carbinol carbon (OC1(Br)CCCCC1) is no reagent: the Grignard rule's ketone
         key = (rule.reaction_type, *sorted(frags))
         if key in seen:
             continue
@@ -462,7 +557,7 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 "reaction_type": rule.reaction_type,
                 "fragments": frags,
                 "confidence": rule.confidence,
-                "description": rule.description,
+                "description": description,
                 "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
                 "bond_class": rule.bond_class,
                 "notes": precursor_notes(frags),

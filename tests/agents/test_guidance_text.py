@@ -51,3 +51,14 @@ def test_a_chinese_strategy_line_names_the_bond_and_its_reaction_in_chinese():
     assert "strategic bond aryl amine Ar-N (Buchwald-Hartwig) -> " in en
     # the bond's named reactions put the copper amination of the 2-halobenzoic acid first (its priority)
     assert guide["strategic_bonds"][0]["named_reactions"][0].startswith("Ullmann-Goldberg")
+
+
+def test_a_carbinol_strategic_bond_is_the_grignard_addition_once():
+    # 2-phenyl-2-propanol: the aryl Grignard on acetone, and MeMgBr on acetophenone once (both methyls give it)
+    smiles = "CC(C)(O)c1ccccc1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    seen = [(b["reaction_type"], *sorted(b["fragments"])) for b in guide["strategic_bonds"]]
+    assert len(seen) == len(set(seen))
+    assert all(not any("Br" in f and "O" in f and "Mg" not in f for f in b["fragments"])
+               for b in guide["strategic_bonds"])  # no bromohydrin "reagent"
+    assert any("CC(=O)c1ccccc1" in b["fragments"] for b in guide["strategic_bonds"])

@@ -126,3 +126,59 @@ def test_impossible_cap_and_aromatic_bond_raise_chemistry_errors():
     with pytest.raises(ChemistryError) as exc:
         suggest_capping("notasmiles", (0, 1))
     assert exc.value.code == "invalid_smiles"
+
+
+def _has_reagent(props, smiles):
+    want = Chem.MolToSmiles(Chem.MolFromSmiles(smiles))
+    return any(want in p["fragments"] for p in props)
+
+
+def test_no_grignard_on_a_carbonyl_carbon_nor_a_bromide_on_a_carboxyl_carbon():
+    # mefenamic acid's Ar-COOH bond: "O=[C](O)[Mg][Br]" (an acyl Grignard) and "O=C(O)Br" are no reagents
+    mefenamic = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"
+    mol = Chem.MolFromSmiles(mefenamic)
+    acid_c = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C" and a.GetDegree() == 3
+                  and any(n.GetSymbol() == "O" for n in a.GetNeighbors()))
+    ring_c = next(n.GetIdx() for n in mol.GetAtomWithIdx(acid_c).GetNeighbors() if n.GetIsAromatic())
+    props = suggest_capping(mefenamic, (ring_c, acid_c))
+    assert not any("Mg" in f and "C(=O)" not in f and "O=" in f for p in props for f in p["fragments"])
+    assert not _has_reagent(props, "O=C(O)Br")
+    assert all(p["reaction_type"] != "Grignard" for p in props)
+    # a ketone's acyl carbon may take the bromide (an acid bromide and a Grignard give the ketone)
+    assert [sorted(p["fragments"]) for p in suggest_capping("CCC(C)=O", (1, 2)) if p["reaction_type"] == "Grignard"] \
+        == [sorted([Chem.MolToSmiles(Chem.MolFromSmiles(s)) for s in ("CC(=O)Br", "CC[Mg]Br")])]
+
+
+def test_no_grignard_reagent_that_carries_its_own_quencher():
+    # ibuprofen's isobutyl CH2-aryl bond: the aryl Grignard that keeps the propionic acid would quench itself
+    ibuprofen = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    props = suggest_capping(ibuprofen, (3, 4))
+    grignards = [f for p in props if p["reaction_type"] == "Grignard" for f in p["fragments"] if "Mg" in f]
+    assert grignards and all("C(=O)O" not in f for f in grignards)  # isobutyl-MgBr on the aryl bromide stays
+    assert _has_reagent(props, "CC(C)C[Mg]Br")
+    # a nitroarene's Grignard (the Bartoli reaction) and a lactam N-H's: the methyl Grignard stays
+    for smiles in ("Cc1ccc([N+](=O)[O-])cc1", "Cc1ccc2c(c1)CCC(=O)N2"):
+        mg = [f for p in suggest_capping(smiles, (0, 1)) if p["reaction_type"] == "Grignard"
+              for f in p["fragments"] if "Mg" in f]
+        assert mg == [Chem.MolToSmiles(Chem.MolFromSmiles("C[Mg]Br"))], (smiles, mg)
+
+
+def test_grignard_at_a_carbinol_is_the_addition_to_the_ketone():
+    # tramadol's aryl-carbinol bond: the industrial route, 3-methoxyphenylmagnesium bromide on the Mannich ketone;
+    # no "Heck" with a bromohydrin (CN(C)CC1CCCCC1(O)Br), which is no reagent
+    tramadol = "COc1cccc(C2(O)CCCCC2CN(C)C)c1"
+    mol = Chem.MolFromSmiles(tramadol)
+    carbinol = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C" and a.GetDegree() == 4
+                    and any(n.GetSymbol() == "O" for n in a.GetNeighbors()))
+    aryl = next(n.GetIdx() for n in mol.GetAtomWithIdx(carbinol).GetNeighbors() if n.GetIsAromatic())
+    props = suggest_capping(tramadol, (aryl, carbinol))
+    assert not any("Br" in f and "O" in f and "Mg" not in f for p in props for f in p["fragments"])
+    grignard = [p for p in props if p["reaction_type"] == "Grignard"]
+    assert len(grignard) == 1
+    assert sorted(grignard[0]["fragments"]) == sorted(
+        Chem.MolToSmiles(Chem.MolFromSmiles(s)) for s in ("CN(C)CC1CCCCC1=O", "COc1cccc([Mg]Br)c1"))
+    assert "Grignard addition" in grignard[0]["description"]
+    precursors, product = grignard[0]["mapped_reaction"].split(">>")
+    pre = Chem.MolFromSmiles(precursors)
+    mapped = {a.GetAtomMapNum() for a in pre.GetAtoms() if a.GetAtomMapNum()}
+    assert mapped == {a.GetAtomMapNum() for a in Chem.MolFromSmiles(product).GetAtoms()}  # every target atom mapped
