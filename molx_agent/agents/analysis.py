@@ -198,9 +198,13 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
                       "in_ring": b["in_ring"], "reaction_type": caps[0]["reaction_type"],
                       "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],
                       "confidence": caps[0].get("confidence"), "mapped_reaction": caps[0].get("mapped_reaction"),
-                      "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance")})
-        if len(bonds) >= MAX_GUIDANCE_BONDS:
+                      "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance"),
+                      "notes": list(caps[0].get("notes") or [])})
+        if sum(not x["notes"] for x in bonds) >= MAX_GUIDANCE_BONDS:
             break
+    # a bond whose precursors carry a warning (an unstable boronic acid, a Grignard reagent's partner with a free
+    # acid) comes after the bonds whose precursors carry none, in the order above otherwise
+    bonds = sorted(bonds, key=lambda x: bool(x["notes"]))[:MAX_GUIDANCE_BONDS]
     pg = glob.get("pg_policy") or {}
     return {
         "strategy": decision["recommended_strategy"], "scores": decision["scores"],

@@ -506,6 +506,26 @@ def grignard_carbonyl(mapped_reaction: str) -> tuple[list[str], str] | None:
     return [Chem.MolToSmiles(Chem.MolFromSmiles(p)) for p in smiles.split(".")], f"{Chem.MolToSmiles(out)}>>{product}"
 
 
+def grignard_partner_note(fragments: Sequence[str]) -> str | None:
+    """A note when the Grignard reagent's partner carries a group whose proton it takes first (an acid, alcohol,
+    phenol, primary amine or thiol: ``chem.fg_warnings.FORBIDDEN_GROUPS["grignard"]``), else ``None``: ibuprofen's
+    MeMgBr on 2-bromo-2-arylpropionic acid meets the free acid before the bromide."""
+    from molx_agent.chem.fg_warnings import FORBIDDEN_GROUPS, check_reaction_compatibility
+
+    if not any("Mg" in f for f in fragments):
+        return None
+    groups: list[str] = []
+    for frag in fragments:
+        if "Mg" in frag:
+            continue
+        found = check_reaction_compatibility(frag, "Grignard")
+        groups += [g for g in found["incompatible_groups"] if g in FORBIDDEN_GROUPS["grignard"] and g not in groups]
+    if not groups:
+        return None
+    named = ", ".join(g.replace("_", " ") for g in groups)
+    return f"the partner's {named} quenches the Grignard reagent first: protect it or use another equivalent"
+
+
 def precursor_notes(precursors: Sequence[str]) -> list[str]:
     """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids)."""
     from molx_agent.chem.utils import compile_smarts
@@ -560,7 +580,7 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 "description": description,
                 "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
                 "bond_class": rule.bond_class,
-                "notes": precursor_notes(frags),
+                "notes": precursor_notes(frags) + [n for n in (grignard_partner_note(frags),) if n],
                 "mapped_reaction": mapped_reaction,
             }
         )

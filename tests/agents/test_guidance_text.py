@@ -62,3 +62,12 @@ def test_a_carbinol_strategic_bond_is_the_grignard_addition_once():
     assert all(not any("Br" in f and "O" in f and "Mg" not in f for f in b["fragments"])
                for b in guide["strategic_bonds"])  # no bromohydrin "reagent"
     assert any("CC(=O)c1ccccc1" in b["fragments"] for b in guide["strategic_bonds"])
+
+
+def test_a_strategic_bond_with_a_warned_precursor_comes_after_clean_ones():
+    # ibuprofen: the alpha C-C bond's MeMgBr would meet the free acid first; the aryl-CH bond's alkylation leads
+    smiles = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    bonds = guide["strategic_bonds"]
+    assert bonds[0]["reaction_type"] != "Grignard" and not bonds[0]["notes"]
+    assert [bool(b["notes"]) for b in bonds] == sorted(bool(b["notes"]) for b in bonds)

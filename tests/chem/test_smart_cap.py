@@ -182,3 +182,12 @@ def test_grignard_at_a_carbinol_is_the_addition_to_the_ketone():
     pre = Chem.MolFromSmiles(precursors)
     mapped = {a.GetAtomMapNum() for a in pre.GetAtoms() if a.GetAtomMapNum()}
     assert mapped == {a.GetAtomMapNum() for a in Chem.MolFromSmiles(product).GetAtoms()}  # every target atom mapped
+
+
+def test_a_grignard_partner_with_a_free_acid_carries_a_note():
+    # ibuprofen's alpha-methyl: MeMgBr meets the free acid of 2-bromo-2-arylpropionic acid before the bromide
+    props = [p for p in suggest_capping("CC(C)Cc1ccc(C(C)C(=O)O)cc1", (8, 9)) if p["reaction_type"] == "Grignard"]
+    assert props and any("carboxylic acid quenches the Grignard reagent" in n for n in props[0]["notes"])
+    # no partner acid, no note
+    clean = [p for p in suggest_capping("CCC(C)=O", (1, 2)) if p["reaction_type"] == "Grignard"]
+    assert clean and clean[0]["notes"] == []
