@@ -527,7 +527,10 @@ def grignard_partner_note(fragments: Sequence[str]) -> str | None:
 
 
 def precursor_notes(precursors: Sequence[str]) -> list[str]:
-    """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids)."""
+    """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids), and about a precursor
+    that reacts with itself or cannot be isolated as drawn (``chem.mechanism.self_reactive`` and ``unisolable``:
+    bupropion's 2-(tert-butylamino)propanoyl bromide acylates its own amine)."""
+    from molx_agent.chem.mechanism import self_reactive, unisolable
     from molx_agent.chem.utils import compile_smarts
 
     notes = []
@@ -535,6 +538,10 @@ def precursor_notes(precursors: Sequence[str]) -> list[str]:
         patt = compile_smarts(smarts)
         if any(as_mol(p).HasSubstructMatch(patt) for p in precursors):
             notes.append(note)
+    for p in precursors:
+        why = self_reactive(p) or unisolable(p)
+        if why:
+            notes.append(f"{p}: {why}")
     return notes
 
 

@@ -71,3 +71,10 @@ def test_a_strategic_bond_with_a_warned_precursor_comes_after_clean_ones():
     bonds = guide["strategic_bonds"]
     assert bonds[0]["reaction_type"] != "Grignard" and not bonds[0]["notes"]
     assert [bool(b["notes"]) for b in bonds] == sorted(bool(b["notes"]) for b in bonds)
+
+
+def test_bupropion_line_is_the_amination_of_the_bromoketone():
+    # the industrial route: tert-butylamine on 2-bromo-3'-chloropropiophenone, not a self-acylating amino acid bromide
+    smiles = "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1"
+    bond = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
+    assert sorted(bond["fragments"]) == ["CC(Br)C(=O)c1cccc(Cl)c1", "CC(C)(C)N"]

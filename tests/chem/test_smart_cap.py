@@ -191,3 +191,14 @@ def test_a_grignard_partner_with_a_free_acid_carries_a_note():
     # no partner acid, no note
     clean = [p for p in suggest_capping("CCC(C)=O", (1, 2)) if p["reaction_type"] == "Grignard"]
     assert clean and clean[0]["notes"] == []
+
+
+def test_a_self_reactive_precursor_carries_a_note():
+    # bupropion's aryl-C(=O) bond: 2-(tert-butylamino)propanoyl bromide acylates its own amine
+    bupropion = "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1"
+    mol = Chem.MolFromSmiles(bupropion)
+    carbonyl = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C"
+                    and any(b.GetBondTypeAsDouble() == 2 for b in a.GetBonds()))
+    aryl = next(n.GetIdx() for n in mol.GetAtomWithIdx(carbonyl).GetNeighbors() if n.GetIsAromatic())
+    props = [p for p in suggest_capping(bupropion, (aryl, carbonyl)) if "CC(NC(C)(C)C)C(=O)Br" in p["fragments"]]
+    assert props and any("acyl halide in one molecule" in n for n in props[0]["notes"])
