@@ -105,6 +105,20 @@ def bond_label_zh(label: str | None) -> str:
     return "环内" + ("" if "\u4e00" <= body[:1] <= "\u9fff" else " ") + body
 
 
+#: Chinese words of the group classes a protection plan names (``chem.selectivity``: "amine", "alcohol", ...); a
+#: functional-group name falls back to :data:`FG_LABELS_ZH`.
+PROTECTION_LABELS_ZH: dict[str, str] = {
+    "amine": "胺", "aniline": "苯胺", "alcohol": "醇", "phenol": "酚", "thiol": "硫醇", "carboxylic_acid": "羧酸",
+    "aldehyde": "醛", "ketone": "酮", "carbonyl": "羰基", "diol": "二醇", "terminal_alkyne": "末端炔烃",
+    "azole_nh": "唑 N-H", "indole_nh": "吲哚 N-H", "aryl_halide": "芳基卤", "ester": "酯",
+}
+
+
+def protection_label_zh(name: str) -> str:
+    """A protection plan's group ("amine", "secondary_alcohol") in Chinese (the name itself when unknown)."""
+    return PROTECTION_LABELS_ZH.get(name) or FG_LABELS_ZH.get(name) or name
+
+
 def capping_name_zh(name: str | None) -> str:
     """The Chinese name of a capping rule's or a named template's reaction (the name itself when neither knows it)."""
     if not name:
@@ -223,7 +237,7 @@ def describe_guidance(guide: dict[str, Any], lang: str) -> str:
             text += (f"；战略键 {bond_label_zh(bond.get('label'))}（{capping_name_zh(bond.get('reaction_type'))}）→ "
                      f"{' + '.join(bond.get('fragments') or [])}")
         if guide.get("protection"):
-            text += f"；需保护：{', '.join(guide['protection'])}"
+            text += f"；需保护：{'、'.join(protection_label_zh(g) for g in guide['protection'])}"
         return text
     text = f"- Synthesis strategy: {guide['strategy']}"
     if bond:

@@ -78,3 +78,13 @@ def test_bupropion_line_is_the_amination_of_the_bromoketone():
     smiles = "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1"
     bond = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
     assert sorted(bond["fragments"]) == ["CC(Br)C(=O)c1cccc(Cl)c1", "CC(C)(C)N"]
+
+
+def test_the_groups_to_protect_read_in_chinese():
+    from molx_agent.agents.analysis import protection_label_zh
+
+    guide = {"strategy": "linear", "strategic_bonds": [], "protection": ["amine", "aniline", "secondary_alcohol"]}
+    zh = describe_guidance(guide, "zh")
+    assert "需保护：胺、苯胺、仲醇" in zh and "amine" not in zh
+    assert protection_label_zh("no_such_group") == "no_such_group"
+    assert "protect: amine, aniline, secondary_alcohol" in describe_guidance(guide, "en")
