@@ -128,6 +128,11 @@ def test_impossible_cap_and_aromatic_bond_raise_chemistry_errors():
     assert exc.value.code == "invalid_smiles"
 
 
+def _ring_bond(smiles, smarts):
+    """The (aromatic atom, other atom) pair of the first match of a two-atom SMARTS ``a-X`` in ``smiles``."""
+    return Chem.MolFromSmiles(smiles).GetSubstructMatch(Chem.MolFromSmarts(smarts))
+
+
 def _has_reagent(props, smiles):
     want = Chem.MolToSmiles(Chem.MolFromSmiles(smiles))
     return any(want in p["fragments"] for p in props)
@@ -136,11 +141,7 @@ def _has_reagent(props, smiles):
 def test_no_grignard_on_a_carbonyl_carbon_nor_a_bromide_on_a_carboxyl_carbon():
     # mefenamic acid's Ar-COOH bond: "O=[C](O)[Mg][Br]" (an acyl Grignard) and "O=C(O)Br" are no reagents
     mefenamic = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"
-    mol = Chem.MolFromSmiles(mefenamic)
-    acid_c = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C" and a.GetDegree() == 3
-                  and any(n.GetSymbol() == "O" for n in a.GetNeighbors()))
-    ring_c = next(n.GetIdx() for n in mol.GetAtomWithIdx(acid_c).GetNeighbors() if n.GetIsAromatic())
-    props = suggest_capping(mefenamic, (ring_c, acid_c))
+    props = suggest_capping(mefenamic, _ring_bond(mefenamic, "a-C(=O)[OH]")[:2])
     assert not any("Mg" in f and "C(=O)" not in f and "O=" in f for p in props for f in p["fragments"])
     assert not _has_reagent(props, "O=C(O)Br")
     assert all(p["reaction_type"] != "Grignard" for p in props)
@@ -167,11 +168,7 @@ def test_grignard_at_a_carbinol_is_the_addition_to_the_ketone():
     # tramadol's aryl-carbinol bond: the industrial route, 3-methoxyphenylmagnesium bromide on the Mannich ketone;
     # no "Heck" with a bromohydrin (CN(C)CC1CCCCC1(O)Br), which is no reagent
     tramadol = "COc1cccc(C2(O)CCCCC2CN(C)C)c1"
-    mol = Chem.MolFromSmiles(tramadol)
-    carbinol = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C" and a.GetDegree() == 4
-                    and any(n.GetSymbol() == "O" for n in a.GetNeighbors()))
-    aryl = next(n.GetIdx() for n in mol.GetAtomWithIdx(carbinol).GetNeighbors() if n.GetIsAromatic())
-    props = suggest_capping(tramadol, (aryl, carbinol))
+    props = suggest_capping(tramadol, _ring_bond(tramadol, "a-[CX4][OH]")[:2])
     assert not any("Br" in f and "O" in f and "Mg" not in f for p in props for f in p["fragments"])
     grignard = [p for p in props if p["reaction_type"] == "Grignard"]
     assert len(grignard) == 1
@@ -196,9 +193,6 @@ def test_a_grignard_partner_with_a_free_acid_carries_a_note():
 def test_a_self_reactive_precursor_carries_a_note():
     # bupropion's aryl-C(=O) bond: 2-(tert-butylamino)propanoyl bromide acylates its own amine
     bupropion = "CC(NC(C)(C)C)C(=O)c1cccc(Cl)c1"
-    mol = Chem.MolFromSmiles(bupropion)
-    carbonyl = next(a.GetIdx() for a in mol.GetAtoms() if a.GetSymbol() == "C"
-                    and any(b.GetBondTypeAsDouble() == 2 for b in a.GetBonds()))
-    aryl = next(n.GetIdx() for n in mol.GetAtomWithIdx(carbonyl).GetNeighbors() if n.GetIsAromatic())
-    props = [p for p in suggest_capping(bupropion, (aryl, carbonyl)) if "CC(NC(C)(C)C)C(=O)Br" in p["fragments"]]
+    props = [p for p in suggest_capping(bupropion, _ring_bond(bupropion, "a-C=O")[:2])
+             if "CC(NC(C)(C)C)C(=O)Br" in p["fragments"]]
     assert props and any("acyl halide in one molecule" in n for n in props[0]["notes"])
