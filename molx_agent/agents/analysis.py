@@ -85,7 +85,7 @@ CAPPING_NAMES_ZH: dict[str, str] = {
     "Amide bond formation": "酰胺键形成", "Amide (acid chloride)": "酰胺键形成（酰氯）", "Ester hydrolysis": "酯水解",
     "N-alkylation (SN2)": "N-烷基化（SN2）", "Reductive amination": "还原胺化", "Williamson ether": "Williamson 醚合成",
     "Buchwald-Hartwig": "Buchwald-Hartwig 胺化", "SNAr/Ullmann": "SNAr/Ullmann 芳基醚合成", "Heck": "Heck 反应",
-    "Grignard": "Grignard 反应",
+    "Grignard": "Grignard 反应", "Friedel-Crafts alkylation": "Friedel-Crafts 烷基化",
 }
 
 
@@ -188,7 +188,7 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     strategic bonds with the precursors a capping rule gives (acyclic bonds first, ring bonds as a fallback), the
     groups needing protection and the methods to avoid.  The ``disconnection`` worker records it; a re-plan
     disconnects first at ``strategic_bonds[0]`` and searches the fragments."""
-    from molx_agent.chem.smart_cap import suggest_capping
+    from molx_agent.chem.smart_cap import chemist_reaction_name, suggest_capping
     from molx_agent.chem.strategy import decide_strategy, get_global_strategy
 
     decision = decide_strategy(smiles)
@@ -209,7 +209,8 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         if any((x["reaction_type"], *sorted(x["fragments"])) == same for x in bonds):
             continue  # a symmetry-equivalent bond (either methyl of a dimethyl carbinol) gives the same precursors
         bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
-                      "in_ring": b["in_ring"], "reaction_type": caps[0]["reaction_type"],
+                      "in_ring": b["in_ring"], "reaction_type": chemist_reaction_name(smiles, caps[0]),
+                      "capping_rule": caps[0]["reaction_type"],
                       "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],
                       "confidence": caps[0].get("confidence"), "mapped_reaction": caps[0].get("mapped_reaction"),
                       "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance"),

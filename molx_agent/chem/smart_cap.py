@@ -598,6 +598,24 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
     return proposals
 
 
+def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
+    """The reaction a :func:`suggest_capping` proposal stands for, as a chemist names it.  The seed's "Heck" rule
+    (C(sp2)-H + Br-C(sp3)) on an aromatic carbon is a Friedel-Crafts alkylation (ibuprofen: isobutylbenzene and
+    2-bromopropionic acid), which is also what a step judge's functional-group checks should read; every other
+    proposal keeps its rule's name (``reaction_type``, the seed's, is left as it is)."""
+    name = str(proposal.get("reaction_type") or "")
+    if name != "Heck":
+        return name
+    sp2 = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "H"), None)
+    try:
+        mol = parse_clean(smiles)
+    except (ValidationError, ChemistryError):
+        return name
+    if sp2 is not None and 0 <= sp2 < mol.GetNumAtoms() and mol.GetAtomWithIdx(sp2).GetIsAromatic():
+        return "Friedel-Crafts alkylation"
+    return name
+
+
 def custom_cap(smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> dict[str, Any]:
     """Break ``bond`` and put ``cap_i`` on its first atom and ``cap_j`` on its second.
 
@@ -629,6 +647,7 @@ __all__ = [
     "applicable_rules",
     "parse_clean",
     "precursor_notes",
+    "chemist_reaction_name",
     "cap_bond",
     "cap_bonds_mapped",
     "cap_bonds",

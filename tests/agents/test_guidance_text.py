@@ -34,7 +34,8 @@ def test_bond_labels_read_in_chinese_with_their_bond_notation(label, zh):
 
 
 def test_every_capping_rule_has_a_chinese_name():
-    assert {r.reaction_type for r in CAPPING_RULES} == set(CAPPING_NAMES_ZH)
+    # the thirteen rules, and the name a chemist gives the "Heck" rule on an arene
+    assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation"} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
     assert capping_name_zh("Ullmann Diaryl Ether Synthesis") == "Ullmann 二芳基醚合成"
@@ -88,3 +89,13 @@ def test_the_groups_to_protect_read_in_chinese():
     assert "需保护：胺、苯胺、仲醇" in zh and "amine" not in zh
     assert protection_label_zh("no_such_group") == "no_such_group"
     assert "protect: amine, aniline, secondary_alcohol" in describe_guidance(guide, "en")
+
+
+def test_an_aryl_c_h_alkylation_is_named_friedel_crafts_not_heck():
+    # ibuprofen: isobutylbenzene and 2-bromopropionic acid; the seed's rule name stays in capping_rule
+    smiles = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    first = guide["strategic_bonds"][0]
+    assert first["reaction_type"] == "Friedel-Crafts alkylation" and first["capping_rule"] == "Heck"
+    assert "（Friedel-Crafts 烷基化）" in describe_guidance(guide, "zh")
+    assert "(Friedel-Crafts alkylation)" in describe_guidance(guide, "en")

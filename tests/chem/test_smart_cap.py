@@ -196,3 +196,14 @@ def test_a_self_reactive_precursor_carries_a_note():
     props = [p for p in suggest_capping(bupropion, _ring_bond(bupropion, "a-C=O")[:2])
              if "CC(NC(C)(C)C)C(=O)Br" in p["fragments"]]
     assert props and any("acyl halide in one molecule" in n for n in props[0]["notes"])
+
+
+def test_the_heck_rule_on_an_arene_is_named_friedel_crafts():
+    from molx_agent.chem.smart_cap import chemist_reaction_name
+
+    on_arene = [p for p in suggest_capping("CC(C)Cc1ccccc1", (3, 4)) if p["reaction_type"] == "Heck"]
+    assert on_arene and chemist_reaction_name("CC(C)Cc1ccccc1", on_arene[0]) == "Friedel-Crafts alkylation"
+    on_alkene = [p for p in suggest_capping("C=CCCc1ccccc1", (1, 2)) if p["reaction_type"] == "Heck"]
+    assert on_alkene and chemist_reaction_name("C=CCCc1ccccc1", on_alkene[0]) == "Heck"
+    amide = suggest_capping("CC(=O)Nc1ccccc1", (1, 3))[0]
+    assert chemist_reaction_name("CC(=O)Nc1ccccc1", amide) == amide["reaction_type"]
