@@ -201,16 +201,24 @@ def cap_bonds_mapped(mol_or_smiles: MolLike,
             if chiral:
                 invert_substituted_centres(out, {a.GetAtomMapNum(): a for a in mol.GetAtoms()}, chiral)
             mapped_reaction = f"{Chem.MolToSmiles(out)}>>{Chem.MolToSmiles(mol)}"
-            smiles = Chem.MolToSmiles(strip_atom_maps(out))
-            parts = [Chem.MolFromSmiles(p) for p in smiles.split(".")]
+            frags = _fragment_smiles(out)
         except Exception as exc:  # noqa: BLE001 - RDKit raises several types; all mean "not a molecule"
             raise ChemistryError(
                 "capping_failed", f"capping gives no valid molecule: {exc}", value=where,
                 hint="check that each cap fits the atom's valence (e.g. '=O' needs a CH carbon)",
             ) from exc
-    if any(p is None for p in parts):
+    if frags is None:
         raise ChemistryError("capping_failed", "capping gives an invalid molecule", value=where)
-    return [Chem.MolToSmiles(p) for p in parts], mapped_reaction
+    return frags, mapped_reaction
+
+
+def _fragment_smiles(mol: Chem.Mol) -> list[str] | None:
+    """The canonical SMILES of each component of an atom-mapped capping outcome, map numbers removed and each written
+    back through a parse; ``None`` when a component does not parse."""
+    parts = [Chem.MolFromSmiles(p) for p in Chem.MolToSmiles(strip_atom_maps(mol)).split(".")]
+    if any(p is None for p in parts):
+        return None
+    return [Chem.MolToSmiles(p) for p in parts]
 
 
 def _attach_multiple(mol: Chem.Mol, items: list[tuple[int, int, str, str, float]]) -> Chem.Mol:
@@ -287,7 +295,7 @@ class AtomFeatures:
                     if self.z[x] == 6 and self.z[y] == 8 and not self.arom[x]:
                         self.carbonyl[x] = True
                     if self.z[x] == 6 and self.z[y] != 6:
-                        double_to_hetero[x] = True
+                        double_to_hetero[x] = self.multiple_to_hetero[x] = True
                     if self.z[x] == 16 and self.z[y] == 8:
                         self.sulfonyl[x] += 1
             elif bt == Chem.BondType.TRIPLE:
@@ -302,8 +310,6 @@ class AtomFeatures:
         self.sp2_not_carbonyl = [
             self.z[k] == 6 and self.sp2[k] and not double_to_hetero[k] for k in range(n)
         ]
-        for k in range(n):
-            self.multiple_to_hetero[k] = self.multiple_to_hetero[k] or double_to_hetero[k]
 
     # the predicates of the seed's rules (x = this end, other = the atom across the broken bond)
     def aryl_c(self, x: int) -> bool:
@@ -468,6 +474,14 @@ _CARBINOL_BROMIDE = Chem.MolFromSmarts("[CX4:1](-[OX2H1:2])-[Br;X1:3]")
 GRIGNARD_ADDITION_DESCRIPTION = "C(OH)-C' → C=O + BrMg-C' (Grignard addition to the aldehyde or ketone)"
 
 
+def _is_carbinol(mol: Chem.Mol, idx: int) -> bool:
+    """Whether atom ``idx`` of the target is a four-connected carbon that bears an OH (``[CX4]-[OX2H1]``; a bromide
+    capped onto it is a bromohydrin)."""
+    atom = mol.GetAtomWithIdx(idx)
+    return atom.GetAtomicNum() == 6 and atom.GetTotalDegree() == 4 and any(
+        n.GetAtomicNum() == 8 and n.GetDegree() == 1 and n.GetTotalNumHs() == 1 for n in atom.GetNeighbors())
+
+
 def _carbinol_cap_bromide(mapped_reaction: str) -> tuple[Chem.Mol, tuple[int, int, int]] | None:
     """(precursors, (C, O, Br)) when a capping put its Br (an unmapped atom) on a carbinol carbon, else ``None``."""
     with quiet_rdkit():
@@ -501,9 +515,10 @@ def grignard_carbonyl(mapped_reaction: str) -> tuple[list[str], str] | None:
             Chem.SanitizeMol(out)
         except Exception:  # noqa: BLE001 - RDKit raises several types; the capping then stays as it was
             return None
-    smiles = Chem.MolToSmiles(strip_atom_maps(out))
-    product = mapped_reaction.split(">>")[1]
-    return [Chem.MolToSmiles(Chem.MolFromSmiles(p)) for p in smiles.split(".")], f"{Chem.MolToSmiles(out)}>>{product}"
+        frags = _fragment_smiles(out)
+    if frags is None:
+        return None
+    return frags, f"{Chem.MolToSmiles(out)}>>{mapped_reaction.split('>>')[1]}"
 
 
 def grignard_partner_note(fragments: Sequence[str]) -> str | None:
@@ -565,16 +580,17 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
         except ChemistryError:
             continue
         description = rule.description
+        bromide_at_carbinol = (rule.cap_i == "Br" and _is_carbinol(mol, i)) or (rule.cap_j == "Br"
+                                                                              and _is_carbinol(mol, j))
         if rule.cap_j == "[Mg]Br":
             if grignard_self_quenching(frags):
                 continue  # no such reagent: it quenches itself as it forms
-            addition = grignard_carbonyl(mapped_reaction)
+            addition = grignard_carbonyl(mapped_reaction) if bromide_at_carbinol else None
             if addition is not None:
                 frags, mapped_reaction = addition
                 description = GRIGNARD_ADDITION_DESCRIPTION
-        elif rule.cap_i == "Br" or rule.cap_j == "Br":
-            if _carbinol_cap_bromide(mapped_reaction) is not None:
-                continue  # a bromide on a carbinol carbon (OC1(Br)CCCCC1) is no reagent: the Grignard rule's ketone
+        elif bromide_at_carbinol:
+            continue  # a bromide on a carbinol carbon (OC1(Br)CCCCC1) is no reagent: the Grignard rule's ketone
         key = (rule.reaction_type, *sorted(frags))
         if key in seen:
             continue
