@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from drug_routes import drug_names  # noqa: E402
+from drug_routes import checked_drug_names  # noqa: E402
 from rdkit import Chem, RDLogger  # noqa: E402
 
 from molx_agent.chem.names import resolve_name  # noqa: E402
@@ -80,11 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="write the counts and examples here")
     args = ap.parse_args(argv)
     RDLogger.DisableLog("rdApp.*")
-    names = drug_names(args.drugs)
-    unknown = [n for n in names if resolve_name(n) is None]
-    if unknown or not names:
-        ap.error(f"not in the packaged name table: {', '.join(unknown)}" if unknown else "--drugs names no drug")
-    result = scan(names)
+    result = scan(checked_drug_names(ap, args.drugs))
     print(json.dumps(result["counts"]))  # noqa: T201 - a benchmark script's report
     if args.json:
         atomic_write_json(args.json, result)

@@ -113,9 +113,18 @@ def drug_names(spec: str) -> list[str]:
     return list(DRUG_SETS.get(spec.strip()) or [name.strip() for name in spec.split(",") if name.strip()])
 
 
-def main(argv: list[str] | None = None) -> int:
+def checked_drug_names(ap: argparse.ArgumentParser, spec: str) -> list[str]:
+    """:func:`drug_names`, or ``ap.error`` (exit 2) when a name is not in the packaged name table or none is given."""
     from molx_agent.chem.names import lookup_name
 
+    names = drug_names(spec)
+    unknown = [name for name in names if lookup_name(name) is None]
+    if unknown or not names:
+        ap.error(f"not in the packaged name table: {', '.join(unknown)}" if unknown else "--drugs names no drug")
+    return names
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="first routes to well-known drugs with the default stock")
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--workers", type=int, default=1)
@@ -134,10 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--union-depth must be a positive integer")
     if args.rescore_routes is not None and args.rescore_routes < 0:
         ap.error("--rescore-routes must be 0 or a positive integer")
-    names = drug_names(args.drugs)
-    unknown = [name for name in names if lookup_name(name) is None]
-    if unknown or not names:
-        ap.error(f"not in the packaged name table: {', '.join(unknown)}" if unknown else "--drugs names no drug")
+    names = checked_drug_names(ap, args.drugs)
     jobs = [(name, args.time_limit, args.target_expansion, args.union_depth, args.rescore_routes) for name in names]
     if args.workers > 1:
         with ProcessPoolExecutor(args.workers) as pool:
