@@ -2809,10 +2809,26 @@ def _ring_system(mol: Chem.Mol, idx: int) -> set[int]:
     return system
 
 
+#: Atoms a cross-coupling, a metal exchange or an S_N_Ar replaces on a ring carbon (ipso substitution): a halogen,
+#: boron, tin, zinc, magnesium or lithium (an oxygen only as a sulfonate's, :func:`_ipso_leaving`).
+_IPSO_LEAVING = frozenset({9, 17, 35, 53, 5, 50, 30, 12, 3})
+
+
+def _ipso_leaving(atom: Chem.Atom) -> bool:
+    """Whether ``atom`` (on a ring carbon) is a group an ipso substitution replaces (:data:`_IPSO_LEAVING`, or the
+    oxygen of a sulfonate such as a triflate)."""
+    if atom.GetAtomicNum() in _IPSO_LEAVING:
+        return True
+    return atom.GetAtomicNum() == 8 and any(nb.GetAtomicNum() == 16 for nb in atom.GetNeighbors())
+
+
 def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.Atom) -> bool:
     """Whether every atom of the product's fused ring system through ``carbon`` keeps its mapped neighbours in the
     step (``rmap``: the reactants' atoms by map number; no substitution on those rings: a halogen there directed or
-    blocked nothing the step did)."""
+    blocked nothing the step did).  Another ring carbon whose leaving group (:func:`_ipso_leaving`) the step replaces
+    (a cross-coupling at a second halide, an S_N_Ar) counts as unchanged: the reaction went where that leaving group
+    was, so the carried halogen blocked or directed nothing (naproxen's first route of 2026-12-06: a Negishi coupling
+    at the 6-bromide of 1,6-dibromo-2-methoxynaphthalene, the 1-bromide carried to the last step and removed)."""
     for idx in _ring_system(product, carbon.GetIdx()):
         atom = product.GetAtomWithIdx(idx)
         m = atom.GetAtomMapNum()
@@ -2820,9 +2836,22 @@ def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.
             return False
         before = {nb.GetAtomMapNum() for nb in rmap[m].GetNeighbors()}
         after = {nb.GetAtomMapNum() for nb in atom.GetNeighbors()}
-        if before != after or 0 in before or 0 in after:
+        if 0 in before or 0 in after:
+            return False
+        if before != after and (idx == carbon.GetIdx() or not _ipso_substitution(rmap[m], before, after)):
             return False
     return True
+
+
+def _ipso_substitution(reactant_atom: Chem.Atom, before: set[int], after: set[int]) -> bool:
+    """Whether a ring atom's change of neighbours (map numbers ``before`` -> ``after``) is one leaving group
+    (:func:`_ipso_leaving`) replaced by one new neighbour."""
+    lost, gained = before - after, after - before
+    if len(lost) != 1 or len(gained) > 1:
+        return False
+    (m,) = lost
+    leaving = next((nb for nb in reactant_atom.GetNeighbors() if nb.GetAtomMapNum() == m), None)
+    return leaving is not None and _ipso_leaving(leaving)
 
 
 #: What :func:`carried_groups` calls the atom a route removes: a halogen, or the first atom of an oxygen or nitrogen

@@ -39,7 +39,7 @@ def route_summary(graph: RetroGraph) -> dict[str, Any]:
 
 SEARCH_STAT_KEYS = ("n_model_calls", "model_time_s", "n_validations", "validation_time_s", "n_nodes",
                     "n_replicated", "first_solution_s", "n_predictions_cut_short", "single_step_model",
-                    "target_model", "rescoring")
+                    "target_model", "rescoring", "n_clean_alternatives")
 
 
 def search_payload(result: SearchResult, *, target: str | None = None, name: str = "",

@@ -228,6 +228,8 @@ class RetroStarSearch:
         self.excluded_leaves = frozenset(filter(None, (canonical_smiles(x) for x in config.exclude_leaves)))
         self.excluded_steps = frozenset(filter(None, (step_key(x) for x in config.exclude_steps)))
         self.n_analog_shortcuts = 0
+        self.n_clean_alternatives = 0  # routes without an analog shortcut put before all-demoted ones (build_routes)
+        self._analogs: dict[str, float | None] = {}  # bought SMILES -> Tanimoto to this search's target, or None
         self.n_implausible = 0
         self.target = target
         self.root = self._new_mol(target, 0, None, frozenset())
@@ -389,6 +391,24 @@ class RetroStarSearch:
                 node.value = twin.value if twin.solved else max(twin.value, node.value)
         return node
 
+    def analog_of_target(self, smiles: str) -> float | None:
+        """:func:`~molx_agent.retro.judge.is_analog_shortcut` of a bought molecule against this search's target, once
+        per molecule; an analog misses at most ``analog_max_added_atoms`` of the target's heavy atoms, so a smaller
+        molecule (most leaves) is none without a fingerprint."""
+        cache = self._analogs
+        if smiles not in cache:
+            near = self._heavy_atoms(smiles) >= self._heavy_atoms(self.target) - self.config.analog_max_added_atoms
+            cache[smiles] = is_analog_shortcut(smiles, self.target, self.config) if near else None
+        return cache[smiles]
+
+    def _heavy_atoms(self, smiles: str) -> int:
+        cache = self.caches.heavy_atoms
+        n = cache.get(smiles)
+        if n is None:
+            mol = Chem.MolFromSmiles(smiles, sanitize=False)
+            n = cache[smiles] = mol.GetNumHeavyAtoms() if mol is not None else 0
+        return n
+
     def leaf_estimate(self, smiles: str) -> float:
         """Estimated cost of making an unexpanded molecule outside the stock: ``leaf_cost``, or with
         ``leaf_cost_per_atom`` a linear function of its heavy-atom count (larger molecules need more steps), or
@@ -404,12 +424,7 @@ class RetroStarSearch:
             return max(cfg.leaf_cost, self.value_model.cost_of_steps(steps))
         if not cfg.leaf_cost_per_atom and not cfg.leaf_cost_base:
             return cfg.leaf_cost
-        cache = self.caches.heavy_atoms
-        n = cache.get(smiles)
-        if n is None:
-            mol = Chem.MolFromSmiles(smiles, sanitize=False)
-            n = cache[smiles] = mol.GetNumHeavyAtoms() if mol is not None else 0
-        return max(cfg.leaf_cost, cfg.leaf_cost_base + cfg.leaf_cost_per_atom * n)
+        return max(cfg.leaf_cost, cfg.leaf_cost_base + cfg.leaf_cost_per_atom * self._heavy_atoms(smiles))
 
     def step_cost(self, score: Any) -> float:
         return step_cost(score, min_score=self.config.min_score, step_penalty=self.config.step_penalty)
@@ -545,7 +560,18 @@ class RetroStarSearch:
         self._propagate(mol)
         return False
 
-    def confirm_best(self, k: int) -> list[Any]:
+    def clean_alternatives(self, m: int, exclude: set[tuple[int, ...]]) -> list[Any]:
+        """Up to ``m`` of the best solved routes (k-best entries, route-score order, every step forward-validated)
+        that buy no analog of the target at any depth (:meth:`analog_of_target`) and have no implausible step, leaving
+        out the entries whose reaction ids are in ``exclude``."""
+        def flags(mol: MolNode) -> int:
+            return mol.n_flags or int(self.analog_of_target(mol.smiles) is not None)
+
+        entries = self.confirm_best(m + len(exclude), leaf_flags=flags, rank_by="score")
+        return [e for e in entries if e[4] == 0 and e[2] not in exclude][:m]
+
+    def confirm_best(self, k: int, leaf_flags: Callable[[MolNode], int] | None = None,
+                     rank_by: str | None = None) -> list[Any]:
         """The ``k`` best solved routes (k-best entries), after forward-validating every step they use.
 
         A failing step becomes dead and the routes are recomputed, so only the steps of candidate routes
@@ -555,19 +581,20 @@ class RetroStarSearch:
         """
         from molx_agent.retro.search_routes import kbest_routes, route_reactions
 
+        rank_by = rank_by or self.config.rank_by
         while True:
             if not self.root.solved:
                 return []
             if self.validation_cut:
-                return kbest_routes(self, k, self.config.rank_by, validated_only=True)
-            entries = kbest_routes(self, k, self.config.rank_by)
+                return kbest_routes(self, k, rank_by, validated_only=True, leaf_flags=leaf_flags)
+            entries = kbest_routes(self, k, rank_by, leaf_flags=leaf_flags)
             clean = True
             for entry in entries:
                 for rxn in route_reactions(entry):
                     if rxn.validated:
                         continue
                     if self._validation_cut_now():
-                        return kbest_routes(self, k, self.config.rank_by, validated_only=True)
+                        return kbest_routes(self, k, rank_by, validated_only=True, leaf_flags=leaf_flags)
                     if not self.ensure_valid(rxn):
                         clean = False
             if clean:
@@ -995,6 +1022,7 @@ def search_routes(
         "n_replicated": search.n_replicated,
         "n_predictions_cut_short": search.n_cut_short,
         "n_analog_shortcuts": search.n_analog_shortcuts,
+        "n_clean_alternatives": search.n_clean_alternatives,
         "n_implausible_steps": search.n_implausible,
         "n_nodes": search._next_id,
         # the final re-ranking of the best routes with the full model (SearchConfig.rescore_routes)
@@ -1015,7 +1043,8 @@ def search_routes(
                    "leaf_cost_base": cfg.leaf_cost_base, "leaf_cost_per_atom": cfg.leaf_cost_per_atom,
                    "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion,
                    "union_depth": cfg.union_depth, "rescore_routes": cfg.rescore_routes,
-                   "rescore_weight": cfg.rescore_weight, "rescore_share": cfg.rescore_share},
+                   "rescore_weight": cfg.rescore_weight, "rescore_share": cfg.rescore_share,
+                   "clean_alternatives": cfg.clean_alternatives},
     }
     return SearchResult(
         target=target_can,

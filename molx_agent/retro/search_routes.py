@@ -20,6 +20,8 @@ from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
 from molx_agent.retro.search_types import reaction_type_of
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from molx_agent.retro.search import RetroStarSearch
     from molx_agent.retro.search_types import MolNode, ReactionEdge
 
@@ -92,9 +94,9 @@ def _merge(k: int, left: list[Any], right: list[Any], key: Any) -> list[Any]:
 
 
 def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_steps,
-           validated_only: bool = False) -> list[Entry]:
+           validated_only: bool = False, leaf_flags: Callable[[MolNode], int] | None = None) -> list[Entry]:
     if mol.in_stock:
-        return [(0, mol.leaf_cost, (), (mol, None, []), mol.n_flags)]
+        return [(0, mol.leaf_cost, (), (mol, None, []), mol.n_flags if leaf_flags is None else leaf_flags(mol))]
     if mol.id in memo:
         return memo[mol.id]
     candidates: list[Entry] = []
@@ -103,7 +105,7 @@ def _kbest(mol: MolNode, k: int, memo: dict[int, list[Entry]], key: Any = _key_s
             continue
         combos: list[tuple[int, float, tuple[int, ...], list[Any], int]] = [(0, 0.0, (), [], 0)]
         for child in rxn.children:
-            combos = _merge(k, combos, _kbest(child, k, memo, key, validated_only), key)
+            combos = _merge(k, combos, _kbest(child, k, memo, key, validated_only, leaf_flags), key)
             if not combos:
                 break
         for steps, cost, ids, kids, flags in combos:
@@ -213,13 +215,15 @@ def _graph(search: RetroStarSearch, structure: Any, name: str, meta: dict[str, A
     return graph
 
 
-def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", validated_only: bool = False) -> list[Entry]:
+def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", validated_only: bool = False,
+                 leaf_flags: Callable[[MolNode], int] | None = None) -> list[Entry]:
     """The ``k`` best solved routes as k-best entries (no validation; see ``RetroStarSearch.confirm_best``).
 
-    ``validated_only``: only routes whose every step has already passed forward validation.
+    ``validated_only``: only routes whose every step has already passed forward validation.  ``leaf_flags``: the
+    flags a bought molecule adds to a route (default: its ``n_flags``, an analog bought one step from the target).
     """
     key = rank_key(rank_by, search.config.route_step_weight)
-    return _kbest(search.root, k, {}, key, validated_only) if search.root.solved else []
+    return _kbest(search.root, k, {}, key, validated_only, leaf_flags) if search.root.solved else []
 
 
 def route_reactions(entry: Entry) -> list[ReactionEdge]:
@@ -249,6 +253,18 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
         if entry[2] in search.search_costs:  # re-ranked with the full model: the search's own score beside it
             meta["search_route_score"] = route_score((entry[0], search.search_costs[entry[2]]), weight)
         graphs.append(_graph(search, entry[3], name, meta))
+    if search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 \
+            and all(_tier(g) == 2 for g in graphs):
+        # every route is an analog shortcut (or has an implausible step or an unisolable molecule): the best solved
+        # routes without one, if the search has any, go first (SearchConfig.clean_alternatives)
+        extra = [g for g in (_graph(search, e[3], name, {"rank": 0, "solved": True, "total_cost": round(e[1], 4),
+                                                          "route_score": route_score(e, weight), "n_flags": e[4],
+                                                          "rank_by": search.config.rank_by, "clean_alternative": True})
+                             for e in search.clean_alternatives(search.config.clean_alternatives,
+                                                                {e[2] for e in entries}))
+                 if _tier(g) < 2]
+        search.n_clean_alternatives = len(extra)
+        graphs = (extra + graphs)[:k]
     if search.config.rank_by == "score" and graphs:
         # the search penalises an analog bought one step from the target; the route judgement also finds one bought
         # several functional-group interconversions away, and steps whose mechanism fails: among the routes
@@ -259,6 +275,11 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
         for i, graph in enumerate(graphs, start=1):
             graph.metadata["rank"] = i
     return graphs
+
+
+def _tier(graph: RetroGraph) -> int:
+    """The route trust tier of a built route (:func:`judge.route_rank_tier` of its issues)."""
+    return route_rank_tier(i["code"] for i in graph.metadata["route"]["issues"])
 
 
 def _best_partial(search: RetroStarSearch, mol: MolNode) -> tuple[Any, Any, list[Any]]:

@@ -71,6 +71,11 @@ class SearchConfig:
     analog_similarity: float = 0.5
     analog_max_added_atoms: int = 2
     analog_penalty: float = 5.0
+    # when every route returned has an analog shortcut, an implausible step or an unisolable molecule (route trust
+    # tier 2), up to clean_alternatives of the best solved routes without an analog bought at any depth or an
+    # implausible step join them, first (naproxen's five routes of 2026-12-06 all bought 5-chloro-naproxen, while the
+    # search had solved real disconnections); 0 turns this off
+    clean_alternatives: int = 2
     # -- constraints a re-plan may add (the agent's OPTIMIZE) --
     allow_probable_leaves: bool = True  # False: only verified (exact stock) molecules end a route
     exclude_leaves: tuple[str, ...] = ()  # SMILES never used as starting materials (canonicalised by the search)

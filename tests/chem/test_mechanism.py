@@ -1785,6 +1785,22 @@ def test_a_halogen_that_blocked_a_ring_substitution_is_not_a_detour():
     assert carried_groups(steps) == []
 
 
+def test_a_halogen_carried_past_a_coupling_at_another_halide_of_its_ring_is_a_detour():
+    from molx_agent.chem.mechanism import carried_groups
+
+    # 2,4-dibromoanisole coupled at its 4-bromide, then the 2-bromide removed: the coupling went where its own leaving
+    # group was, so the carried bromine blocked or directed nothing (4-bromoanisole is what a chemist would buy;
+    # naproxen's first route of 2026-12-06 did this with 1,6-dibromo-2-methoxynaphthalene)
+    biaryl = "[c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2"
+    suzuki = ("[CH3:1][O:2][c:3]1[c:4]([Br:5])[cH:6][c:7]([Br:8])[cH:9][cH:10]1.[OH:20][B:21]([OH:22])[c:11]1[cH:12]"
+              "[cH:13][cH:14][cH:15][cH:16]1>>[CH3:1][O:2][c:3]1[c:4]([Br:5])[cH:6][c:7](-" + biaryl + ")[cH:9][cH:10]1")
+    debromination = ("[CH3:1][O:2][c:3]1[c:4]([Br:900])[cH:6][c:7](-" + biaryl + ")[cH:9][cH:10]1>>[CH3:1][O:2][c:3]1"
+                     "[cH:4][cH:6][c:7](-" + biaryl + ")[cH:9][cH:10]1")
+    steps = [("COc1ccc(-c2ccccc2)cc1", ["COc1ccc(-c2ccccc2)cc1Br"], debromination),
+             ("COc1ccc(-c2ccccc2)cc1Br", ["COc1ccc(Br)cc1Br", "OB(O)c1ccccc1"], suzuki)]
+    assert carried_groups(steps) == [{"step": 0, "group": "bromine", "leaf": "COc1ccc(Br)cc1Br", "carried": 1}]
+
+
 def test_a_group_the_route_changed_before_removing_it_is_not_a_detour():
     from molx_agent.chem.mechanism import carried_groups
 

@@ -305,6 +305,34 @@ def test_an_analog_bought_several_interconversions_away_is_still_an_analog_short
     assert second.metadata["route"]["confidence"] == "low" and second.metadata["rank"] == 2
 
 
+def test_a_real_disconnection_joins_routes_that_all_buy_an_analog(tmp_path, verified):
+    """When every route returned buys an analog of the target (at any depth), the best solved routes without one
+    join them, first (``SearchConfig.clean_alternatives``): naproxen's five routes of 2026-12-06 all bought
+    5-chloro-naproxen three interconversions away while the search had solved real disconnections."""
+    ester_br, ester = "CCOC(=O)[C@@H](C)c1ccc2c(Br)c(OC)ccc2c1", "CCOC(=O)[C@@H](C)c1ccc2cc(OC)ccc2c1"
+    stock = CompositeStock([verified, FileStock(_file(tmp_path, "v2.smi", [BROMO_NAPROXEN, "CCO"]))])
+    model = DictSingleStepModel({
+        NAPROXEN: [([ester], 0.5, "ester hydrolysis"),
+                   ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], 0.02, "cross-coupling")],
+        ester: [([ester_br], 0.6, "debromination")],
+        ester_br: [([BROMO_NAPROXEN, "CCO"], 0.7, "esterification")],
+    })
+    real = sorted([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC])
+    # one route asked for: the cheaper analog route alone would be returned; the real disconnection replaces it
+    res = search_routes(NAPROXEN, stock=stock, model=model, config=SearchConfig(validate=False, n_routes=1))
+    assert res.solved and len(res.routes) == 1 and res.stats["n_clean_alternatives"] == 1
+    assert sorted(n.smiles for n in res.routes[0].leaves()) == real
+    assert res.routes[0].metadata["clean_alternative"] is True and res.routes[0].metadata["rank"] == 1
+    # both routes returned anyway: nothing is added, and the analog route still ranks second
+    both = search_routes(NAPROXEN, stock=stock, model=model, config=SearchConfig(validate=False))
+    assert both.stats["n_clean_alternatives"] == 0 and len(both.routes) == 2
+    assert sorted(n.smiles for n in both.routes[0].leaves()) == real
+    # off: the analog route alone
+    off = search_routes(NAPROXEN, stock=stock, model=model,
+                        config=SearchConfig(validate=False, n_routes=1, clean_alternatives=0))
+    assert "analog_shortcut" in {i["code"] for i in off.routes[0].metadata["route"]["issues"]}
+
+
 def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
     from molx_agent.retro.judge import route_rank_tier
     from tests.chem.test_mechanism import VENLAFAXINE_STEP
