@@ -287,16 +287,22 @@ def test_the_search_passes_its_deadline_and_never_shares_a_cut_short_table(tmp_p
     assert res.stats["n_predictions_cut_short"] == 1 and caches.predictions == {}
 
 
-def test_an_analog_bought_several_interconversions_away_is_still_an_analog_shortcut(tmp_path, verified):
-    # buy 5-bromo-naproxen, esterify, debrominate, hydrolyse: no disconnection at all
+def _analog_chain(tmp_path, verified, coupling_score):
+    """Naproxen two ways: 5-bromo-naproxen bought, esterified, debrominated and hydrolysed (no disconnection at all),
+    or a cross-coupling the model scores ``coupling_score``; the stock and the model."""
     ester_br, ester = "CCOC(=O)[C@@H](C)c1ccc2c(Br)c(OC)ccc2c1", "CCOC(=O)[C@@H](C)c1ccc2cc(OC)ccc2c1"
     stock = CompositeStock([verified, FileStock(_file(tmp_path, "v2.smi", [BROMO_NAPROXEN, "CCO"]))])
     model = DictSingleStepModel({
         NAPROXEN: [([ester], 0.5, "ester hydrolysis"),
-                   ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], 0.001, "cross-coupling")],
+                   ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], coupling_score, "cross-coupling")],
         ester: [([ester_br], 0.6, "debromination")],
         ester_br: [([BROMO_NAPROXEN, "CCO"], 0.7, "esterification")],
     })
+    return stock, model
+
+
+def test_an_analog_bought_several_interconversions_away_is_still_an_analog_shortcut(tmp_path, verified):
+    stock, model = _analog_chain(tmp_path, verified, 0.001)
     res = search_routes(NAPROXEN, stock=stock, model=model, config=SearchConfig(validate=False))
     assert res.solved and len(res.routes) == 2
     first, second = res.routes
@@ -309,14 +315,7 @@ def test_a_real_disconnection_joins_routes_that_all_buy_an_analog(tmp_path, veri
     """When every route returned buys an analog of the target (at any depth), the best solved routes without one
     join them, first (``SearchConfig.clean_alternatives``): naproxen's five routes of 2026-12-06 all bought
     5-chloro-naproxen three interconversions away while the search had solved real disconnections."""
-    ester_br, ester = "CCOC(=O)[C@@H](C)c1ccc2c(Br)c(OC)ccc2c1", "CCOC(=O)[C@@H](C)c1ccc2cc(OC)ccc2c1"
-    stock = CompositeStock([verified, FileStock(_file(tmp_path, "v2.smi", [BROMO_NAPROXEN, "CCO"]))])
-    model = DictSingleStepModel({
-        NAPROXEN: [([ester], 0.5, "ester hydrolysis"),
-                   ([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC], 0.02, "cross-coupling")],
-        ester: [([ester_br], 0.6, "debromination")],
-        ester_br: [([BROMO_NAPROXEN, "CCO"], 0.7, "esterification")],
-    })
+    stock, model = _analog_chain(tmp_path, verified, 0.02)
     real = sorted([BROMO_METHOXYNAPHTHALENE, CHLOROPROPANOIC])
     # one route asked for: the cheaper analog route alone would be returned; the real disconnection replaces it
     res = search_routes(NAPROXEN, stock=stock, model=model, config=SearchConfig(validate=False, n_routes=1))
