@@ -701,11 +701,14 @@ def _leaving_atom(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
     """The halogen or sulfonate oxygen (mesylate, tosylate, triflate, sulfate) that carbon ``c`` loses in the step
     (``None``: it loses none)."""
     for nb in _lost_neighbours(c_react, c_prod):
-        if nb.GetAtomicNum() in _HALOGENS:
-            return nb
-        if nb.GetAtomicNum() == 8 and any(o.GetAtomicNum() == 16 for o in nb.GetNeighbors()):
+        if nb.GetAtomicNum() in _HALOGENS or _sulfonate_oxygen(nb):
             return nb
     return None
+
+
+def _sulfonate_oxygen(atom: Chem.Atom) -> bool:
+    """Whether ``atom`` is an oxygen bonded to sulfur (a mesylate's, tosylate's, triflate's or sulfate's)."""
+    return atom.GetAtomicNum() == 8 and any(nb.GetAtomicNum() == 16 for nb in atom.GetNeighbors())
 
 
 def _metallable(carbon: Chem.Atom, leaving: Chem.Atom) -> bool:
@@ -2811,15 +2814,13 @@ def _ring_system(mol: Chem.Mol, idx: int) -> set[int]:
 
 #: Atoms a cross-coupling, a metal exchange or an S_N_Ar replaces on a ring carbon (ipso substitution): a halogen,
 #: boron, tin, zinc, magnesium or lithium (an oxygen only as a sulfonate's, :func:`_ipso_leaving`).
-_IPSO_LEAVING = frozenset({9, 17, 35, 53, 5, 50, 30, 12, 3})
+_IPSO_LEAVING = _ALL_HALOGENS | {5, 50, 30, 12, 3}
 
 
 def _ipso_leaving(atom: Chem.Atom) -> bool:
     """Whether ``atom`` (on a ring carbon) is a group an ipso substitution replaces (:data:`_IPSO_LEAVING`, or the
     oxygen of a sulfonate such as a triflate)."""
-    if atom.GetAtomicNum() in _IPSO_LEAVING:
-        return True
-    return atom.GetAtomicNum() == 8 and any(nb.GetAtomicNum() == 16 for nb in atom.GetNeighbors())
+    return atom.GetAtomicNum() in _IPSO_LEAVING or _sulfonate_oxygen(atom)
 
 
 def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.Atom) -> bool:

@@ -246,23 +246,21 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
     route score beside ``route_score``)."""
     entries = search.final_routes(k)
     weight = search.config.route_step_weight
-    graphs = []
-    for i, entry in enumerate(entries, start=1):
-        meta = {"rank": i, "solved": True, "total_cost": round(entry[1], 4), "route_score": route_score(entry, weight),
-                "n_flags": entry[4], "rank_by": search.config.rank_by}
+
+    def built(entry: Entry, **extra: Any) -> RetroGraph:
+        meta = {"rank": 0, "solved": True, "total_cost": round(entry[1], 4), "route_score": route_score(entry, weight),
+                "n_flags": entry[4], "rank_by": search.config.rank_by, **extra}
         if entry[2] in search.search_costs:  # re-ranked with the full model: the search's own score beside it
             meta["search_route_score"] = route_score((entry[0], search.search_costs[entry[2]]), weight)
-        graphs.append(_graph(search, entry[3], name, meta))
+        return _graph(search, entry[3], name, meta)
+
+    graphs = [built(entry) for entry in entries]
     if search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 \
             and all(_tier(g) == 2 for g in graphs):
         # every route is an analog shortcut (or has an implausible step or an unisolable molecule): the best solved
         # routes without one, if the search has any, go first (SearchConfig.clean_alternatives)
-        extra = [g for g in (_graph(search, e[3], name, {"rank": 0, "solved": True, "total_cost": round(e[1], 4),
-                                                          "route_score": route_score(e, weight), "n_flags": e[4],
-                                                          "rank_by": search.config.rank_by, "clean_alternative": True})
-                             for e in search.clean_alternatives(search.config.clean_alternatives,
-                                                                {e[2] for e in entries}))
-                 if _tier(g) < 2]
+        alternatives = search.clean_alternatives(search.config.clean_alternatives, {e[2] for e in entries})
+        extra = [g for g in (built(e, clean_alternative=True) for e in alternatives) if _tier(g) < 2]
         search.n_clean_alternatives = len(extra)
         graphs = (extra + graphs)[:k]
     if search.config.rank_by == "score" and graphs:
@@ -271,9 +269,9 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
         # returned, a route with an analog shortcut, an implausible step or an unisolable molecule never ranks above
         # one without, nor a route with a mechanism flag above a route with none (judge.route_rank_tier; stable:
         # otherwise the route score's order)
-        graphs.sort(key=lambda g: route_rank_tier(i["code"] for i in g.metadata["route"]["issues"]))
-        for i, graph in enumerate(graphs, start=1):
-            graph.metadata["rank"] = i
+        graphs.sort(key=_tier)
+    for i, graph in enumerate(graphs, start=1):
+        graph.metadata["rank"] = i
     return graphs
 
 
