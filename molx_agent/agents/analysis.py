@@ -181,6 +181,70 @@ def _deep_analysis(smiles: str) -> dict[str, Any] | None:
 
 
 MAX_GUIDANCE_BONDS = 3
+#: Capping proposals tried per strategic bond (the first one no mechanism flag names is kept).
+MAX_CAPPINGS = 3
+
+
+#: A bond that cuts off at most this many heavy atoms of the molecule (a methyl, a methoxy) with a near analog of it
+#: on the other side only trims the molecule (:func:`_near_analog_fragment`).
+MAX_TRIMMED_ATOMS = 2
+
+
+def _mechanism_notes(mapped_reaction: str | None) -> list[str]:
+    """The route judgement's mechanism flags that name a step a chemist would not run as written
+    (``retro.judge.IMPLAUSIBLE_MECHANISM_ISSUES``: a Friedel-Crafts alkylation through a carbocation next to a
+    carbonyl, a carbanion nothing activates...) on a capping's atom-mapped reaction, as notes."""
+    from molx_agent.chem.mechanism import step_mechanism
+    from molx_agent.retro.judge import IMPLAUSIBLE_MECHANISM_ISSUES
+
+    return [f"{flag['code']}: {flag['reason']}" for flag in step_mechanism(mapped_reaction or "")
+            if flag["code"] in IMPLAUSIBLE_MECHANISM_ISSUES]
+
+
+def _guidance_rank(bond: dict[str, Any]) -> int:
+    """Where a strategic bond goes in the guidance, the order of the analysis kept within each rank: 0 a clean
+    disconnection; 1 one whose precursors carry a warning (an unstable boronic acid, a Grignard reagent's partner
+    with a free acid: a protection or another reagent fixes it); 2 a bond that only trims a near analog of the
+    molecule (a methyl ether from the phenol, an aryl fluoride displaced by methanol: a functional-group
+    interconversion of a molecule as hard to make as the target, not a disconnection that simplifies it); 3 one
+    whose capping reaction a mechanism flag names (2-bromopropionic acid alkylating an arene: forward it gives
+    nothing)."""
+    if bond.get("mechanism_flagged"):
+        return 3
+    if bond.get("interconversion"):
+        return 2
+    return 1 if bond.get("notes") else 0
+
+
+def _smaller_side(smiles: str, bond_idx: int) -> int | None:
+    """Heavy atoms on the smaller side of an acyclic bond of ``smiles`` (``None`` for a ring bond or a bad index)."""
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or not 0 <= bond_idx < mol.GetNumBonds() or mol.GetBondWithIdx(bond_idx).IsInRing():
+        return None
+    pieces = Chem.GetMolFrags(Chem.FragmentOnBonds(mol, [bond_idx], addDummies=False))
+    return min(len(p) for p in pieces) if len(pieces) == 2 else None
+
+
+def _near_analog_fragment(fragments: list[str], smiles: str, bond_idx: int) -> str | None:
+    """The fragment that is a near analog of ``smiles`` (the route judge's analog rule,
+    ``retro.judge.analog_similarity``: the same ring skeleton, Tanimoto >= 0.5, at most two heavy atoms fewer) when the
+    bond cuts off at most :data:`MAX_TRIMMED_ATOMS` heavy atoms, else ``None``: such a bond (a methyl ether made
+    from the phenol, a methoxy from the aryl fluoride) trims a molecule as hard to make as the target instead of
+    splitting it; dimethylamine on a phenethyl bromide (three atoms) is a disconnection."""
+    from molx_agent.retro.judge import analog_similarity
+
+    side = _smaller_side(smiles, bond_idx)
+    if side is None or side > MAX_TRIMMED_ATOMS:
+        return None
+    for fragment in fragments:
+        try:
+            if analog_similarity(fragment, smiles) is not None:
+                return fragment
+        except Exception:  # noqa: BLE001 - a fragment RDKit cannot read (a capping radical) is no analog
+            continue
+    return None
 
 
 def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
@@ -200,26 +264,31 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     bonds: list[dict[str, Any]] = []
     for b in candidates:
         try:
-            caps = suggest_capping(smiles, b["bond_idx"], max_proposals=1)
+            caps = suggest_capping(smiles, b["bond_idx"], max_proposals=MAX_CAPPINGS)
         except RetroError:
             continue
         if not caps:
             continue
-        same = (caps[0]["reaction_type"], *sorted(caps[0]["fragments"]))
-        if any((x["reaction_type"], *sorted(x["fragments"])) == same for x in bonds):
+        # the first capping whose reaction no mechanism flag names (an aryl Grignard before a Friedel-Crafts
+        # alkylation by 2-bromopropionic acid), else the first
+        flagged = [_mechanism_notes(cap.get("mapped_reaction")) for cap in caps]
+        pick = next((i for i, notes in enumerate(flagged) if not notes), 0)
+        cap, mechanism = caps[pick], flagged[pick]
+        same = (cap["reaction_type"], *sorted(cap["fragments"]))
+        if any((x["capping_rule"], *sorted(x["fragments"])) == same for x in bonds):
             continue  # a symmetry-equivalent bond (either methyl of a dimethyl carbinol) gives the same precursors
         bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
-                      "in_ring": b["in_ring"], "reaction_type": chemist_reaction_name(smiles, caps[0]),
-                      "capping_rule": caps[0]["reaction_type"],
-                      "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": caps[0]["fragments"],
-                      "confidence": caps[0].get("confidence"), "mapped_reaction": caps[0].get("mapped_reaction"),
+                      "in_ring": b["in_ring"], "reaction_type": chemist_reaction_name(smiles, cap),
+                      "capping_rule": cap["reaction_type"],
+                      "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": cap["fragments"],
+                      "confidence": cap.get("confidence"), "mapped_reaction": cap.get("mapped_reaction"),
                       "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance"),
-                      "notes": list(caps[0].get("notes") or [])})
-        if sum(not x["notes"] for x in bonds) >= MAX_GUIDANCE_BONDS:
+                      "notes": list(cap.get("notes") or []) + mechanism,
+                      "mechanism_flagged": bool(mechanism),
+                      "interconversion": _near_analog_fragment(cap["fragments"], smiles, b["bond_idx"])})
+        if sum(_guidance_rank(x) == 0 for x in bonds) >= MAX_GUIDANCE_BONDS:
             break
-    # a bond whose precursors carry a warning (an unstable boronic acid, a Grignard reagent's partner with a free
-    # acid) comes after the bonds whose precursors carry none, in the order above otherwise
-    bonds = sorted(bonds, key=lambda x: bool(x["notes"]))[:MAX_GUIDANCE_BONDS]
+    bonds = sorted(bonds, key=_guidance_rank)[:MAX_GUIDANCE_BONDS]
     pg = glob.get("pg_policy") or {}
     return {
         "strategy": decision["recommended_strategy"], "scores": decision["scores"],

@@ -9,8 +9,9 @@ task, except avoiding newly criticised leaves or steps):
   failing steps, and steps a mechanism flag names), ``verified_only`` (``allow_probable_leaves=False`` when a
   starting material is only a Bloom-filter hit), ``wider_longer`` (``time_limit`` x3, ``expansion_top_k`` x2,
   ``max_expansions`` x2), then
-  ``strategic_disconnection`` (first disconnection at the analysis's strategic bond, then searches of the
-  fragments); only the targets that were not accepted are searched again;
+  ``strategic_disconnection`` (first disconnection at the analysis's first strategic bond a search can use:
+  no organometallic reagent among its precursors, no mechanism flag on its capping, not a trim of a near analog
+  of the target; then searches of the fragments); only the targets that were not accepted are searched again;
 - a SAR result judged weak -> another series split or core: ``min_series_size`` 3 (small or mixed series, many
   unassigned compounds, a core most members lack, a trivial core), then ``core_strategy`` ``murcko`` and ``mcs``
   (the whole set's common scaffold as the core);
@@ -104,12 +105,37 @@ def _fmt_s(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+#: Metals of a capping's organometallic fragment ("[c]([Mg][Br])"): a reagent made from the halide, not a molecule
+#: a route search can buy or make.
+_REAGENT_METALS = frozenset({"Li", "Mg", "Zn", "Cu"})
+
+
+def _searchable(fragment: str) -> bool:
+    """Whether a route search can take ``fragment`` as a target: a molecule RDKit reads, with no radical centre and
+    no lithium, magnesium, zinc or copper (the capping rules write an organometallic reagent that way)."""
+    from rdkit import Chem, rdBase
+
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromSmiles(fragment)
+    return mol is not None and not any(a.GetNumRadicalElectrons() or a.GetSymbol() in _REAGENT_METALS
+                                       for a in mol.GetAtoms())
+
+
+def _usable_first_disconnection(bond: dict[str, Any]) -> bool:
+    """Whether the analysis's strategic bond is worth a first disconnection: precursors a search can take, a
+    capping reaction no mechanism flag names, and a real disconnection, not a trim of a near analog of the
+    target (``agents.analysis.synthesis_guidance``: searching that analog only finds the analog shortcut again)."""
+    fragments = bond.get("fragments") or []
+    return bool(fragments) and all(_searchable(f) for f in fragments) and not bond.get("mechanism_flagged") \
+        and not bond.get("interconversion")
+
+
 def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> dict[str, Any]:
     """Target -> the first strategic bond (with its capped fragments) of the analysis guidance, where there is one."""
     plans: dict[str, Any] = {}
     for target in targets:
         guide = guidance_for(state, search_tid, target) or {}
-        bond = next((b for b in guide.get("strategic_bonds") or [] if b.get("fragments")), None)
+        bond = next((b for b in guide.get("strategic_bonds") or [] if _usable_first_disconnection(b)), None)
         if bond is not None:
             plans[_canonical(target) or target] = {k: bond.get(k) for k in (
                 "bond_idx", "atoms", "label", "reaction_type", "fragments", "priority", "confidence",

@@ -190,6 +190,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   are alkylated by them with Et3SiH and TFA: 22 USPTO-50K records), formamide (the Leuckart reaction), ring closures
   and condensations that keep a C=N, C=C or C-O at the carbon. None of the 50,085 USPTO-50K reactions and 31,125
   published route steps measured is flagged.
+- ``destabilised_carbocation``: a new bond from a C-H of a benzene-type ring (fused or not) of one precursor to an
+  sp3 carbon of another that loses a halide or sulfonate next to a carbonyl, nitrile, sulfonyl or nitro group, with
+  no aryl, vinyl or heteroatom on that carbon to stabilise a cation: a Friedel-Crafts alkylation through a
+  carbocation the acceptor destabilises. Example: naproxen "from" 2-methoxynaphthalene and 2-bromopropionic acid
+  (the analysis worker's capping of the benzylic bond; the published routes couple the aryl bromide, or acylate and
+  rearrange). None of the 50,085 USPTO-50K reactions is flagged.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -296,6 +302,13 @@ MECHANISM_TEXT = {
                                  "nucleophile to form the iminium ion with a ketone (aldehydes do react, with "
                                  "Et3SiH and TFA; formamide in the Leuckart reaction), so forward the step gives "
                                  "nothing; the amine is alkylated first and acylated afterwards",
+    "destabilised_carbocation": "the arene is alkylated at {atom} by {carbon}, which loses its leaving group next to "
+                                "a {acceptor} group: a Friedel-Crafts alkylation needs a carbocation there, and the "
+                                "{acceptor} destabilises it (the Lewis acid binds the acceptor instead), so forward "
+                                "the step gives nothing, and a stereocentre at that carbon would not survive it; the "
+                                "bond is made from the aryl halide instead (a Pd- or Ni-catalysed alpha-arylation of "
+                                "the ester, amide or nitrile, a Negishi or Kumada coupling) or by a Friedel-Crafts "
+                                "acylation followed by a rearrangement or chain extension",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1352,6 +1365,62 @@ def _mirror_differs(smiles: str) -> bool:
     with rdBase.BlockLogs():
         mol = Chem.MolFromSmiles(mirror)
     return mol is not None and Chem.MolToSmiles(mol) != smiles
+
+
+def _acceptor_kind(carbon: Chem.Atom, nb: Chem.Atom) -> str | None:
+    """What neighbour ``nb`` of sp3 ``carbon`` is when it withdraws electrons from it: ``"carbonyl"`` (a C=O, C=N or
+    C=S carbon: a ketone, ester, acid, amide), ``"nitrile"``, ``"sulfonyl"`` or ``"nitro"``; else ``None``."""
+    z = nb.GetAtomicNum()
+    if z == 6 and any(b.GetBondType() == Chem.BondType.TRIPLE and b.GetOtherAtom(nb).GetAtomicNum() == 7
+                      for b in nb.GetBonds()):
+        return "nitrile"
+    if z == 6 and _double_to_heteroatom(nb, carbon.GetIdx()):
+        return "carbonyl"
+    if z == 16 and sum(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(nb).GetAtomicNum() == 8
+                       for b in nb.GetBonds()) >= 2:
+        return "sulfonyl"
+    if z == 7 and nb.GetFormalCharge() > 0 and sum(m.GetAtomicNum() == 8 for m in nb.GetNeighbors()) >= 2:
+        return "nitro"
+    return None
+
+
+def _electron_poor_alkylations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                               pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
+                               ) -> list[tuple[int, int, str]]:
+    """(ring carbon, electrophile carbon, acceptor) map numbers and kind of each new bond from a C-H of a benzene-type
+    ring (a six-carbon aromatic ring, fused or not) of one precursor to an sp3 carbon of another that loses a halide
+    or sulfonate and sits next to a carbonyl, nitrile, sulfonyl or nitro group, with no aryl, vinyl or heteroatom
+    (besides the leaving group) on it to stabilise a cation: a Friedel-Crafts alkylation through a carbocation that
+    the acceptor destabilises. A ring carrying a nitro group is spared: there the carbon is the carbanion of a
+    vicarious nucleophilic substitution (chloromethyl phenyl sulfone on a nitroarene)."""
+    out = []
+    for x, y in new:
+        for c, e in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6 or not c.GetIsAromatic() or e.GetAtomicNum() != 6 or e.GetIsAromatic():
+                continue
+            c_react, e_react = rmap.get(c.GetAtomMapNum()), rmap.get(e.GetAtomMapNum())
+            if c_react is None or e_react is None or not c_react.GetIsAromatic() \
+                    or c_react.GetTotalNumHs() <= c.GetTotalNumHs() or _lost_neighbours(c_react, c):
+                continue  # not an aromatic C-H substitution
+            ring = _six_ring(reactants, c_react, carbocyclic=True)
+            if _same_fragment(reactants, c_react, e_react) or ring is None:
+                continue  # a ring closure (its tether sets the site), or a heteroaromatic ring
+            if any(_acceptor_kind(reactants.GetAtomWithIdx(i), nb) == "nitro"
+                   for i in ring for nb in reactants.GetAtomWithIdx(i).GetNeighbors()):
+                continue  # a nitroarene: the carbanion's vicarious nucleophilic substitution, not a Friedel-Crafts
+            if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge():
+                continue
+            leaving = _leaving_atom(e_react, e)
+            if leaving is None:
+                continue
+            kinds = [_acceptor_kind(e_react, n) for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
+            plain = [n for n, k in zip((n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()), kinds,
+                                       strict=True) if k is None]
+            if not any(kinds) or any(n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
+                    b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()) for n in plain):
+                continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
+            out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
+    return out
 
 
 def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[int]:
@@ -2771,6 +2840,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["amide_reductive_amination"].format(
                         nitrogen=f"N-H of {kind} (atom {mn} of {_marked(reactants, [mn])})",
                         atom=f"atom {mc} of {_marked(reactants, [mc])}")})
+    for mc, me, kind in _electron_poor_alkylations(reactants, product, rmap, pmap, new):
+        out.append({"code": "destabilised_carbocation", "atoms": [mc, me],
+                    "reason": MECHANISM_TEXT["destabilised_carbocation"].format(
+                        atom=f"atom {mc} of {_marked(reactants, [mc])}",
+                        carbon=f"atom {me} of {_marked(reactants, [me])}", acceptor=kind)})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

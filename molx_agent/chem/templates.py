@@ -52,6 +52,11 @@ class NamedTemplate:
     #: default 0 leaves it to file order.  A narrow template (a copper amination of 2-halobenzoic acids) outranks
     #: the broad ones that give the same precursors (S_N_Ar, Buchwald-Hartwig).
     priority: int = 0
+    #: What sets the stereocentre the template makes from a flat (sp2) precursor carbon: "catalyst" for an
+    #: asymmetric catalyst its reagents name (Ru-BINAP, Rh-DIPAMP, CBS).  Such a template applies only where the step
+    #: gains a specified stereocentre (:func:`gains_stereocentre`), and the route judgement does not call that centre
+    #: unsourced.  "" for every other template.
+    stereo_source: str = ""
 
     @property
     def display_name(self) -> str:
@@ -117,9 +122,36 @@ def _load_templates() -> tuple[NamedTemplate, ...]:
                 byproducts=tuple(row.get("byproducts", ())),
                 incompatible_groups=tuple(row.get("incompatible_groups", ())),
                 priority=int(row.get("priority", 0)),
+                stereo_source=str(row.get("stereo_source", "")),
             )
         )
     return tuple(out)
+
+
+def stereo_setting_templates() -> dict[str, str]:
+    """Id and name of every named template that sets its stereocentre with an asymmetric catalyst -> its
+    ``stereo_source`` (a route step carries one or the other: ``TemplateEvidence.template_id`` / ``template_name``)."""
+    return dict(_stereo_setting())
+
+
+@lru_cache(maxsize=1)
+def _stereo_setting() -> tuple[tuple[str, str], ...]:
+    return tuple((key, t.stereo_source) for t in _load_templates() if t.stereo_source for key in (t.id, t.name))
+
+
+def _specified_centres(smiles: str) -> int:
+    """Tetrahedral stereocentres of ``smiles`` whose configuration is drawn (0 for a molecule RDKit cannot read)."""
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return 0
+    return len(Chem.FindMolChiralCenters(mol, includeUnassigned=False, useLegacyImplementation=False))
+
+
+def gains_stereocentre(product: str, precursors: Iterable[str]) -> bool:
+    """Whether ``product`` has more drawn tetrahedral stereocentres than ``precursors`` together: the step makes one.
+    A stereo-setting template (:attr:`NamedTemplate.stereo_source`) applies only then, so an asymmetric reduction
+    never names the reduction of benzophenone (benzhydrol has no stereocentre) or of a racemate."""
+    return _specified_centres(product) > sum(_specified_centres(p) for p in precursors)
 
 
 def template_name_zh(name: str) -> str:
@@ -412,10 +444,13 @@ def run_named_template(template_id: str, smiles: str) -> list[TemplateOutcome]:
             return []
     target = Chem.MolFromSmiles(smiles)
     results: dict[tuple[str, ...], TemplateOutcome] = {}
+    stereo_setting = bool(get_template(template_id).stereo_source)
     for text in sorted(outcomes):
         parts = _canonical_parts(text)
         if not parts or parts in results:
             continue
+        if stereo_setting and not gains_stereocentre(smiles, parts):
+            continue  # an asymmetric catalyst for a centre the product does not have
         mapped_text = mapped.get(text, ("", ()))[0]
         broken = _broken_from_mapped(mapped_text, target) if mapped_text else frozenset()
         results[parts] = TemplateOutcome(template_id, parts, broken, mapped_text)

@@ -28,7 +28,7 @@ from typing import Any
 from rdchiral.initialization import rdchiralReactants, rdchiralReaction
 from rdkit import Chem, RDLogger
 
-from molx_agent.chem.templates import MatchedRemovalOnly
+from molx_agent.chem.templates import MatchedRemovalOnly, gains_stereocentre
 from molx_agent.retro.fast_rdchiral import _write_and_clear_maps, run_template
 from molx_agent.retro.fast_rdkit import fast_atom_iteration, memoised_outcome_canonicalisation
 from molx_agent.retro.sn2_stereo import invert_substitution_centres
@@ -506,6 +506,7 @@ class NamedTemplateMatcher:
                  share: bool = True) -> None:
         self.templates = list(templates)
         self._priority = [int(getattr(tpl, "priority", 0)) for tpl in self.templates]
+        self._stereo_setting = [bool(getattr(tpl, "stereo_source", "")) for tpl in self.templates]
         self.classes: dict[str, int] = dict(classes or {})
         self._families: list[_Family] = []
         RDLogger.DisableLog("rdApp.*")  # rdchiral warns about unmapped leaving groups
@@ -520,7 +521,8 @@ class NamedTemplateMatcher:
         grouped: dict[tuple[str, str], list[_Member]] = {}
         for order, tpl in enumerate(self.templates):
             match = NamedMatch(tpl.id, getattr(tpl, "name", tpl.id), getattr(tpl, "category", ""))
-            split = _split_template(tpl.retro_smarts) if share else None
+            # a stereo-setting template runs alone: its outcomes are checked for the centre it sets
+            split = _split_template(tpl.retro_smarts) if share and not getattr(tpl, "stereo_source", "") else None
             if split is None:
                 self._add(tpl.retro_smarts, (_Member(order, match),), shared=False)
                 continue
@@ -618,6 +620,8 @@ class NamedTemplateMatcher:
                     outcomes = sorted(outcomes)  # rdchiral lists a set: one order in every process
                     if not family.shared:
                         member = family.members[0]
+                        if self._stereo_setting[member.order]:  # an asymmetric catalyst needs a centre to set
+                            outcomes = [smi for smi in outcomes if gains_stereocentre(product, smi.split("."))]
                         for smi in outcomes:  # canonical, map-free, components sorted (rdchiral)
                             found.append((member.order, tuple(smi.split(".")), member.match,
                                           mapped.get(smi, ("", ()))[0]))

@@ -99,3 +99,35 @@ def test_an_aryl_c_h_alkylation_is_named_friedel_crafts_not_heck():
     assert first["reaction_type"] == "Friedel-Crafts alkylation" and first["capping_rule"] == "Heck"
     assert "（Friedel-Crafts 烷基化）" in describe_guidance(guide, "zh")
     assert "(Friedel-Crafts alkylation)" in describe_guidance(guide, "en")
+
+
+def test_a_bond_that_only_trims_a_near_analog_comes_after_real_disconnections():
+    # naproxen: the methyl ether "from" O-desmethyl-naproxen (and the methoxy from the aryl fluoride) make the target
+    # from a molecule as hard to make as itself; the line leads with the bond that splits the skeleton
+    smiles = "COc1ccc2cc([C@H](C)C(=O)O)ccc2c1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    bonds = guide["strategic_bonds"]
+    assert bonds[0]["label"] == "benzylic Ar-C(sp3)" and bonds[0]["interconversion"] is None
+    # of that bond's cappings, not the Friedel-Crafts alkylation by 2-bromopropionic acid (a destabilised
+    # carbocation: forward it gives nothing) but the aryl Grignard, whose free-acid warning a dianion or ester fixes
+    assert bonds[0]["capping_rule"] == "Grignard" and not bonds[0]["mechanism_flagged"]
+    trims = {b["label"]: b["interconversion"] for b in bonds[1:]}
+    assert trims["ether O-C(sp3)"] == "C[C@H](C(=O)O)c1ccc2cc(O)ccc2c1"
+    assert "C[C@H](C(=O)O)c1ccc2cc(O)ccc2c1" not in describe_guidance(guide, "zh")
+
+
+def test_a_three_atom_amine_on_an_analog_halide_is_still_a_disconnection():
+    # 4-methoxyphenethyl bromide is a near analog of the amine, but dimethylamine brings three atoms: kept first
+    smiles = "COc1ccc(CCN(C)C)cc1"
+    bond = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
+    assert bond["label"] == "amine N-C(sp3)" and bond["interconversion"] is None
+    assert sorted(bond["fragments"]) == ["CNC", "COc1ccc(CCBr)cc1"]
+
+
+def test_a_bond_whose_only_capping_no_chemist_would_run_comes_last():
+    # ketoprofen: the benzylic bond's one capping alkylates benzophenone with 2-bromopropionic acid
+    smiles = "CC(C(=O)O)c1cccc(C(=O)c2ccccc2)c1"
+    bonds = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"]
+    assert bonds[-1]["label"] == "benzylic Ar-C(sp3)" and bonds[-1]["mechanism_flagged"]
+    assert any(n.startswith("destabilised_carbocation: ") for n in bonds[-1]["notes"])
+    assert not any(b["mechanism_flagged"] for b in bonds[:-1])

@@ -145,3 +145,28 @@ def test_bad_input_is_never_retried_and_transient_faults_are():
     assert next(i for i in issues if i["task_id"] == "t1")["hint"] == "name the SMILES column"
     actions = propose_changes(state, issues)
     assert [(a["kind"], a["task_id"]) for a in actions] == [("retry", "t3")]
+
+
+@pytest.mark.parametrize("bond", [
+    # an organometallic capping (the analysis writes the Grignard reagent itself): no search can take it
+    {"label": "benzylic Ar-C(sp3)", "reaction_type": "Grignard", "confidence": 0.45,
+     "fragments": ["COc1ccc2c[c]([Mg][Br])ccc2c1", "C[C@@H](Br)C(=O)O"]},
+    # a trim of a near analog of the target (naproxen's methyl ether from the phenol): the analog shortcut again
+    {"label": "ether O-C(sp3)", "reaction_type": "Williamson ether", "confidence": 0.7,
+     "fragments": ["CBr", "C[C@H](C(=O)O)c1ccc2cc(O)ccc2c1"], "interconversion": "C[C@H](C(=O)O)c1ccc2cc(O)ccc2c1"},
+    # a capping no chemist would run (an arene alkylated through a destabilised carbocation)
+    {"label": "benzylic Ar-C(sp3)", "reaction_type": "Friedel-Crafts alkylation", "confidence": 0.55,
+     "fragments": ["COc1ccc2ccccc2c1", "C[C@@H](Br)C(=O)O"], "mechanism_flagged": True},
+])
+def test_no_strategic_disconnection_at_a_bond_a_search_cannot_use(bond):
+    unsolved = [{"code": "not_solved", "message": "no route"}]
+    state = _search_state(unsolved, verdict="reject", options={"tried": ["wider_longer"], "time_limit": 180},
+                          guidance={"strategic_bonds": [bond]})
+    assert propose_changes(state, collect_issues(state)) == []
+    # the next usable bond is taken instead
+    amide = {"label": "amide C(=O)-N", "reaction_type": "Amide bond formation", "confidence": 0.9,
+             "fragments": ["CC(=O)O", "Nc1ccc(O)cc1"]}
+    state = _search_state(unsolved, verdict="reject", options={"tried": ["wider_longer"], "time_limit": 180},
+                          guidance={"strategic_bonds": [bond, amide]})
+    change = _only_change(state)
+    assert change["options"]["first_disconnection"][TARGET]["fragments"] == ["CC(=O)O", "Nc1ccc(O)cc1"]

@@ -1144,6 +1144,11 @@ UREA_GUANIDINE = ("[NH2:1][C:2]([NH2:3])=[O:900].[NH2:4][c:5]1[n:6][c:7]([CH2:8]
                   "[NH2:1][C:2]([NH2:3])=[N:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1")
 
 # letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
+#: Ibuprofen "from" isobutylbenzene and 2-bromopropionic acid by a Friedel-Crafts alkylation (the analysis worker's
+#: capping of the benzylic bond): the carbonyl next to the bromide's carbon destabilises the cation it needs.
+IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION = (
+    "Br[CH:9]([CH3:10])[C:11](=[O:12])[OH:13].[CH3:1][CH:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:14][cH:15]1>>"
+    "[CH3:1][CH:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][c:8]([CH:9]([CH3:10])[C:11](=[O:12])[OH:13])[cH:14][cH:15]1")
 BENZONITRILE_ACYLATION = (
     "[C:7](=[O:8])([c:9]1[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15][cH:16]1)Cl.[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6]"
     "[cH:17][cH:18]1>>[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([C:7](=[O:8])[c:9]2[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15]"
@@ -1388,6 +1393,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      "regiochemistry: "),
     (["N#Cc1ccc(C(=O)Cl)cc1", "N#Cc1ccccc1"], "N#Cc1ccc(C(=O)c2ccc(C#N)cc2)cc1", "Friedel-Crafts acylation",
      BENZONITRILE_ACYLATION, "deactivated_arene", "mechanism: the Friedel-Crafts acylation"),
+    (["CC(Br)C(=O)O", "CC(C)Cc1ccccc1"], "CC(C)Cc1ccc(C(C)C(=O)O)cc1", "Friedel-Crafts alkylation",
+     IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION, "destabilised_carbocation", "mechanism: the arene is alkylated at atom 8"),
     (["COc1ccc(B(O)O)cc1", "O=S(=O)(O)Cl"], "COc1ccc(B(O)O)cc1S(=O)(=O)Cl", "chlorosulfonation",
      BORONIC_ACID_CHLOROSULFONATION, "ipso_substitution", "mechanism: the sulfonation"),
     (["NC(N)=O", "Nc1nc(CCl)cs1"], "NC(N)=Nc1nc(CCl)cs1", "guanidine formation", UREA_GUANIDINE,
@@ -2028,3 +2035,53 @@ def test_an_aryl_bromide_made_the_organometallic_beside_a_nitrile_gets_an_exchan
 ])
 def test_no_exchange_note_without_a_kept_nitrile_or_ester_on_the_organometallic(mapped):
     assert "reagent_choice" not in codes(mapped)
+
+
+def test_an_arene_alkylated_by_a_carbon_next_to_a_carbonyl_is_a_destabilised_carbocation():
+    flags = step_mechanism(IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("destabilised_carbocation", [8, 9])]
+    assert "next to a carbonyl group" in flags[0]["reason"]
+    # the same carbon with a nitrile, then with no acceptor at all (a plain secondary bromide: a real alkylation)
+    nitrile = IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION.replace("[C:11](=[O:12])[OH:13]", "[C:11]#[N:12]")
+    assert [f["code"] for f in step_mechanism(nitrile)] == ["destabilised_carbocation"]
+    assert "next to a nitrile group" in step_mechanism(nitrile)[0]["reason"]
+    plain = IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION.replace("[C:11](=[O:12])[OH:13]", "[CH3:11]")
+    assert "destabilised_carbocation" not in [f["code"] for f in step_mechanism(plain)]
+
+
+@pytest.mark.parametrize("mapped", [
+    # a benzylic cation (methyl alpha-bromophenylacetate on anisole: the diarylacetate of an acid-mediated alkylation)
+    "Br[CH:9]([c:20]1[cH:21][cH:22][cH:23][cH:24][cH:25]1)[C:11](=[O:12])[O:13][CH3:14]."
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([CH:9]([c:20]2[cH:21]"
+    "[cH:22][cH:23][cH:24][cH:25]2)[C:11](=[O:12])[O:13][CH3:14])[cH:7][cH:8]1",
+    # a thionium ion (Tamura-Gassman: ethyl 2-chloro-2-(methylthio)acetate and SnCl4)
+    "Cl[CH:9]([S:20][CH3:21])[C:11](=[O:12])[O:13][CH3:14].[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1>>"
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]([CH:9]([S:20][CH3:21])[C:11](=[O:12])[O:13][CH3:14])[cH:7][cH:8]1",
+    # an indole's C3 (a five-membered ring), not a benzene-type ring
+    "Br[CH2:9][C:10](=[O:11])[O:12][CH2:13][CH3:14].[cH:1]1[cH:2][c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2[nH:15]1>>"
+    "[cH:1]1[c:2]([CH2:9][C:10](=[O:11])[O:12][CH2:13][CH3:14])[c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2[nH:15]1",
+    # a ring closure onto the arene (its tether, not a free cation, sets the bond)
+    "Cl[CH:9]([CH3:10])[C:11](=[O:12])[CH2:13][c:1]1[cH:2][cH:3][cH:4][cH:5][cH:6]1>>"
+    "[CH:9]1([CH3:10])[C:11](=[O:12])[CH2:13][c:1]2[cH:2][cH:3][cH:4][c:5]1[cH:6]2",
+])
+def test_cations_something_stabilises_and_other_rings_are_no_destabilised_carbocation(mapped):
+    assert "destabilised_carbocation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+#: (S)-naproxen from 2-(6-methoxy-2-naphthyl)acrylic acid, as the named template G366 maps it.
+NAPROXEN_FROM_ACRYLIC_ACID = (
+    "[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]2[cH:7][c:8]([C:9](=[CH2:10])[C:11](=[O:12])[OH:13])[cH:14][cH:15][c:16]2"
+    "[cH:17]1>>[CH3:1][O:2][c:3]1[cH:4][cH:5][c:6]2[cH:7][c:8]([C@H:9]([CH3:10])[C:11](=[O:12])[OH:13])[cH:14]"
+    "[cH:15][c:16]2[cH:17]1")
+
+
+def test_a_centre_set_by_a_named_asymmetric_catalyst_is_not_unsourced():
+    from molx_agent.chem.templates import get_template
+
+    precursors, product = ["C=C(C(=O)O)c1ccc2cc(OC)ccc2c1"], "COc1ccc2cc([C@H](C)C(=O)O)ccc2c1"
+    name = get_template("G366_asymmetric_hydrogenation_acrylic_acid_retro").name
+    judged = judge_route(one_step_graph(precursors, product, name, NAPROXEN_FROM_ACRYLIC_ACID))
+    assert judged["issues"] == [] and judged["confidence"] == "high"
+    # the same step as a plain hydrogenation names no catalyst: the racemate unless one is added
+    plain = judge_route(one_step_graph(precursors, product, "Hydrogenation", NAPROXEN_FROM_ACRYLIC_ACID))
+    assert [i["code"] for i in plain["issues"]] == ["unsourced_stereocentre"]

@@ -422,7 +422,13 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G364_ullmann_goldberg_halobenzoic_acid_br_retro', 'O=C(O)c1ccccc1N1CCOCC1', ['C1COCCN1', 'O=C(O)c1ccccc1Br']),
     # tamoxifen's tetrasubstituted alkene from propiophenone and a benzophenone (McMurry, an E/Z mixture)
     ('G365_mcmurry_ketone_coupling_retro', 'CC/C(=C(\\c1ccccc1)c1ccc(OCCN(C)C)cc1)c1ccccc1',
-     ['CCC(=O)c1ccccc1', 'CN(C)CCOc1ccc(C(=O)c2ccccc2)cc1']),
+     ['CCC(=O)c1ccccc1', 'CN(C)CCOc1ccc(C(=O)c2ccccc2)cc1']),    # (S)-naproxen by Ru-BINAP hydrogenation of the 2-aryl acrylic acid (Noyori); the Knowles L-DOPA enamide; a
+    # CBS or Noyori reduction of an aryl ketone (duloxetine's (S)-alcohol): each only where the centre is drawn
+    ('G366_asymmetric_hydrogenation_acrylic_acid_retro', 'COc1ccc2cc([C@H](C)C(=O)O)ccc2c1',
+     ['C=C(C(=O)O)c1ccc2cc(OC)ccc2c1']),
+    ('G367_asymmetric_hydrogenation_enamide_retro', 'CC(=O)N[C@@H](Cc1ccc(OC(C)=O)c(OC)c1)C(=O)O',
+     ['COc1cc(C=C(NC(C)=O)C(=O)O)ccc1OC(C)=O']),
+    ('G368_asymmetric_ketone_reduction_retro', 'CN(C)CC[C@H](O)c1cccs1', ['CN(C)CCC(=O)c1cccs1']),
 ]
 
 
@@ -518,6 +524,17 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G365_mcmurry_ketone_coupling_retro", "CC(=C1C(=O)Nc2ccc(Cl)cc21)c1ccco1"),
     ("G365_mcmurry_ketone_coupling_retro", "CC(=O)C(=C(C)c1ccccc1)c1ccccc1"),
     ("G365_mcmurry_ketone_coupling_retro", "N#CC(=C(C)c1ccccc1)c1ccccc1"),
+    # an asymmetric catalyst only for a centre drawn: not a racemate, not a carbon that is no stereocentre
+    # (isobutyric acid, benzhydrol), not a dialkyl carbinol (low ee), not an ester of the acrylic acid (Ru-BINAP
+    # needs the free acid)
+    ("G366_asymmetric_hydrogenation_acrylic_acid_retro", "COc1ccc2cc(C(C)C(=O)O)ccc2c1"),
+    ("G366_asymmetric_hydrogenation_acrylic_acid_retro", "CC(C)C(=O)O"),
+    ("G366_asymmetric_hydrogenation_acrylic_acid_retro", "C[C@H](C(=O)OC)c1ccccc1"),
+    ("G367_asymmetric_hydrogenation_enamide_retro", "CC(=O)NC(Cc1ccccc1)C(=O)O"),
+    ("G367_asymmetric_hydrogenation_enamide_retro", "N[C@@H](Cc1ccccc1)C(=O)O"),
+    ("G368_asymmetric_ketone_reduction_retro", "CC(O)c1ccccc1"),
+    ("G368_asymmetric_ketone_reduction_retro", "OC(c1ccccc1)c1ccccc1"),
+    ("G368_asymmetric_ketone_reduction_retro", "CC[C@H](C)O"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []

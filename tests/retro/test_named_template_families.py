@@ -214,3 +214,19 @@ def test_the_matcher_proposes_no_precursors_that_lose_product_atoms(matchers):
         table = matcher.precursor_table(product)
         assert table  # other templates still apply (the biaryl, the aryl ether)
         assert not [canon for canon in table if "BrCc1ccccc1" in canon]
+
+
+@pytest.mark.parametrize("product, named", [
+    # a drawn centre from the ketone: the asymmetric reduction names the precursor set (priority 1)
+    ("C[C@H](O)c1ccccc1", "G368_asymmetric_ketone_reduction_retro"),
+    # the racemate and benzhydrol (no stereocentre): the plain reduction, never the asymmetric catalyst
+    ("CC(O)c1ccccc1", "G61_nabh4_ketone_reduction_retro"),
+    ("OC(c1ccccc1)c1ccccc1", "G61_nabh4_ketone_reduction_retro"),
+])
+def test_a_stereo_setting_template_names_only_a_centre_the_step_makes(product, named):
+    matcher = NamedTemplateMatcher.load()
+    ketone = {"C[C@H](O)c1ccccc1": ("CC(=O)c1ccccc1",), "CC(O)c1ccccc1": ("CC(=O)c1ccccc1",),
+              "OC(c1ccccc1)c1ccccc1": ("O=C(c1ccccc1)c1ccccc1",)}[product]
+    assert matcher.precursor_table(product)[ketone][0].id == named
+    ids = {match.id for match, _ in matcher.precursor_table(product).values()}
+    assert ("G368_asymmetric_ketone_reduction_retro" in ids) == ("@" in product)
