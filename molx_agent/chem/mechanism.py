@@ -1413,11 +1413,11 @@ def _electron_poor_alkylations(reactants: Chem.Mol, product: Chem.Mol, rmap: dic
             leaving = _leaving_atom(e_react, e)
             if leaving is None:
                 continue
-            kinds = [_acceptor_kind(e_react, n) for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
-            plain = [n for n, k in zip((n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()), kinds,
-                                       strict=True) if k is None]
-            if not any(kinds) or any(n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
-                    b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()) for n in plain):
+            others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
+            kinds = [_acceptor_kind(e_react, n) for n in others]
+            if not any(kinds) or any(k is None and (n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
+                    b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()))
+                    for n, k in zip(others, kinds, strict=True)):
                 continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
             out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
     return out
