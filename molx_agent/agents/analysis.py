@@ -238,13 +238,8 @@ def _near_analog_fragment(fragments: list[str], smiles: str, bond_idx: int) -> s
     side = _smaller_side(smiles, bond_idx)
     if side is None or side > MAX_TRIMMED_ATOMS:
         return None
-    for fragment in fragments:
-        try:
-            if analog_similarity(fragment, smiles) is not None:
-                return fragment
-        except Exception:  # noqa: BLE001 - a fragment RDKit cannot read (a capping radical) is no analog
-            continue
-    return None
+    # a fragment RDKit cannot read (a capping's organometallic) is no analog: analog_similarity gives None
+    return next((f for f in fragments if analog_similarity(f, smiles) is not None), None)
 
 
 def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:

@@ -1394,32 +1394,27 @@ def _electron_poor_alkylations(reactants: Chem.Mol, product: Chem.Mol, rmap: dic
     the acceptor destabilises. A ring carrying a nitro group is spared: there the carbon is the carbanion of a
     vicarious nucleophilic substitution (chloromethyl phenyl sulfone on a nitroarene)."""
     out = []
-    for x, y in new:
-        for c, e in ((x, y), (y, x)):
-            if c.GetAtomicNum() != 6 or not c.GetIsAromatic() or e.GetAtomicNum() != 6 or e.GetIsAromatic():
-                continue
-            c_react, e_react = rmap.get(c.GetAtomMapNum()), rmap.get(e.GetAtomMapNum())
-            if c_react is None or e_react is None or not c_react.GetIsAromatic() \
-                    or c_react.GetTotalNumHs() <= c.GetTotalNumHs() or _lost_neighbours(c_react, c):
-                continue  # not an aromatic C-H substitution
-            ring = _six_ring(reactants, c_react, carbocyclic=True)
-            if _same_fragment(reactants, c_react, e_react) or ring is None:
-                continue  # a ring closure (its tether sets the site), or a heteroaromatic ring
-            if any(_acceptor_kind(reactants.GetAtomWithIdx(i), nb) == "nitro"
-                   for i in ring for nb in reactants.GetAtomWithIdx(i).GetNeighbors()):
-                continue  # a nitroarene: the carbanion's vicarious nucleophilic substitution, not a Friedel-Crafts
-            if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge():
-                continue
-            leaving = _leaving_atom(e_react, e)
-            if leaving is None:
-                continue
-            others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
-            kinds = [_acceptor_kind(e_react, n) for n in others]
-            if not any(kinds) or any(k is None and (n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
-                    b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()))
-                    for n, k in zip(others, kinds, strict=True)):
-                continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
-            out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
+    for c, e, c_react, e_react in _arene_ch_substitutions(reactants, new, rmap):
+        if e.GetAtomicNum() != 6 or e.GetIsAromatic():
+            continue
+        ring = _six_ring(reactants, c_react, carbocyclic=True)
+        if ring is None:
+            continue  # a heteroaromatic ring
+        if any(_acceptor_kind(reactants.GetAtomWithIdx(i), nb) == "nitro"
+               for i in ring for nb in reactants.GetAtomWithIdx(i).GetNeighbors()):
+            continue  # a nitroarene: the carbanion's vicarious nucleophilic substitution, not a Friedel-Crafts
+        if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge():
+            continue
+        leaving = _leaving_atom(e_react, e)
+        if leaving is None:
+            continue
+        others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
+        kinds = [_acceptor_kind(e_react, n) for n in others]
+        if not any(kinds) or any(k is None and (n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
+                b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()))
+                for n, k in zip(others, kinds, strict=True)):
+            continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
+        out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
     return out
 
 
@@ -2165,6 +2160,26 @@ def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rma
     annulation land on one benzene ring and are judged together; an intramolecular bond (a cyclisation, whose tether
     sets the site) is not counted."""
     found: dict[tuple[int, ...], tuple[list[int] | None, set[int], str, list[tuple[int, int]]]] = {}
+    for c, e, c_react, e_react in _arene_ch_substitutions(reactants, new, rmap):
+        kind = _sear_kind(e_react, e)
+        if kind is None:
+            continue
+        order = _benzene_ring(reactants, c_react)
+        if order is None:
+            found[(-1 - c_react.GetIdx(),)] = (None, {c_react.GetIdx()}, kind,
+                                                [(c.GetAtomMapNum(), e.GetAtomMapNum())])
+            continue
+        entry = found.setdefault(tuple(sorted(order)), (order, set(), kind, []))
+        entry[1].add(entry[0].index(c_react.GetIdx()))
+        entry[3].append((c.GetAtomMapNum(), e.GetAtomMapNum()))
+    return found
+
+
+def _arene_ch_substitutions(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
+                            ) -> Iterator[tuple[Chem.Atom, Chem.Atom, Chem.Atom, Chem.Atom]]:
+    """(ring carbon, partner) product atoms and their reactant atoms for each new bond (:func:`_new_bonds`) from an
+    aromatic C-H carbon of one precursor to an atom of another: an intermolecular substitution at an arene C-H (an
+    intramolecular bond is a cyclisation, whose tether sets the site)."""
     for x, y in new:
         for c, e in ((x, y), (y, x)):
             if c.GetAtomicNum() != 6 or not c.GetIsAromatic():
@@ -2173,18 +2188,8 @@ def _sear_sites(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rma
             if not c_react.GetIsAromatic() or c_react.GetTotalNumHs() <= c.GetTotalNumHs() or \
                     _lost_neighbours(c_react, c):
                 continue  # not an aromatic C-H substitution
-            kind = _sear_kind(e_react, e)
-            if kind is None or _same_fragment(reactants, c_react, e_react):
-                continue
-            order = _benzene_ring(reactants, c_react)
-            if order is None:
-                found[(-1 - c_react.GetIdx(),)] = (None, {c_react.GetIdx()}, kind,
-                                                    [(c.GetAtomMapNum(), e.GetAtomMapNum())])
-                continue
-            entry = found.setdefault(tuple(sorted(order)), (order, set(), kind, []))
-            entry[1].add(entry[0].index(c_react.GetIdx()))
-            entry[3].append((c.GetAtomMapNum(), e.GetAtomMapNum()))
-    return found
+            if not _same_fragment(reactants, c_react, e_react):
+                yield c, e, c_react, e_react
 
 
 _SEAR_AT_C3 = frozenset({"chlorination", "bromination", "iodination", "Friedel-Crafts acylation",

@@ -375,7 +375,7 @@ class RetroStarSearch:
             node.leaf_cost = float(leaf["cost"])
             if depth == 1 and self.config.analog_penalty:
                 # bought and turned into the target in one step: an analog shortcut when it is a near analog
-                sim = is_analog_shortcut(smiles, self.target, self.config)
+                sim = self.analog_of_target(smiles)
                 if sim is not None:
                     node.analog, node.n_flags = round(sim, 3), 1
                     node.leaf_cost += self.config.analog_penalty
