@@ -196,6 +196,16 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   carbocation the acceptor destabilises. Example: naproxen "from" 2-methoxynaphthalene and 2-bromopropionic acid
   (the analysis worker's capping of the benzylic bond; the published routes couple the aryl bromide, or acylate and
   rearrange). None of the 50,085 USPTO-50K reactions is flagged.
+- ``carbocation_rearrangement``: a new bond from a C-H of a benzene-type ring (fused or not) of one precursor to a
+  primary sp3 carbon of another (a CH2 whose only other neighbour is a carbon) that loses a halide or sulfonate,
+  when that neighbour is an sp3 carbon with a second carbon neighbour: a Friedel-Crafts alkylation whose primary
+  cation rearranges by a hydride or alkyl shift before it alkylates. Example: ibuprofen's isobutyl group "from"
+  2-phenylpropionic acid and isobutyl bromide (the analysis worker's capping of the benzylic bond; the published
+  routes acylate isobutylbenzene, which is itself made from toluene and propene). Methyl and ethyl halides,
+  benzylic, allylic and alpha-heteroatom carbons, ring closures and a C-H ortho to a group that directs a
+  metalation (veratrole's C3 lithiated and alkylated by 1,6-dibromohexane, a published step) are spared. It fires
+  on 1 of the 50,085 USPTO-50K reactions (benzene "alkylated" by 6-bromohexanenitrile) and on none of the 31,125
+  published route steps.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -309,6 +319,16 @@ MECHANISM_TEXT = {
                                 "bond is made from the aryl halide instead (a Pd- or Ni-catalysed alpha-arylation of "
                                 "the ester, amide or nitrile, a Negishi or Kumada coupling) or by a Friedel-Crafts "
                                 "acylation followed by a rearrangement or chain extension",
+    "carbocation_rearrangement": "the arene is alkylated at {atom} by the primary carbon {carbon}, which loses its "
+                                 "leaving group, at a ring carbon no neighbouring group directs a metalation to: a "
+                                 "Friedel-Crafts alkylation, which goes through a carbocation (or its Lewis acid "
+                                 "complex) there, and a primary one rearranges first by a 1,2-hydride or "
+                                 "alkyl shift from {beta} to the more stable secondary or tertiary cation "
+                                 "(1-chloropropane and benzene give cumene, isobutyl bromide tert-butylbenzene), so "
+                                 "forward the step gives mostly the branched isomer; the straight chain is made by a "
+                                 "Friedel-Crafts acylation and a reduction of the ketone (Wolff-Kishner, Clemmensen "
+                                 "or Et3SiH/TFA), or by coupling the aryl halide with the alkyl group (Kumada, "
+                                 "Negishi, or Suzuki with an alkylborane)",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1415,6 +1435,60 @@ def _electron_poor_alkylations(reactants: Chem.Mol, product: Chem.Mol, rmap: dic
                 for n, k in zip(others, kinds, strict=True)):
             continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
         out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
+    return out
+
+
+def _metalation_directed(carbon: Chem.Atom) -> bool:
+    """Whether aromatic C-H ``carbon`` sits next to a ring carbon that carries a group directing an ortho-metalation
+    (an ether or other O, F, N or S substituent; a carbonyl or imine carbon such as an amide's or an oxazoline's; a
+    CH2 bonded to nitrogen): an alkyl halide may have met the aryllithium there, an SN2 reaction, not a
+    Friedel-Crafts cation (veratrole lithiated at C3 and alkylated by 1,6-dibromohexane)."""
+    for ring_nb in carbon.GetNeighbors():
+        if not ring_nb.GetIsAromatic():
+            continue
+        for sub in ring_nb.GetNeighbors():
+            if sub.GetIsAromatic() or sub.GetIdx() == carbon.GetIdx():
+                continue
+            z = sub.GetAtomicNum()
+            if z in (7, 8, 9, 16):
+                return True
+            if z == 6 and (_double_to_heteroatom(sub, ring_nb.GetIdx()) or
+                           any(n.GetAtomicNum() == 7 for n in sub.GetNeighbors())):
+                return True
+    return False
+
+
+def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
+                             ) -> list[tuple[int, int, int]]:
+    """(ring carbon, primary carbon, its neighbour) map numbers of each new bond from a C-H of a benzene-type ring
+    (a six-carbon aromatic ring, fused or not) of one precursor to a primary sp3 carbon (a CH2 with one carbon
+    neighbour and nothing else besides the leaving group) of another that loses a halide or sulfonate, when that
+    neighbour is an sp3 carbon with a second carbon neighbour: a Friedel-Crafts alkylation whose primary cation
+    rearranges by a 1,2-hydride or alkyl shift to the secondary or tertiary one before it reaches the ring
+    (1-chloropropane and benzene give cumene, isobutyl bromide tert-butylbenzene, neopentyl chloride
+    tert-pentylbenzene). A methyl or ethyl halide, a benzylic, allylic or alpha-heteroatom carbon, a ring closure
+    (:func:`_arene_ch_substitutions`) and a C-H next to a group that directs an ortho-metalation
+    (:func:`_metalation_directed`: the aryllithium's SN2 reaction) are spared."""
+    out = []
+    for c, e, c_react, e_react in _arene_ch_substitutions(reactants, new, rmap):
+        if e.GetAtomicNum() != 6 or e.GetIsAromatic() or _six_ring(reactants, c_react, carbocyclic=True) is None:
+            continue
+        if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge() \
+                or e_react.GetTotalNumHs() != 2:
+            continue
+        leaving = _leaving_atom(e_react, e)
+        if leaving is None or _metalation_directed(c_react):
+            continue
+        others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
+        if len(others) != 1:
+            continue
+        beta = others[0]
+        if beta.GetAtomicNum() != 6 or beta.GetIsAromatic() or beta.GetFormalCharge() \
+                or beta.GetHybridization() != Chem.HybridizationType.SP3:
+            continue  # a benzylic, allylic, propargylic or alpha-heteroatom carbon: a stabilised cation
+        if sum(n.GetAtomicNum() == 6 for n in beta.GetNeighbors()) < 2:
+            continue  # an ethyl (or 2-substituted ethyl) halide: a shift would give no more stable cation
+        out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), beta.GetAtomMapNum()))
     return out
 
 
@@ -2850,6 +2924,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["destabilised_carbocation"].format(
                         atom=f"atom {mc} of {_marked(reactants, [mc])}",
                         carbon=f"atom {me} of {_marked(reactants, [me])}", acceptor=kind)})
+    for mc, me, mb in _rearranging_alkylations(reactants, new, rmap):
+        out.append({"code": "carbocation_rearrangement", "atoms": [mc, me],
+                    "reason": MECHANISM_TEXT["carbocation_rearrangement"].format(
+                        atom=f"atom {mc} of {_marked(reactants, [mc])}",
+                        carbon=f"atom {me} of {_marked(reactants, [me])}", beta=f"atom {mb}" if mb else "its neighbour")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

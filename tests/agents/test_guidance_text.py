@@ -66,8 +66,9 @@ def test_a_carbinol_strategic_bond_is_the_grignard_addition_once():
 
 
 def test_a_strategic_bond_with_a_warned_precursor_comes_after_clean_ones():
-    # ibuprofen: the alpha C-C bond's MeMgBr would meet the free acid first; the aryl-CH bond's alkylation leads
-    smiles = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    # ibuprofen's tert-butyl analogue: the alpha C-C bond's MeMgBr would meet the free acid first; the aryl-CH
+    # bond's alkylation by tert-butyl bromide leads (ibuprofen's isobutyl cation would rearrange: flagged)
+    smiles = "CC(C)(C)c1ccc(C(C)C(=O)O)cc1"
     guide = synthesis_guidance(smiles, analyze_molecule(smiles))
     bonds = guide["strategic_bonds"]
     assert bonds[0]["reaction_type"] != "Grignard" and not bonds[0]["notes"]
@@ -92,11 +93,12 @@ def test_the_groups_to_protect_read_in_chinese():
 
 
 def test_an_aryl_c_h_alkylation_is_named_friedel_crafts_not_heck():
-    # ibuprofen: isobutylbenzene and 2-bromopropionic acid; the seed's rule name stays in capping_rule
-    smiles = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    # 2-phenylpropionic acid and tert-butyl bromide; the seed's rule name stays in capping_rule
+    smiles = "CC(C)(C)c1ccc(C(C)C(=O)O)cc1"
     guide = synthesis_guidance(smiles, analyze_molecule(smiles))
     first = guide["strategic_bonds"][0]
     assert first["reaction_type"] == "Friedel-Crafts alkylation" and first["capping_rule"] == "Heck"
+    assert sorted(first["fragments"]) == ["CC(C(=O)O)c1ccccc1", "CC(C)(C)Br"]
     assert "（Friedel-Crafts 烷基化）" in describe_guidance(guide, "zh")
     assert "(Friedel-Crafts alkylation)" in describe_guidance(guide, "en")
 
@@ -131,3 +133,13 @@ def test_a_bond_whose_only_capping_no_chemist_would_run_comes_last():
     assert bonds[-1]["label"] == "benzylic Ar-C(sp3)" and bonds[-1]["mechanism_flagged"]
     assert any(n.startswith("destabilised_carbocation: ") for n in bonds[-1]["notes"])
     assert not any(b["mechanism_flagged"] for b in bonds[:-1])
+
+
+def test_ibuprofens_isobutyl_bond_is_capped_as_a_coupling_not_a_rearranging_friedel_crafts():
+    # isobutyl bromide on 2-phenylpropionic acid would give the tert-butyl isomer: the aryl bromide and
+    # isobutylmagnesium bromide (a Kumada coupling) are kept instead
+    smiles = "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    bonds = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"]
+    assert not any("CC(C)CBr" in b["fragments"] for b in bonds)
+    assert any(sorted(b["fragments"]) == ["CC(C(=O)O)c1ccc(Br)cc1", "CC(C)[CH2][Mg][Br]"] for b in bonds)
+    assert not any(b["mechanism_flagged"] for b in bonds)

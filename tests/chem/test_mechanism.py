@@ -1143,12 +1143,19 @@ AMPICILLIN_FREE_AMINO_ACID = (
 UREA_GUANIDINE = ("[NH2:1][C:2]([NH2:3])=[O:900].[NH2:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1>>"
                   "[NH2:1][C:2]([NH2:3])=[N:4][c:5]1[n:6][c:7]([CH2:8][Cl:9])[cH:10][s:11]1")
 
-# letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
 #: Ibuprofen "from" isobutylbenzene and 2-bromopropionic acid by a Friedel-Crafts alkylation (the analysis worker's
 #: capping of the benzylic bond): the carbonyl next to the bromide's carbon destabilises the cation it needs.
 IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION = (
     "Br[CH:9]([CH3:10])[C:11](=[O:12])[OH:13].[CH3:1][CH:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][cH:8][cH:14][cH:15]1>>"
     "[CH3:1][CH:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][c:8]([CH:9]([CH3:10])[C:11](=[O:12])[OH:13])[cH:14][cH:15]1")
+#: Ibuprofen's isobutyl group "from" isobutyl bromide and 2-phenylpropionic acid (the analysis worker's capping).
+IBUPROFEN_ISOBUTYL_ALKYLATION = (
+    "Br[CH2:4][CH:2]([CH3:1])[CH3:3].[cH:5]1[cH:6][cH:7][c:8]([CH:9]([CH3:10])[C:11](=[O:12])[OH:13])[cH:14][cH:15]1>>"
+    "[CH3:1][CH:2]([CH3:3])[CH2:4][c:5]1[cH:6][cH:7][c:8]([CH:9]([CH3:10])[C:11](=[O:12])[OH:13])[cH:14][cH:15]1")
+#: n-Propylbenzene "from" 1-bromopropane and benzene.
+PROPYL_ALKYLATION = ("Br[CH2:1][CH2:2][CH3:3].[cH:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
+                     "[CH3:3][CH2:2][CH2:1][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1")
+# letrozole's first route (default stock, 30 s): benzonitrile acylated by 4-cyanobenzoyl chloride
 BENZONITRILE_ACYLATION = (
     "[C:7](=[O:8])([c:9]1[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15][cH:16]1)Cl.[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6]"
     "[cH:17][cH:18]1>>[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([C:7](=[O:8])[c:9]2[cH:10][cH:11][c:12]([C:13]#[N:14])[cH:15]"
@@ -1395,6 +1402,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      BENZONITRILE_ACYLATION, "deactivated_arene", "mechanism: the Friedel-Crafts acylation"),
     (["CC(Br)C(=O)O", "CC(C)Cc1ccccc1"], "CC(C)Cc1ccc(C(C)C(=O)O)cc1", "Friedel-Crafts alkylation",
      IBUPROFEN_ALPHA_BROMO_ACID_ALKYLATION, "destabilised_carbocation", "mechanism: the arene is alkylated at atom 8"),
+    (["CC(C)CBr", "CC(C(=O)O)c1ccccc1"], "CC(C)Cc1ccc(C(C)C(=O)O)cc1", "Friedel-Crafts alkylation",
+     IBUPROFEN_ISOBUTYL_ALKYLATION, "carbocation_rearrangement", "mechanism: the arene is alkylated at atom 5"),
     (["COc1ccc(B(O)O)cc1", "O=S(=O)(O)Cl"], "COc1ccc(B(O)O)cc1S(=O)(=O)Cl", "chlorosulfonation",
      BORONIC_ACID_CHLOROSULFONATION, "ipso_substitution", "mechanism: the sulfonation"),
     (["NC(N)=O", "Nc1nc(CCl)cs1"], "NC(N)=Nc1nc(CCl)cs1", "guanidine formation", UREA_GUANIDINE,
@@ -2066,6 +2075,56 @@ def test_an_arene_alkylated_by_a_carbon_next_to_a_carbonyl_is_a_destabilised_car
 ])
 def test_cations_something_stabilises_and_other_rings_are_no_destabilised_carbocation(mapped):
     assert "destabilised_carbocation" not in [f["code"] for f in step_mechanism(mapped)]
+
+
+def test_an_arene_alkylated_by_a_primary_carbon_whose_cation_shifts_is_a_carbocation_rearrangement():
+    flags = step_mechanism(IBUPROFEN_ISOBUTYL_ALKYLATION)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("carbocation_rearrangement", [5, 4])]
+    assert "by the primary carbon atom 4" in flags[0]["reason"] and "shift from atom 2" in flags[0]["reason"]
+    assert codes(PROPYL_ALKYLATION) == ["carbocation_rearrangement"]
+    # a tosylate leaves as a bromide does; neopentyl shifts a methyl; cyclohexylmethyl a hydride
+    tosylate = PROPYL_ALKYLATION.replace("Br[CH2:1][CH2:2][CH3:3]", "[CH3:3][CH2:2][CH2:1]OS(=O)(=O)c1ccc(C)cc1")
+    assert codes(tosylate) == ["carbocation_rearrangement"]
+    neopentyl = PROPYL_ALKYLATION.replace("[CH2:2][CH3:3]", "[C:2]([CH3:3])(C)C").replace(
+        "[CH3:3][CH2:2]", "C[C:2](C)([CH3:3])")
+    assert codes(neopentyl) == ["carbocation_rearrangement"]
+    hexyl = PROPYL_ALKYLATION.replace("[CH2:2][CH3:3]", "[CH:2]2CCCC[CH2:3]2").replace(
+        "[CH3:3][CH2:2]", "[CH2:3]2CCCC[CH:2]2")
+    assert codes(hexyl) == ["carbocation_rearrangement"]
+    # anisole para to its methoxy group: no metalation goes there, only the Friedel-Crafts cation
+    anisole = ("Br[CH2:1][CH2:2][CH3:3].[CH3:10][O:11][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
+               "[CH3:3][CH2:2][CH2:1][c:7]1[cH:6][cH:5][c:4]([O:11][CH3:10])[cH:9][cH:8]1")
+    assert codes(anisole) == ["carbocation_rearrangement"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # an ethyl bromide: the only shift gives another primary cation
+    "Br[CH2:1][CH3:2].[cH:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>[CH3:2][CH2:1][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1",
+    # a benzylic chloride (benzyl cation) and an allylic bromide (prenyl: its allyl cation)
+    "Cl[CH2:1][c:2]1[cH:10][cH:11][cH:12][cH:13][cH:14]1.[cH:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
+    "[c:2]1([CH2:1][c:4]2[cH:5][cH:6][cH:7][cH:8][cH:9]2)[cH:10][cH:11][cH:12][cH:13][cH:14]1",
+    "Br[CH2:1][CH:2]=[C:3](C)C.[OH:10][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
+    "CC(C)=[CH:2][CH2:1][c:5]1[c:4]([OH:10])[cH:9][cH:8][cH:7][cH:6]1",
+    # a secondary and a tertiary halide: no primary cation to rearrange
+    "Br[CH:1]([CH3:3])[CH3:2].[cH:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>[CH3:2][CH:1]([CH3:3])[c:4]1[cH:5][cH:6][cH:7]"
+    "[cH:8][cH:9]1",
+    # a ring closure: 4-phenylbutyl chloride onto its own ring (the tether sets the site)
+    "Cl[CH2:1][CH2:2][CH2:3][CH2:10][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>[CH2:1]1[CH2:2][CH2:3][CH2:10][c:4]2[cH:5]"
+    "[cH:6][cH:7][cH:8][c:9]12",
+    # an indole's C3 (a five-membered ring), not a benzene-type ring
+    "Br[CH2:1][CH2:2][CH3:3].[cH:11]1[cH:12][c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]2[nH:19]1>>"
+    "[CH3:3][CH2:2][CH2:1][c:12]1[cH:11][nH:19][c:18]2[cH:17][cH:16][cH:15][cH:14][c:13]12",
+    # veratrole at C3, beside a methoxy group (a published step: the aryllithium of a directed ortho-metalation
+    # alkylated by 1,6-dibromohexane, the organolithium left out of the record)
+    "Br[CH2:8][CH2:9][CH2:10][CH2:11][CH2:12][CH2:13][Br:14].[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][cH:7][c:15]1[O:16]"
+    "[CH3:17]>>[CH3:1][O:2][c:3]1[cH:4][cH:5][cH:6][c:7]([CH2:8][CH2:9][CH2:10][CH2:11][CH2:12][CH2:13][Br:14])[c:15]1"
+    "[O:16][CH3:17]",
+    # a Kumada coupling: the arene loses a bromide, not a hydrogen
+    "Br[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.Br[Mg][CH2:1][CH2:2][CH3:3]>>"
+    "[CH3:3][CH2:2][CH2:1][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1",
+])
+def test_stabilised_or_unshifting_cations_and_other_bonds_are_no_carbocation_rearrangement(mapped):
+    assert "carbocation_rearrangement" not in codes(mapped)
 
 
 #: (S)-naproxen from 2-(6-methoxy-2-naphthyl)acrylic acid, as the named template G366 maps it.
