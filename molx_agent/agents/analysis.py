@@ -75,17 +75,23 @@ BOND_LABELS_ZH: dict[str, str] = {
     "aryl-vinyl": "芳基-烯基", "benzylic": "苄位", "alpha-carbonyl": "羰基 α 位", "aryl halide": "芳基卤",
     "alkyl halide": "烷基卤", "N-aryl azole": "N-芳基唑", "aryl amine": "芳胺", "aryl ether": "芳基醚",
     "aryl thioether": "芳基硫醚", "aryl": "芳基", "alcohol": "醇", "N-alkyl azole": "N-烷基唑", "amine": "胺",
-    "ether": "醚", "thioether": "硫醚",
+    "ether": "醚", "thioether": "硫醚", "sulfoxide": "亚砜", "sulfone": "砜",
 }
 #: The bond kinds, longest first ("aryl amine" before "aryl" and "amine").
 _BOND_WORDS = sorted(BOND_LABELS_ZH, key=len, reverse=True)
-#: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``); person names stay as written.
+#: The guidance's own capping of a thioether's S-C(sp3) bond, which none of the seed's rules covers: the thiol and the
+#: alkyl bromide (:func:`_s_alkylation`); a sulfoxide or sulfone is reached through its sulfide.
+S_ALKYLATION = "S-alkylation (SN2)"
+#: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``), of the guidance's S-alkylation and of
+#: the name a chemist gives the "Heck" rule on an arene; person names stay as written.
 CAPPING_NAMES_ZH: dict[str, str] = {
     "Suzuki coupling": "Suzuki 偶联", "Negishi coupling": "Negishi 偶联", "Stille coupling": "Stille 偶联",
     "Amide bond formation": "酰胺键形成", "Amide (acid chloride)": "酰胺键形成（酰氯）", "Ester hydrolysis": "酯水解",
     "N-alkylation (SN2)": "N-烷基化（SN2）", "Reductive amination": "还原胺化", "Williamson ether": "Williamson 醚合成",
     "Buchwald-Hartwig": "Buchwald-Hartwig 胺化", "SNAr/Ullmann": "SNAr/Ullmann 芳基醚合成", "Heck": "Heck 反应",
     "Grignard": "Grignard 反应", "Friedel-Crafts alkylation": "Friedel-Crafts 烷基化",
+    S_ALKYLATION: "S-烷基化（SN2）", f"{S_ALKYLATION}, then oxidation to the sulfoxide": "S-烷基化（SN2）后氧化为亚砜",
+    f"{S_ALKYLATION}, then oxidation to the sulfone": "S-烷基化（SN2）后氧化为砜",
 }
 
 
@@ -242,6 +248,98 @@ def _near_analog_fragment(fragments: list[str], smiles: str, bond_idx: int) -> s
     return next((f for f in fragments if analog_similarity(f, smiles) is not None), None)
 
 
+def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
+    """The S-alkylation capping of an acyclic thioether S-C(sp3) bond (the thiol and the alkyl bromide: RS-CR3 ->
+    RSH + Br-CR3), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
+    from rdkit import Chem
+
+    from molx_agent.chem.smart_cap import cap_bonds_mapped, precursor_notes
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
+        return None
+    a, b = (mol.GetAtomWithIdx(int(i)) for i in bond["atoms"])
+    sulfur, carbon = (a, b) if a.GetAtomicNum() == 16 else (b, a)
+    if sulfur.GetAtomicNum() != 16 or sulfur.GetIsAromatic() or sulfur.GetDegree() != 2 or sulfur.GetFormalCharge() \
+            or carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() \
+            or carbon.GetHybridization() != Chem.HybridizationType.SP3:
+        return None
+    try:
+        frags, mapped = cap_bonds_mapped(mol, [(sulfur.GetIdx(), carbon.GetIdx(), "H", "Br")])
+    except RetroError:
+        return None
+    return {"reaction_type": S_ALKYLATION, "fragments": frags, "confidence": None,
+            "description": "RS-CR₃ → RSH + Br-CR₃", "caps": {str(sulfur.GetIdx()): "H", str(carbon.GetIdx()): "Br"},
+            "bond_class": "S-C(sp3)", "notes": precursor_notes(frags), "mapped_reaction": mapped}
+
+
+def _oxidised_sulfur_bonds(smiles: str) -> list[dict[str, Any]]:
+    """Each acyclic S-C(sp3) bond of a sulfoxide or sulfone (a sulfur with one or two oxo oxygens and two carbons) as
+    a strategic-bond candidate reached through the sulfide: ``sulfide`` (the molecule with those oxygens removed),
+    ``sulfide_bond`` (the same bond there, as ``{atoms, in_ring}``), ``oxidation`` ("sulfoxide" or "sulfone") and the
+    thioether bond's ``strategic_priority`` in the sulfide's atom/bond map, ``sulfide_key`` whether it is the sulfide's
+    key disconnection (``chem.strategy.decide_strategy``). A chemist makes such a bond as the
+    sulfide's (a thiol alkylated) and oxidises afterwards (omeprazole's sulfide from
+    2-mercapto-5-methoxybenzimidazole and the 2-chloromethylpyridine)."""
+    from rdkit import Chem
+
+    from molx_agent.chem.atom_bond_map import build_atom_bond_map
+    from molx_agent.chem.strategy import decide_strategy
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return []
+    out: list[dict[str, Any]] = []
+    for sulfur in mol.GetAtoms():
+        if sulfur.GetAtomicNum() != 16 or sulfur.GetIsAromatic():
+            continue
+        oxo = [n.GetIdx() for n in sulfur.GetNeighbors() if n.GetAtomicNum() == 8 and n.GetDegree() == 1]
+        carbons = [n for n in sulfur.GetNeighbors() if n.GetAtomicNum() == 6]
+        if len(oxo) not in (1, 2) or len(carbons) != 2 or sulfur.GetDegree() != len(oxo) + 2:
+            continue
+        rw = Chem.RWMol(mol)
+        rw.GetAtomWithIdx(sulfur.GetIdx()).SetFormalCharge(0)
+        rw.GetAtomWithIdx(sulfur.GetIdx()).SetChiralTag(Chem.ChiralType.CHI_UNSPECIFIED)
+        for idx in sorted(oxo, reverse=True):
+            rw.RemoveAtom(idx)
+        sulfide = rw.GetMol()
+        try:
+            Chem.SanitizeMol(sulfide)
+        except Exception:  # noqa: BLE001 - RDKit raises several types; all mean "no sulfide"
+            continue
+        sulfide_smiles = Chem.MolToSmiles(sulfide)
+        order = list(sulfide.GetPropsAsDict(includePrivate=True, includeComputed=True)["_smilesAtomOutputOrder"])
+        # an atom of the molecule -> the same atom in the sulfide's SMILES (the oxygens removed, then written out)
+        shifted = {i: order.index(i - sum(o < i for o in oxo)) for i in range(mol.GetNumAtoms()) if i not in oxo}
+        sulfide_map = None
+        for carbon in carbons:
+            bond = mol.GetBondBetweenAtoms(sulfur.GetIdx(), carbon.GetIdx())
+            if bond.IsInRing() or carbon.GetIsAromatic() or carbon.GetHybridization() != Chem.HybridizationType.SP3:
+                continue
+            if sulfide_map is None:
+                sulfide_map = build_atom_bond_map(Chem.MolFromSmiles(sulfide_smiles))
+                sulfide_key = ((decide_strategy(sulfide_smiles).get("convergent_feasibility") or {})
+                               .get("key_disconnection") or {}).get("bond_idx")
+            atoms = sorted((shifted[sulfur.GetIdx()], shifted[carbon.GetIdx()]))
+            entry = next((x for x in sulfide_map["bonds"] if sorted(x["atoms"]) == atoms), None)
+            out.append({"bond_idx": bond.GetIdx(), "atoms": [sulfur.GetIdx(), carbon.GetIdx()],
+                        "chemical_label": ("sulfoxide" if len(oxo) == 1 else "sulfone") + " S-C(sp3)",
+                        "in_ring": False, "reaction_types": [], "fragment_balance": (entry or {}).get("fragment_balance"),
+                        "strategic_priority": (entry or {}).get("strategic_priority") or 0.0,
+                        "sulfide": sulfide_smiles, "sulfide_bond": {"atoms": atoms, "in_ring": False},
+                        "sulfide_key": entry is not None and entry.get("bond_idx") == sulfide_key,
+                        "oxidation": "sulfoxide" if len(oxo) == 1 else "sulfone"})
+    return out
+
+
+#: What a bond reached through the sulfide adds (its ``via["note"]``: a step to run, not a warning).
+_OXIDATION_NOTE = {
+    "sulfoxide": "the sulfide {sulfide} is oxidised to the sulfoxide afterwards (one equivalent of mCPBA or H2O2; a "
+                 "single enantiomer needs an asymmetric oxidation, such as Kagan's Ti/tartrate)",
+    "sulfone": "the sulfide {sulfide} is oxidised to the sulfone afterwards (two equivalents of mCPBA, or Oxone)",
+}
+
+
 def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     """What the route search can use from the analysis: the recommended strategy (linear / convergent / mixed), the
     strategic bonds with the precursors a capping rule gives (acyclic bonds first, ring bonds as a fallback), the
@@ -253,15 +351,22 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     decision = decide_strategy(smiles)
     glob = get_global_strategy(smiles)
     key = (decision.get("convergent_feasibility") or {}).get("key_disconnection") or {}
-    candidates = list((analysis.get("atom_bond_map") or {}).get("strategic_bonds") or [])
-    candidates.sort(key=lambda b: (b.get("in_ring", False), b.get("bond_idx") != key.get("bond_idx"),
+    oxidised = _oxidised_sulfur_bonds(smiles)
+    candidates = [b for b in (analysis.get("atom_bond_map") or {}).get("strategic_bonds") or []
+                  if b.get("bond_idx") not in {x["bond_idx"] for x in oxidised}] + oxidised
+    candidates.sort(key=lambda b: (b.get("in_ring", False),
+                                   b.get("bond_idx") != key.get("bond_idx") and not b.get("sulfide_key"),
                                    -float(b.get("strategic_priority") or 0)))
     bonds: list[dict[str, Any]] = []
     for b in candidates:
+        via = b.get("sulfide")
         try:
-            caps = suggest_capping(smiles, b["bond_idx"], max_proposals=MAX_CAPPINGS)
+            caps = [] if via else suggest_capping(smiles, b["bond_idx"], max_proposals=MAX_CAPPINGS)
         except RetroError:
             continue
+        if not caps:  # a thioether's S-C(sp3) bond, which no seed rule caps (a sulfoxide's or sulfone's: its sulfide's)
+            cap = _s_alkylation(via, b["sulfide_bond"]) if via else _s_alkylation(smiles, b)
+            caps = [cap] if cap else []
         if not caps:
             continue
         # the first capping whose reaction no mechanism flag names (an aryl Grignard before a Friedel-Crafts
@@ -272,15 +377,20 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         same = (cap["reaction_type"], *sorted(cap["fragments"]))
         if any((x["capping_rule"], *sorted(x["fragments"])) == same for x in bonds):
             continue  # a symmetry-equivalent bond (either methyl of a dimethyl carbinol) gives the same precursors
+        name = chemist_reaction_name(via or smiles, cap)
+        if via:
+            name = f"{name}, then oxidation to the {b['oxidation']}"
         bonds.append({"bond_idx": b["bond_idx"], "atoms": b["atoms"], "label": b["chemical_label"],
-                      "in_ring": b["in_ring"], "reaction_type": chemist_reaction_name(smiles, cap),
+                      "in_ring": b["in_ring"], "reaction_type": name,
                       "capping_rule": cap["reaction_type"],
                       "named_reactions": list(b.get("reaction_types") or [])[:3], "fragments": cap["fragments"],
                       "confidence": cap.get("confidence"), "mapped_reaction": cap.get("mapped_reaction"),
                       "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance"),
                       "notes": list(cap.get("notes") or []) + mechanism,
                       "mechanism_flagged": bool(mechanism),
-                      "interconversion": _near_analog_fragment(cap["fragments"], smiles, b["bond_idx"])})
+                      "interconversion": _near_analog_fragment(cap["fragments"], smiles, b["bond_idx"]),
+                      "via": {"sulfide": via, "oxidation": b["oxidation"],
+                              "note": _OXIDATION_NOTE[b["oxidation"]].format(sulfide=via)} if via else None})
         if sum(_guidance_rank(x) == 0 for x in bonds) >= MAX_GUIDANCE_BONDS:
             break
     bonds = sorted(bonds, key=_guidance_rank)[:MAX_GUIDANCE_BONDS]

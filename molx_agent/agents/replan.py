@@ -123,11 +123,13 @@ def _searchable(fragment: str) -> bool:
 
 def _usable_first_disconnection(bond: dict[str, Any]) -> bool:
     """Whether the analysis's strategic bond is worth a first disconnection: precursors a search can take, a
-    capping reaction no mechanism flag names, and a real disconnection, not a trim of a near analog of the
-    target (``agents.analysis.synthesis_guidance``: searching that analog only finds the analog shortcut again)."""
+    capping reaction no mechanism flag names, a real disconnection, not a trim of a near analog of the
+    target (``agents.analysis.synthesis_guidance``: searching that analog only finds the analog shortcut again), and
+    one step from the fragments to the target (not a sulfoxide's or sulfone's bond reached through its sulfide,
+    ``via``: the first disconnection composes a single step)."""
     fragments = bond.get("fragments") or []
     return bool(fragments) and all(_searchable(f) for f in fragments) and not bond.get("mechanism_flagged") \
-        and not bond.get("interconversion")
+        and not bond.get("interconversion") and not bond.get("via")
 
 
 def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> dict[str, Any]:

@@ -34,8 +34,10 @@ def test_bond_labels_read_in_chinese_with_their_bond_notation(label, zh):
 
 
 def test_every_capping_rule_has_a_chinese_name():
-    # the thirteen rules, and the name a chemist gives the "Heck" rule on an arene
-    assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation"} == set(CAPPING_NAMES_ZH)
+    # the thirteen rules, the name a chemist gives the "Heck" rule on an arene, and the guidance's S-alkylation
+    # (alone, and through a sulfide)
+    assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)"} | {
+        f"S-alkylation (SN2), then oxidation to the {x}" for x in ("sulfoxide", "sulfone")} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
     assert capping_name_zh("Ullmann Diaryl Ether Synthesis") == "Ullmann 二芳基醚合成"
@@ -143,3 +145,39 @@ def test_ibuprofens_isobutyl_bond_is_capped_as_a_coupling_not_a_rearranging_frie
     assert not any("CC(C)CBr" in b["fragments"] for b in bonds)
     assert any(sorted(b["fragments"]) == ["CC(C(=O)O)c1ccc(Br)cc1", "CC(C)[CH2][Mg][Br]"] for b in bonds)
     assert not any(b["mechanism_flagged"] for b in bonds)
+
+
+def test_omeprazoles_line_is_the_thiol_alkylation_then_the_oxidation():
+    # the textbook route (and the search's first route): 2-mercapto-5-methoxybenzimidazole S-alkylated by the
+    # 2-(halomethyl)pyridine, then the sulfide oxidised; not a Friedel-Crafts alkylation of the pyridine's C-H
+    smiles = "COc1ccc2[nH]c(S(=O)Cc3ncc(C)c(OC)c3C)nc2c1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    first = guide["strategic_bonds"][0]
+    assert first["label"] == "sulfoxide S-C(sp3)"
+    assert first["reaction_type"] == "S-alkylation (SN2), then oxidation to the sulfoxide"
+    assert sorted(first["fragments"]) == ["COc1c(C)cnc(CBr)c1C", "COc1ccc2[nH]c(S)nc2c1"]
+    assert first["via"]["sulfide"] == "COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1" and "mCPBA" in first["via"]["note"]
+    assert not first["notes"] and not first["mechanism_flagged"] and first["interconversion"] is None
+    assert "亚砜 S-C(sp3)（S-烷基化（SN2）后氧化为亚砜）→ " in describe_guidance(guide, "zh")
+    assert "strategic bond sulfoxide S-C(sp3) (S-alkylation (SN2), then oxidation to the sulfoxide)" in \
+        describe_guidance(guide, "en")
+
+
+def test_a_thioether_bond_is_capped_as_the_thiol_and_the_bromide():
+    # omeprazole's sulfide: no seed rule caps S-C(sp3); the guidance's S-alkylation does
+    smiles = "COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1"
+    first = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
+    assert (first["label"], first["reaction_type"], first["via"]) == ("thioether S-C(sp3)", "S-alkylation (SN2)", None)
+    assert sorted(first["fragments"]) == ["COc1c(C)cnc(CBr)c1C", "COc1ccc2[nH]c(S)nc2c1"]
+    assert first["mapped_reaction"].endswith(">>" + first["mapped_reaction"].split(">>")[1])
+
+
+def test_a_sulfone_bond_goes_through_the_sulfide_and_an_aryl_sulfur_bond_does_not():
+    # phenyl 2-phenylethyl sulfone: thiophenol and (2-bromoethyl)benzene, then two equivalents of oxidant; the
+    # S-aryl bond is no S-C(sp3) bond
+    smiles = "O=S(=O)(CCc1ccccc1)c1ccccc1"
+    bonds = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"]
+    via = [b for b in bonds if b["via"]]
+    assert [b["label"] for b in via] == ["sulfone S-C(sp3)"]
+    assert sorted(via[0]["fragments"]) == ["BrCCc1ccccc1", "Sc1ccccc1"]
+    assert via[0]["reaction_type"].endswith("then oxidation to the sulfone") and "two equivalents" in via[0]["via"]["note"]

@@ -157,6 +157,10 @@ def test_bad_input_is_never_retried_and_transient_faults_are():
     # a capping no chemist would run (an arene alkylated through a destabilised carbocation)
     {"label": "benzylic Ar-C(sp3)", "reaction_type": "Friedel-Crafts alkylation", "confidence": 0.55,
      "fragments": ["COc1ccc2ccccc2c1", "C[C@@H](Br)C(=O)O"], "mechanism_flagged": True},
+    # omeprazole's sulfoxide bond, reached through the sulfide: two steps, and the first disconnection composes one
+    {"label": "sulfoxide S-C(sp3)", "reaction_type": "S-alkylation (SN2), then oxidation to the sulfoxide",
+     "confidence": None, "fragments": ["COc1c(C)cnc(CBr)c1C", "COc1ccc2[nH]c(S)nc2c1"],
+     "via": {"sulfide": "COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1", "oxidation": "sulfoxide"}},
 ])
 def test_no_strategic_disconnection_at_a_bond_a_search_cannot_use(bond):
     unsolved = [{"code": "not_solved", "message": "no route"}]
