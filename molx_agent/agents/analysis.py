@@ -82,6 +82,9 @@ _BOND_WORDS = sorted(BOND_LABELS_ZH, key=len, reverse=True)
 #: The guidance's own capping of a thioether's S-C(sp3) bond, which none of the seed's rules covers: the thiol and the
 #: alkyl bromide (:func:`_s_alkylation`); a sulfoxide or sulfone is reached through its sulfide.
 S_ALKYLATION = "S-alkylation (SN2)"
+#: The guidance's capping of an aryl ketone's Ar-C(=O) bond, tried before the seed's Grignard rule: the arene's C-H and
+#: the acyl chloride (:func:`_fc_acylation`).
+FC_ACYLATION = "Friedel-Crafts acylation"
 #: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``), of the guidance's S-alkylation and of
 #: the name a chemist gives the "Heck" rule on an arene; person names stay as written.
 CAPPING_NAMES_ZH: dict[str, str] = {
@@ -92,6 +95,7 @@ CAPPING_NAMES_ZH: dict[str, str] = {
     "Grignard": "Grignard 反应", "Friedel-Crafts alkylation": "Friedel-Crafts 烷基化",
     S_ALKYLATION: "S-烷基化（SN2）", f"{S_ALKYLATION}, then oxidation to the sulfoxide": "S-烷基化（SN2）后氧化为亚砜",
     f"{S_ALKYLATION}, then oxidation to the sulfone": "S-烷基化（SN2）后氧化为砜",
+    FC_ACYLATION: "Friedel-Crafts 酰基化",
 }
 
 
@@ -273,6 +277,40 @@ def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
             "bond_class": "S-C(sp3)", "notes": precursor_notes(frags), "mapped_reaction": mapped}
 
 
+def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
+    """The Friedel-Crafts acylation capping of an acyclic aryl ketone bond (the arene's C-H and the acyl chloride:
+    Ar-C(=O)R -> ArH + ClC(=O)R), in :func:`chem.smart_cap.suggest_capping`'s form, when the aryl carbon's ring holds
+    no pyridine-type nitrogen (an azine takes no Friedel-Crafts electrophile); ``None`` for another bond. The route
+    judgement's mechanism flags then say whether the arene takes the acyl group at that carbon (a deactivated ring,
+    a site no substituent directs to), and a flagged capping gives way to the next."""
+    from rdkit import Chem
+
+    from molx_agent.chem.smart_cap import cap_bonds_mapped, precursor_notes
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
+        return None
+    a, b = (mol.GetAtomWithIdx(int(i)) for i in bond["atoms"])
+    aryl, acyl = (a, b) if a.GetIsAromatic() else (b, a)
+    if not aryl.GetIsAromatic() or aryl.GetAtomicNum() != 6 or acyl.GetIsAromatic() or acyl.GetAtomicNum() != 6 \
+            or acyl.GetDegree() != 3 or sum(n.GetAtomicNum() == 6 for n in acyl.GetNeighbors()) != 2 \
+            or not any(x.GetBondType() == Chem.BondType.DOUBLE and x.GetOtherAtom(acyl).GetAtomicNum() == 8
+                       for x in acyl.GetBonds()):
+        return None  # not a ketone's carbonyl carbon on an aromatic carbon
+    rings = [r for r in mol.GetRingInfo().AtomRings() if aryl.GetIdx() in r
+             and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
+    if not rings or any(mol.GetAtomWithIdx(i).GetAtomicNum() == 7 and mol.GetAtomWithIdx(i).GetDegree() == 2
+                        and not mol.GetAtomWithIdx(i).GetTotalNumHs() for i in min(rings, key=len)):
+        return None
+    try:
+        frags, mapped = cap_bonds_mapped(mol, [(aryl.GetIdx(), acyl.GetIdx(), "H", "Cl")])
+    except RetroError:
+        return None
+    return {"reaction_type": FC_ACYLATION, "fragments": frags, "confidence": None,
+            "description": "Ar-C(=O)R → Ar-H + Cl-C(=O)R", "caps": {str(aryl.GetIdx()): "H", str(acyl.GetIdx()): "Cl"},
+            "bond_class": "Ar-C(=O)", "notes": precursor_notes(frags), "mapped_reaction": mapped}
+
+
 def _oxidised_sulfur_bonds(smiles: str) -> list[dict[str, Any]]:
     """Each acyclic S-C(sp3) bond of a sulfoxide or sulfone (a sulfur with one or two oxo oxygens and two carbons) as
     a strategic-bond candidate reached through the sulfide: ``sulfide`` (the molecule with those oxygens removed),
@@ -367,6 +405,9 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         if not caps:  # a thioether's S-C(sp3) bond, which no seed rule caps (a sulfoxide's or sulfone's: its sulfide's)
             cap = _s_alkylation(via, b["sulfide_bond"]) if via else _s_alkylation(smiles, b)
             caps = [cap] if cap else []
+        acylation = None if via else _fc_acylation(smiles, b)
+        if acylation is not None:  # an aryl ketone: the acylation first, the seed's Grignard rule after it
+            caps = [acylation, *caps][:MAX_CAPPINGS]
         if not caps:
             continue
         # the first capping whose reaction no mechanism flag names (an aryl Grignard before a Friedel-Crafts

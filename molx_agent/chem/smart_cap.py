@@ -541,6 +541,23 @@ def grignard_partner_note(fragments: Sequence[str]) -> str | None:
     return f"the partner's {named} quenches the Grignard reagent first: protect it or use another equivalent"
 
 
+#: An acyl halide (the partner the Grignard rule writes for a ketone's C-C(=O) bond).
+_ACYL_HALIDE = Chem.MolFromSmarts("[CX3](=O)([#6])[Cl,Br,I]")
+
+
+def grignard_acyl_halide_note(fragments: Sequence[str]) -> str | None:
+    """A note when a Grignard reagent's partner is an acyl halide, else ``None``: the ketone it gives reacts faster
+    than the acyl halide, so a second equivalent adds and the tertiary alcohol forms (acetophenone "from" PhMgBr and
+    acetyl bromide)."""
+    if not any("Mg" in f for f in fragments):
+        return None
+    if not any("Mg" not in f and as_mol(f).HasSubstructMatch(_ACYL_HALIDE) for f in fragments):
+        return None
+    return ("the acyl halide takes a second equivalent of the Grignard reagent (the ketone formed reacts faster: a "
+            "tertiary alcohol): the ketone needs the Weinreb amide or the nitrile, a cuprate, or an iron or copper "
+            "catalyst at low temperature")
+
+
 def precursor_notes(precursors: Sequence[str]) -> list[str]:
     """Warnings about unstable reagents among ``precursors`` (e.g. 2-pyridyl boronic acids), and about a precursor
     that reacts with itself or cannot be isolated as drawn (``chem.mechanism.self_reactive`` and ``unisolable``:
@@ -603,7 +620,8 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 "description": description,
                 "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
                 "bond_class": rule.bond_class,
-                "notes": precursor_notes(frags) + [n for n in (grignard_partner_note(frags),) if n],
+                "notes": precursor_notes(frags) + [n for n in (grignard_partner_note(frags),
+                                                               grignard_acyl_halide_note(frags)) if n],
                 "mapped_reaction": mapped_reaction,
             }
         )
@@ -663,6 +681,7 @@ __all__ = [
     "applicable_rules",
     "parse_clean",
     "precursor_notes",
+    "grignard_acyl_halide_note",
     "chemist_reaction_name",
     "cap_bond",
     "cap_bonds_mapped",

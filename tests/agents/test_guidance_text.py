@@ -36,7 +36,8 @@ def test_bond_labels_read_in_chinese_with_their_bond_notation(label, zh):
 def test_every_capping_rule_has_a_chinese_name():
     # the thirteen rules, the name a chemist gives the "Heck" rule on an arene, and the guidance's S-alkylation
     # (alone, and through a sulfide)
-    assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)"} | {
+    assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)",
+                                                        "Friedel-Crafts acylation"} | {
         f"S-alkylation (SN2), then oxidation to the {x}" for x in ("sulfoxide", "sulfone")} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
@@ -129,12 +130,20 @@ def test_a_three_atom_amine_on_an_analog_halide_is_still_a_disconnection():
 
 
 def test_a_bond_whose_only_capping_no_chemist_would_run_comes_last():
-    # ketoprofen: the benzylic bond's one capping alkylates benzophenone with 2-bromopropionic acid
+    # ketoprofen: the benzylic bond's one capping alkylates benzophenone with 2-bromopropionic acid; the ketone's
+    # bond to the propionic acid's ring would acylate that ring meta to its alkyl group
     smiles = "CC(C(=O)O)c1cccc(C(=O)c2ccccc2)c1"
     bonds = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"]
-    assert bonds[-1]["label"] == "benzylic Ar-C(sp3)" and bonds[-1]["mechanism_flagged"]
-    assert any(n.startswith("destabilised_carbocation: ") for n in bonds[-1]["notes"])
-    assert not any(b["mechanism_flagged"] for b in bonds[:-1])
+    assert bonds[-1]["mechanism_flagged"] and not any(b["mechanism_flagged"] for b in bonds[:-1])
+    assert any(n.startswith(("destabilised_carbocation: ", "aromatic_regiochemistry: ")) for n in bonds[-1]["notes"])
+    assert bonds[0]["reaction_type"] == "Friedel-Crafts acylation"
+    assert sorted(bonds[0]["fragments"]) == ["CC(C(=O)O)c1cccc(C(=O)Cl)c1", "c1ccccc1"]
+    # without the acylation capping, the flagged benzylic bond is the last one
+    benzylic = [b for b in synthesis_guidance(smiles, analyze_molecule(smiles) | {"atom_bond_map": {
+        "strategic_bonds": [x for x in analyze_molecule(smiles)["atom_bond_map"]["strategic_bonds"]
+                            if x["chemical_label"] != "aryl ketone/acid Ar-C(=O)"]}})["strategic_bonds"]]
+    assert benzylic[-1]["label"] == "benzylic Ar-C(sp3)" and benzylic[-1]["mechanism_flagged"]
+    assert any(n.startswith("destabilised_carbocation: ") for n in benzylic[-1]["notes"])
 
 
 def test_ibuprofens_isobutyl_bond_is_capped_as_a_coupling_not_a_rearranging_friedel_crafts():
@@ -181,3 +190,25 @@ def test_a_sulfone_bond_goes_through_the_sulfide_and_an_aryl_sulfur_bond_does_no
     assert [b["label"] for b in via] == ["sulfone S-C(sp3)"]
     assert sorted(via[0]["fragments"]) == ["BrCCc1ccccc1", "Sc1ccccc1"]
     assert via[0]["reaction_type"].endswith("then oxidation to the sulfone") and "two equivalents" in via[0]["via"]["note"]
+
+
+def test_an_aryl_ketone_is_capped_as_a_friedel_crafts_acylation_where_the_ring_takes_it():
+    # 4-methoxyacetophenone: anisole and acetyl chloride (para to the methoxy group), before the Grignard rule's
+    # aryl Grignard and acetyl bromide, which adds twice
+    smiles = "CC(=O)c1ccc(OC)cc1"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    first = guide["strategic_bonds"][0]
+    assert (first["label"], first["reaction_type"]) == ("aryl ketone/acid Ar-C(=O)", "Friedel-Crafts acylation")
+    assert sorted(first["fragments"]) == ["CC(=O)Cl", "COc1ccccc1"] and not first["notes"]
+    assert "（Friedel-Crafts 酰基化）→ " in describe_guidance(guide, "zh")
+    # 3'-chloropropiophenone's ketone: chlorobenzene would be acylated para, not meta, so the acylation is flagged
+    # and the bond keeps the Grignard capping, with its note
+    smiles = "CCC(=O)c1cccc(Cl)c1"
+    bond = next(b for b in synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"]
+                if b["label"] == "aryl ketone/acid Ar-C(=O)")
+    assert bond["reaction_type"] == "Grignard" and not bond["mechanism_flagged"]
+    assert any("second equivalent of the Grignard reagent" in n for n in bond["notes"])
+    # 2-acetylpyridine: an azine takes no Friedel-Crafts electrophile
+    smiles = "CC(=O)c1ccccn1"
+    assert all(b["reaction_type"] != "Friedel-Crafts acylation"
+               for b in synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"])

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from rdkit import Chem
 
-from molx_agent.chem.smart_cap import CAPPING_RULES, cap_bonds, custom_cap, suggest_capping
+from molx_agent.chem.smart_cap import (
+    CAPPING_RULES,
+    cap_bonds,
+    custom_cap,
+    grignard_acyl_halide_note,
+    suggest_capping,
+)
 from molx_agent.errors import ChemistryError, ValidationError
 
 SEED_RULES = {
@@ -185,9 +191,19 @@ def test_a_grignard_partner_with_a_free_acid_carries_a_note():
     # ibuprofen's alpha-methyl: MeMgBr meets the free acid of 2-bromo-2-arylpropionic acid before the bromide
     props = [p for p in suggest_capping("CC(C)Cc1ccc(C(C)C(=O)O)cc1", (8, 9)) if p["reaction_type"] == "Grignard"]
     assert props and any("carboxylic acid quenches the Grignard reagent" in n for n in props[0]["notes"])
-    # no partner acid, no note
-    clean = [p for p in suggest_capping("CCC(C)=O", (1, 2)) if p["reaction_type"] == "Grignard"]
+    # no partner acid, no note (2-butanol: ethylmagnesium bromide on acetaldehyde)
+    clean = [p for p in suggest_capping("CCC(C)O", (1, 2)) if p["reaction_type"] == "Grignard"]
     assert clean and clean[0]["notes"] == []
+
+
+def test_a_grignard_on_an_acyl_halide_carries_a_note():
+    # butanone's C-C(=O) bond: ethylmagnesium bromide on acetyl bromide adds twice (the tertiary alcohol)
+    props = [p for p in suggest_capping("CCC(C)=O", (1, 2)) if p["reaction_type"] == "Grignard"]
+    assert sorted(props[0]["fragments"]) == ["CC(=O)Br", "C[CH2][Mg][Br]"]
+    assert props[0]["notes"] == [grignard_acyl_halide_note(props[0]["fragments"])]
+    assert "second equivalent of the Grignard reagent" in props[0]["notes"][0]
+    assert grignard_acyl_halide_note(["CC=O", "C[CH2][Mg][Br]"]) is None
+    assert grignard_acyl_halide_note(["CC(=O)Cl", "CCO"]) is None  # no Grignard reagent
 
 
 def test_a_self_reactive_precursor_carries_a_note():
