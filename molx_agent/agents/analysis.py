@@ -95,7 +95,7 @@ CAPPING_NAMES_ZH: dict[str, str] = {
     "Grignard": "Grignard 反应", "Friedel-Crafts alkylation": "Friedel-Crafts 烷基化",
     S_ALKYLATION: "S-烷基化（SN2）", f"{S_ALKYLATION}, then oxidation to the sulfoxide": "S-烷基化（SN2）后氧化为亚砜",
     f"{S_ALKYLATION}, then oxidation to the sulfone": "S-烷基化（SN2）后氧化为砜",
-    FC_ACYLATION: "Friedel-Crafts 酰基化",
+    FC_ACYLATION: "Friedel-Crafts 酰基化", "radical C-H fluoroalkylation": "自由基 C-H 氟烷基化",
 }
 
 
@@ -211,6 +211,11 @@ def _mechanism_notes(mapped_reaction: str | None) -> list[str]:
             if flag["code"] in IMPLAUSIBLE_MECHANISM_ISSUES]
 
 
+#: Mechanism flags a protecting group fixes (the amine of an amino acid coupled at its acid: Boc or Cbz first): in
+#: the guidance such a capping is a warned disconnection (``needs_protection``), not a demoted one.
+PROTECTION_FIXES = ("unprotected_amino_acid:",)
+
+
 def _guidance_rank(bond: dict[str, Any]) -> int:
     """Where a strategic bond goes in the guidance, the order of the analysis kept within each rank: 0 a clean
     disconnection; 1 one whose precursors carry a warning (an unstable boronic acid, a Grignard reagent's partner
@@ -218,12 +223,13 @@ def _guidance_rank(bond: dict[str, Any]) -> int:
     molecule (a methyl ether from the phenol, an aryl fluoride displaced by methanol: a functional-group
     interconversion of a molecule as hard to make as the target, not a disconnection that simplifies it); 3 one
     whose capping reaction a mechanism flag names (2-bromopropionic acid alkylating an arene: forward it gives
-    nothing)."""
+    nothing). A flag a protecting group fixes (:data:`PROTECTION_FIXES`: sitagliptin's amino acid coupled at its
+    acid) counts as no warning: the bond says ``needs_protection``, and the strategy line asks for the protection."""
     if bond.get("mechanism_flagged"):
         return 3
     if bond.get("interconversion"):
         return 2
-    return 1 if bond.get("notes") else 0
+    return 1 if any(not n.startswith(PROTECTION_FIXES) for n in bond.get("notes") or []) else 0
 
 
 def _smaller_side(smiles: str, bond_idx: int) -> int | None:
@@ -413,7 +419,10 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         # the first capping whose reaction no mechanism flag names (an aryl Grignard before a Friedel-Crafts
         # alkylation by 2-bromopropionic acid), else the first
         flagged = [_mechanism_notes(cap.get("mapped_reaction")) for cap in caps]
-        pick = next((i for i, notes in enumerate(flagged) if not notes), 0)
+        hard = [[n for n in notes if not n.startswith(PROTECTION_FIXES)] for notes in flagged]
+        # the first capping no flag names and no precursor note warns of, else the first without a flag a
+        # protection cannot fix (sitagliptin's amino acid before its self-acylating acid chloride), else the first
+        pick = min(range(len(caps)), key=lambda i: (bool(hard[i]), bool(flagged[i] or caps[i].get("notes"))))
         cap, mechanism = caps[pick], flagged[pick]
         same = (cap["reaction_type"], *sorted(cap["fragments"]))
         if any((x["capping_rule"], *sorted(x["fragments"])) == same for x in bonds):
@@ -428,7 +437,8 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
                       "confidence": cap.get("confidence"), "mapped_reaction": cap.get("mapped_reaction"),
                       "priority": b.get("strategic_priority"), "balance": b.get("fragment_balance"),
                       "notes": list(cap.get("notes") or []) + mechanism,
-                      "mechanism_flagged": bool(mechanism),
+                      "mechanism_flagged": bool(hard[pick]),
+                      "needs_protection": bool(mechanism) and not hard[pick],
                       "interconversion": _near_analog_fragment(cap["fragments"], smiles, b["bond_idx"]),
                       "via": {"sulfide": via, "oxidation": b["oxidation"],
                               "note": _OXIDATION_NOTE[b["oxidation"]].format(sulfide=via)} if via else None})
@@ -452,12 +462,16 @@ def describe_guidance(guide: dict[str, Any], lang: str) -> str:
         if bond:
             text += (f"；战略键 {bond_label_zh(bond.get('label'))}（{capping_name_zh(bond.get('reaction_type'))}）→ "
                      f"{' + '.join(bond.get('fragments') or [])}")
+            if bond.get("needs_protection"):
+                text += "（氨基酸的氨基需先保护，如 Boc 或 Cbz）"
         if guide.get("protection"):
             text += f"；需保护：{'、'.join(protection_label_zh(g) for g in guide['protection'])}"
         return text
     text = f"- Synthesis strategy: {guide['strategy']}"
     if bond:
         text += f"; strategic bond {bond.get('label')} ({bond.get('reaction_type')}) -> {' + '.join(bond.get('fragments') or [])}"
+        if bond.get("needs_protection"):
+            text += " (the amino acid's amine protected first, e.g. Boc or Cbz)"
     if guide.get("protection"):
         text += f"; protect: {', '.join(guide['protection'])}"
     return text

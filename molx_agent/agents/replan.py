@@ -126,10 +126,11 @@ def _usable_first_disconnection(bond: dict[str, Any]) -> bool:
     capping reaction no mechanism flag names, a real disconnection, not a trim of a near analog of the
     target (``agents.analysis.synthesis_guidance``: searching that analog only finds the analog shortcut again), and
     one step from the fragments to the target (not a sulfoxide's or sulfone's bond reached through its sulfide,
-    ``via``: the first disconnection composes a single step)."""
+    ``via``, nor an amino acid's coupling that needs its amine protected first, ``needs_protection``: the first
+    disconnection composes a single step from the fragments as they are)."""
     fragments = bond.get("fragments") or []
     return bool(fragments) and all(_searchable(f) for f in fragments) and not bond.get("mechanism_flagged") \
-        and not bond.get("interconversion") and not bond.get("via")
+        and not bond.get("interconversion") and not bond.get("via") and not bond.get("needs_protection")
 
 
 def _strategic_plans(state: AgentState, search_tid: str, targets: list[str]) -> dict[str, Any]:

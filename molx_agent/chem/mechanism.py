@@ -198,8 +198,9 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   rearrange). None of the 50,085 USPTO-50K reactions is flagged.
 - ``carbocation_rearrangement``: a new bond from a C-H of a benzene-type ring (fused or not) of one precursor to a
   primary sp3 carbon of another (a CH2 whose only other neighbour is a carbon) that loses a halide or sulfonate,
-  when that neighbour is an sp3 carbon with a second carbon neighbour: a Friedel-Crafts alkylation whose primary
-  cation rearranges by a hydride or alkyl shift before it alkylates. Example: ibuprofen's isobutyl group "from"
+  when that neighbour is an sp3 carbon with a second carbon neighbour, or with a hydrogen and an O, N or S
+  neighbour: a Friedel-Crafts alkylation whose primary cation rearranges by a hydride or alkyl shift before it
+  alkylates (2-bromoethylamine's to the iminium ion). Example: ibuprofen's isobutyl group "from"
   2-phenylpropionic acid and isobutyl bromide (the analysis worker's capping of the benzylic bond; the published
   routes acylate isobutylbenzene, which is itself made from toluene and propene). Methyl and ethyl halides,
   benzylic, allylic and alpha-heteroatom carbons, ring closures and a C-H ortho to a group that directs a
@@ -323,7 +324,8 @@ MECHANISM_TEXT = {
                                  "leaving group, at a ring carbon no neighbouring group directs a metalation to: a "
                                  "Friedel-Crafts alkylation, which goes through a carbocation (or its Lewis acid "
                                  "complex) there, and a primary one rearranges first by a 1,2-hydride or "
-                                 "alkyl shift from {beta} to the more stable secondary or tertiary cation "
+                                 "alkyl shift from {beta} to the more stable secondary or tertiary cation (or one "
+                                 "that a neighbouring O, N or S stabilises) "
                                  "(1-chloropropane and benzene give cumene, isobutyl bromide tert-butylbenzene), so "
                                  "forward the step gives mostly the branched isomer; the straight chain is made by a "
                                  "Friedel-Crafts acylation and a reduction of the ketone (Wolff-Kishner, Clemmensen "
@@ -1463,10 +1465,11 @@ def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Che
     """(ring carbon, primary carbon, its neighbour) map numbers of each new bond from a C-H of a benzene-type ring
     (a six-carbon aromatic ring, fused or not) of one precursor to a primary sp3 carbon (a CH2 with one carbon
     neighbour and nothing else besides the leaving group) of another that loses a halide or sulfonate, when that
-    neighbour is an sp3 carbon with a second carbon neighbour: a Friedel-Crafts alkylation whose primary cation
-    rearranges by a 1,2-hydride or alkyl shift to the secondary or tertiary one before it reaches the ring
-    (1-chloropropane and benzene give cumene, isobutyl bromide tert-butylbenzene, neopentyl chloride
-    tert-pentylbenzene). A methyl or ethyl halide, a benzylic, allylic or alpha-heteroatom carbon, a ring closure
+    neighbour is an sp3 carbon with a second carbon neighbour, or with a hydrogen and an O, N or S neighbour: a
+    Friedel-Crafts alkylation whose primary cation rearranges by a 1,2-hydride or alkyl shift to the secondary,
+    tertiary or heteroatom-stabilised one before it reaches the ring (1-chloropropane and benzene give cumene,
+    isobutyl bromide tert-butylbenzene, neopentyl chloride tert-pentylbenzene; 2-bromoethylamine's cation becomes an
+    iminium ion, 2-methoxyethyl bromide's an oxocarbenium ion). A methyl or ethyl halide, a benzylic, allylic or alpha-heteroatom carbon, a ring closure
     (:func:`_arene_ch_substitutions`) and a C-H next to a group that directs an ortho-metalation
     (:func:`_metalation_directed`: the aryllithium's SN2 reaction) are spared."""
     out = []
@@ -1486,8 +1489,9 @@ def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Che
         if beta.GetAtomicNum() != 6 or beta.GetIsAromatic() or beta.GetFormalCharge() \
                 or beta.GetHybridization() != Chem.HybridizationType.SP3:
             continue  # a benzylic, allylic, propargylic or alpha-heteroatom carbon: a stabilised cation
-        if sum(n.GetAtomicNum() == 6 for n in beta.GetNeighbors()) < 2:
-            continue  # an ethyl (or 2-substituted ethyl) halide: a shift would give no more stable cation
+        if sum(n.GetAtomicNum() == 6 for n in beta.GetNeighbors()) < 2 and not (
+                beta.GetTotalNumHs() and any(n.GetAtomicNum() in (7, 8, 16) for n in beta.GetNeighbors())):
+            continue  # an ethyl halide, or no second carbon nor H beside O, N or S: no more stable cation to shift to
         out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), beta.GetAtomMapNum()))
     return out
 

@@ -441,6 +441,8 @@ def capping_summary(mol: Chem.Mol, bond: Chem.Bond, features: AtomFeatures | Non
 UNSTABLE_REAGENTS: tuple[tuple[str, str], ...] = (
     ("[c;$(c:n)]-[B]", "2-heteroaryl boronic acids/esters protodeboronate quickly: prefer boron on the other partner"),
     ("[c;$(c:n)]-[Mg,Li,Zn]", "2-heteroaryl organometallics are unstable: prefer the metal on the other partner"),
+    ("[CX4](F)(F)[Mg,Li]", "a trifluoromethyl (or difluoroalkyl) Grignard or lithium reagent loses fluoride at once "
+                           "(a carbene): trifluoromethylation takes TMSCF3 (Ruppert-Prakash) or a CF3-copper reagent"),
 )
 
 
@@ -608,6 +610,7 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 description = GRIGNARD_ADDITION_DESCRIPTION
         elif bromide_at_carbinol:
             continue  # a bromide on a carbinol carbon (OC1(Br)CCCCC1) is no reagent: the Grignard rule's ketone
+        fluoroalkyl = rule.reaction_type == "Heck" and mol.GetAtomWithIdx(i).GetIsAromatic() and _fluoroalkyl(mol, j)
         key = (rule.reaction_type, *sorted(frags))
         if key in seen:
             continue
@@ -621,7 +624,8 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
                 "caps": {str(i): rule.cap_i, str(j): rule.cap_j},
                 "bond_class": rule.bond_class,
                 "notes": precursor_notes(frags) + [n for n in (grignard_partner_note(frags),
-                                                               grignard_acyl_halide_note(frags)) if n],
+                                                               grignard_acyl_halide_note(frags),
+                                                               FLUOROALKYL_NOTE if fluoroalkyl else None) if n],
                 "mapped_reaction": mapped_reaction,
             }
         )
@@ -630,6 +634,21 @@ def suggest_capping(smiles: MolLike, bond: BondSpec, max_proposals: int | None =
     if max_proposals is not None:
         proposals = proposals[:max_proposals]
     return proposals
+
+
+#: The name :func:`chemist_reaction_name` gives the "Heck" rule's arene C-H and fluoroalkyl bromide (CF3Br).
+FLUOROALKYLATION = "radical C-H fluoroalkylation"
+FLUOROALKYL_NOTE = ("no Friedel-Crafts cation forms at a carbon bearing two or more fluorines: a C-H "
+                    "trifluoromethylation (CF3I or CF3SO2Na with an oxidant or a photocatalyst) goes through the "
+                    "radical, with poor regioselectivity on most rings, so the fluoroalkyl group is usually brought "
+                    "in with a building block (trifluoroacetic acid or its hydrazide, a CF3-aryl halide)")
+
+
+def _fluoroalkyl(mol: Chem.Mol, idx: int) -> bool:
+    """Whether atom ``idx`` is an sp3 carbon bearing two or more fluorines (CF3, CF2R)."""
+    atom = mol.GetAtomWithIdx(idx)
+    return atom.GetAtomicNum() == 6 and not atom.GetIsAromatic() and sum(
+        n.GetAtomicNum() == 9 for n in atom.GetNeighbors()) >= 2
 
 
 def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
@@ -646,6 +665,9 @@ def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
     except (ValidationError, ChemistryError):
         return name
     if sp2 is not None and 0 <= sp2 < mol.GetNumAtoms() and mol.GetAtomWithIdx(sp2).GetIsAromatic():
+        sp3 = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "Br"), None)
+        if sp3 is not None and 0 <= sp3 < mol.GetNumAtoms() and _fluoroalkyl(mol, sp3):
+            return FLUOROALKYLATION
         return "Friedel-Crafts alkylation"
     return name
 
@@ -682,6 +704,8 @@ __all__ = [
     "parse_clean",
     "precursor_notes",
     "grignard_acyl_halide_note",
+    "FLUOROALKYLATION",
+    "FLUOROALKYL_NOTE",
     "chemist_reaction_name",
     "cap_bond",
     "cap_bonds_mapped",

@@ -37,7 +37,7 @@ def test_every_capping_rule_has_a_chinese_name():
     # the thirteen rules, the name a chemist gives the "Heck" rule on an arene, and the guidance's S-alkylation
     # (alone, and through a sulfide)
     assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)",
-                                                        "Friedel-Crafts acylation"} | {
+                                                        "Friedel-Crafts acylation", "radical C-H fluoroalkylation"} | {
         f"S-alkylation (SN2), then oxidation to the {x}" for x in ("sulfoxide", "sulfone")} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
@@ -212,3 +212,18 @@ def test_an_aryl_ketone_is_capped_as_a_friedel_crafts_acylation_where_the_ring_t
     smiles = "CC(=O)c1ccccn1"
     assert all(b["reaction_type"] != "Friedel-Crafts acylation"
                for b in synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"])
+
+
+def test_sitagliptins_line_is_the_amide_with_the_amine_protected_first():
+    # the amide coupling of the free beta-amino acid is flagged unprotected_amino_acid: a protection fixes it, so
+    # the bond leads (it led with a "Friedel-Crafts" trifluoromethylation of the triazole by CF3Br before)
+    smiles = "N[C@@H](CC(=O)N1CCn2c(nnc2C(F)(F)F)C1)Cc1cc(F)c(F)cc1F"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    first = guide["strategic_bonds"][0]
+    assert (first["label"], first["reaction_type"]) == ("amide C(=O)-N", "Amide bond formation")
+    assert first["needs_protection"] and not first["mechanism_flagged"]
+    assert sorted(first["fragments"]) == ["FC(F)(F)c1nnc2n1CCNC2", "N[C@@H](CC(=O)O)Cc1cc(F)c(F)cc1F"]
+    assert [n.split(":")[0] for n in first["notes"]] == ["unprotected_amino_acid"]
+    assert describe_guidance(guide, "en").endswith("(the amino acid's amine protected first, e.g. Boc or Cbz)")
+    assert describe_guidance(guide, "zh").endswith("（氨基酸的氨基需先保护，如 Boc 或 Cbz）")
+    assert not any("FC(F)(F)Br" in b["fragments"] for b in guide["strategic_bonds"])

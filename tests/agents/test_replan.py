@@ -161,6 +161,9 @@ def test_bad_input_is_never_retried_and_transient_faults_are():
     {"label": "sulfoxide S-C(sp3)", "reaction_type": "S-alkylation (SN2), then oxidation to the sulfoxide",
      "confidence": None, "fragments": ["COc1c(C)cnc(CBr)c1C", "COc1ccc2[nH]c(S)nc2c1"],
      "via": {"sulfide": "COc1ccc2[nH]c(SCc3ncc(C)c(OC)c3C)nc2c1", "oxidation": "sulfoxide"}},
+    # sitagliptin's amide of the free beta-amino acid: the coupling needs the amine protected first
+    {"label": "amide C(=O)-N", "reaction_type": "Amide bond formation", "confidence": 0.9,
+     "fragments": ["FC(F)(F)c1nnc2n1CCNC2", "N[C@@H](CC(=O)O)Cc1cc(F)c(F)cc1F"], "needs_protection": True},
 ])
 def test_no_strategic_disconnection_at_a_bond_a_search_cannot_use(bond):
     unsolved = [{"code": "not_solved", "message": "no route"}]

@@ -2095,6 +2095,14 @@ def test_an_arene_alkylated_by_a_primary_carbon_whose_cation_shifts_is_a_carboca
     anisole = ("Br[CH2:1][CH2:2][CH3:3].[CH3:10][O:11][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1>>"
                "[CH3:3][CH2:2][CH2:1][c:7]1[cH:6][cH:5][c:4]([O:11][CH3:10])[cH:9][cH:8]1")
     assert codes(anisole) == ["carbocation_rearrangement"]
+    # 2-bromoethylamine and 2-methoxyethyl bromide: the hydride shift gives the iminium or oxocarbenium ion
+    amine = PROPYL_ALKYLATION.replace("[CH3:3]", "[NH2:3]")
+    assert codes(amine) == ["carbocation_rearrangement"]
+    ether = PROPYL_ALKYLATION.replace("[CH3:3]", "[O:3]C")
+    assert "shift from atom 2" in step_mechanism(ether)[0]["reason"]
+    # 2,2,2-trifluoroethyl: no hydrogen to shift
+    assert "carbocation_rearrangement" not in codes(PROPYL_ALKYLATION.replace("[CH2:2][CH3:3]", "[C:2](F)(F)F")
+                                                    .replace("[CH3:3][CH2:2]", "FC(F)(F)[C:2]"))
 
 
 @pytest.mark.parametrize("mapped", [

@@ -7,7 +7,9 @@ from rdkit import Chem
 
 from molx_agent.chem.smart_cap import (
     CAPPING_RULES,
+    FLUOROALKYL_NOTE,
     cap_bonds,
+    chemist_reaction_name,
     custom_cap,
     grignard_acyl_halide_note,
     suggest_capping,
@@ -223,3 +225,18 @@ def test_the_heck_rule_on_an_arene_is_named_friedel_crafts():
     assert on_alkene and chemist_reaction_name("C=CCCc1ccccc1", on_alkene[0]) == "Heck"
     amide = suggest_capping("CC(=O)Nc1ccccc1", (1, 3))[0]
     assert chemist_reaction_name("CC(=O)Nc1ccccc1", amide) == amide["reaction_type"]
+
+
+def test_an_arene_c_h_and_a_fluoroalkyl_bromide_is_named_a_radical_fluoroalkylation_with_a_note():
+    # trifluorotoluene's Ar-CF3 bond: no Friedel-Crafts cation at CF3; CF3MgBr is no reagent either
+    smiles = "FC(F)(F)c1ccccc1"
+    props = suggest_capping(smiles, (1, 4))
+    heck = next(p for p in props if p["reaction_type"] == "Heck")
+    assert sorted(heck["fragments"]) == ["FC(F)(F)Br", "c1ccccc1"] and FLUOROALKYL_NOTE in heck["notes"]
+    assert chemist_reaction_name(smiles, heck) == "radical C-H fluoroalkylation"
+    grignard = next(p for p in props if p["reaction_type"] == "Grignard" and "F[C](F)(F)[Mg][Br]" in p["fragments"])
+    assert any("Ruppert-Prakash" in n for n in grignard["notes"])
+    # a plain alkyl stays a Friedel-Crafts alkylation without the note
+    cumene = next(p for p in suggest_capping("CC(C)c1ccccc1", (1, 3)) if p["reaction_type"] == "Heck")
+    assert chemist_reaction_name("CC(C)c1ccccc1", cumene) == "Friedel-Crafts alkylation"
+    assert FLUOROALKYL_NOTE not in cumene["notes"]
