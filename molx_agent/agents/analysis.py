@@ -263,8 +263,6 @@ def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     RSH + Br-CR3), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
     from rdkit import Chem
 
-    from molx_agent.chem.smart_cap import cap_bonds_mapped, precursor_notes
-
     mol = Chem.MolFromSmiles(smiles)
     if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
         return None
@@ -274,13 +272,22 @@ def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
             or carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() \
             or carbon.GetHybridization() != Chem.HybridizationType.SP3:
         return None
+    return _capping(mol, sulfur.GetIdx(), carbon.GetIdx(), "Br", S_ALKYLATION, "RS-CR₃ → RSH + Br-CR₃", "S-C(sp3)")
+
+
+def _capping(mol: Any, keep_h: int, capped: int, cap: str, name: str, description: str,
+             bond_class: str) -> dict[str, Any] | None:
+    """One of the guidance's own cappings of the bond ``keep_h``-``capped`` (H on the first atom, ``cap`` on the
+    second), in :func:`chem.smart_cap.suggest_capping`'s form with its atom map; ``None`` when no molecule results."""
+    from molx_agent.chem.smart_cap import cap_bonds_mapped, precursor_notes
+
     try:
-        frags, mapped = cap_bonds_mapped(mol, [(sulfur.GetIdx(), carbon.GetIdx(), "H", "Br")])
+        frags, mapped = cap_bonds_mapped(mol, [(keep_h, capped, "H", cap)])
     except RetroError:
         return None
-    return {"reaction_type": S_ALKYLATION, "fragments": frags, "confidence": None,
-            "description": "RS-CR₃ → RSH + Br-CR₃", "caps": {str(sulfur.GetIdx()): "H", str(carbon.GetIdx()): "Br"},
-            "bond_class": "S-C(sp3)", "notes": precursor_notes(frags), "mapped_reaction": mapped}
+    return {"reaction_type": name, "fragments": frags, "confidence": None, "description": description,
+            "caps": {str(keep_h): "H", str(capped): cap}, "bond_class": bond_class, "notes": precursor_notes(frags),
+            "mapped_reaction": mapped}
 
 
 def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
@@ -290,8 +297,6 @@ def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     judgement's mechanism flags then say whether the arene takes the acyl group at that carbon (a deactivated ring,
     a site no substituent directs to), and a flagged capping gives way to the next."""
     from rdkit import Chem
-
-    from molx_agent.chem.smart_cap import cap_bonds_mapped, precursor_notes
 
     mol = Chem.MolFromSmiles(smiles)
     if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
@@ -308,13 +313,7 @@ def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     if not rings or any(mol.GetAtomWithIdx(i).GetAtomicNum() == 7 and mol.GetAtomWithIdx(i).GetDegree() == 2
                         and not mol.GetAtomWithIdx(i).GetTotalNumHs() for i in min(rings, key=len)):
         return None
-    try:
-        frags, mapped = cap_bonds_mapped(mol, [(aryl.GetIdx(), acyl.GetIdx(), "H", "Cl")])
-    except RetroError:
-        return None
-    return {"reaction_type": FC_ACYLATION, "fragments": frags, "confidence": None,
-            "description": "Ar-C(=O)R → Ar-H + Cl-C(=O)R", "caps": {str(aryl.GetIdx()): "H", str(acyl.GetIdx()): "Cl"},
-            "bond_class": "Ar-C(=O)", "notes": precursor_notes(frags), "mapped_reaction": mapped}
+    return _capping(mol, aryl.GetIdx(), acyl.GetIdx(), "Cl", FC_ACYLATION, "Ar-C(=O)R → Ar-H + Cl-C(=O)R", "Ar-C(=O)")
 
 
 def _oxidised_sulfur_bonds(smiles: str) -> list[dict[str, Any]]:

@@ -1445,19 +1445,25 @@ def _metalation_directed(carbon: Chem.Atom) -> bool:
     (an ether or other O, F, N or S substituent; a carbonyl or imine carbon such as an amide's or an oxazoline's; a
     CH2 bonded to nitrogen): an alkyl halide may have met the aryllithium there, an SN2 reaction, not a
     Friedel-Crafts cation (veratrole lithiated at C3 and alkylated by 1,6-dibromohexane)."""
+    for ring_nb, sub in _ortho_substituents(carbon):
+        z = sub.GetAtomicNum()
+        if z in (7, 8, 9, 16):
+            return True
+        if z == 6 and (_double_to_heteroatom(sub, ring_nb.GetIdx()) or
+                       any(n.GetAtomicNum() == 7 for n in sub.GetNeighbors())):
+            return True
+    return False
+
+
+def _ortho_substituents(carbon: Chem.Atom) -> Iterator[tuple[Chem.Atom, Chem.Atom]]:
+    """(ring neighbour, its substituent) for each non-aromatic atom on an aromatic neighbour of ring atom ``carbon``
+    (the groups ortho to ``carbon``)."""
     for ring_nb in carbon.GetNeighbors():
         if not ring_nb.GetIsAromatic():
             continue
         for sub in ring_nb.GetNeighbors():
-            if sub.GetIsAromatic() or sub.GetIdx() == carbon.GetIdx():
-                continue
-            z = sub.GetAtomicNum()
-            if z in (7, 8, 9, 16):
-                return True
-            if z == 6 and (_double_to_heteroatom(sub, ring_nb.GetIdx()) or
-                           any(n.GetAtomicNum() == 7 for n in sub.GetNeighbors())):
-                return True
-    return False
+            if not sub.GetIsAromatic() and sub.GetIdx() != carbon.GetIdx():
+                yield ring_nb, sub
 
 
 def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
@@ -2590,16 +2596,8 @@ def _symmetry_classes(mol: Chem.Mol) -> list[int]:
 
 def _h_bonded_phenol(atom: Chem.Atom) -> bool:
     """Whether phenol oxygen ``atom`` has a carbonyl, nitro or imine group ortho (an intramolecular hydrogen bond)."""
-    ring_c = atom.GetNeighbors()[0]
-    for ortho in ring_c.GetNeighbors():
-        if not ortho.GetIsAromatic():
-            continue
-        for sub in ortho.GetNeighbors():
-            if sub.GetIsAromatic() or sub.GetIdx() == ring_c.GetIdx():
-                continue
-            if (sub.GetAtomicNum() == 7 and sub.GetFormalCharge() == 1) or _double_to_heteroatom(sub, ortho.GetIdx()):
-                return True
-    return False
+    return any((sub.GetAtomicNum() == 7 and sub.GetFormalCharge() == 1) or _double_to_heteroatom(sub, ortho.GetIdx())
+               for ortho, sub in _ortho_substituents(atom.GetNeighbors()[0]))
 
 
 def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
