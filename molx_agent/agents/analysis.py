@@ -415,12 +415,12 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
             caps = [acylation, *caps][:MAX_CAPPINGS]
         if not caps:
             continue
-        # the first capping whose reaction no mechanism flag names (an aryl Grignard before a Friedel-Crafts
-        # alkylation by 2-bromopropionic acid), else the first
+        # a bond reached through the sulfide keeps the sulfide's S-alkylation as its mapped reaction
         flagged = [_mechanism_notes(cap.get("mapped_reaction")) for cap in caps]
         hard = [[n for n in notes if not n.startswith(PROTECTION_FIXES)] for notes in flagged]
-        # the first capping no flag names and no precursor note warns of, else the first without a flag a
-        # protection cannot fix (sitagliptin's amino acid before its self-acylating acid chloride), else the first
+        # the first capping no mechanism flag names and no precursor note warns of (an aryl Grignard before a
+        # Friedel-Crafts alkylation by 2-bromopropionic acid), else the first without a flag a protection cannot fix
+        # (sitagliptin's amino acid before its self-acylating acid chloride), else the first
         pick = min(range(len(caps)), key=lambda i: (bool(hard[i]), bool(flagged[i] or caps[i].get("notes"))))
         cap, mechanism = caps[pick], flagged[pick]
         same = (cap["reaction_type"], *sorted(cap["fragments"]))

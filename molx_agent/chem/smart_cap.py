@@ -654,8 +654,9 @@ def _fluoroalkyl(mol: Chem.Mol, idx: int) -> bool:
 def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
     """The reaction a :func:`suggest_capping` proposal stands for, as a chemist names it.  The seed's "Heck" rule
     (C(sp2)-H + Br-C(sp3)) on an aromatic carbon is a Friedel-Crafts alkylation (ibuprofen: isobutylbenzene and
-    2-bromopropionic acid), which is also what a step judge's functional-group checks should read; every other
-    proposal keeps its rule's name (``reaction_type``, the seed's, is left as it is)."""
+    2-bromopropionic acid), which is also what a step judge's functional-group checks should read, or a radical C-H
+    fluoroalkylation when the bromide's carbon bears two or more fluorines (:data:`FLUOROALKYLATION`: CF3Br); every
+    other proposal keeps its rule's name (``reaction_type``, the seed's, is left as it is)."""
     name = str(proposal.get("reaction_type") or "")
     if name != "Heck":
         return name
