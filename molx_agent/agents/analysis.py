@@ -258,15 +258,27 @@ def _near_analog_fragment(fragments: list[str], smiles: str, bond_idx: int) -> s
     return next((f for f in fragments if analog_similarity(f, smiles) is not None), None)
 
 
-def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
-    """The S-alkylation capping of an acyclic thioether S-C(sp3) bond (the thiol and the alkyl bromide: RS-CR3 ->
-    RSH + Br-CR3), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
+def _acyclic_bond_atoms(smiles: str, bond: dict[str, Any]) -> tuple[Any, Any, Any] | None:
+    """(molecule, first atom, second atom) of the acyclic strategic bond ``bond`` (its ``atoms``) of ``smiles``;
+    ``None`` for a ring bond or a molecule RDKit cannot read."""
     from rdkit import Chem
 
     mol = Chem.MolFromSmiles(smiles)
     if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
         return None
     a, b = (mol.GetAtomWithIdx(int(i)) for i in bond["atoms"])
+    return mol, a, b
+
+
+def _s_alkylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
+    """The S-alkylation capping of an acyclic thioether S-C(sp3) bond (the thiol and the alkyl bromide: RS-CR3 ->
+    RSH + Br-CR3), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
+    from rdkit import Chem
+
+    found = _acyclic_bond_atoms(smiles, bond)
+    if found is None:
+        return None
+    mol, a, b = found
     sulfur, carbon = (a, b) if a.GetAtomicNum() == 16 else (b, a)
     if sulfur.GetAtomicNum() != 16 or sulfur.GetIsAromatic() or sulfur.GetDegree() != 2 or sulfur.GetFormalCharge() \
             or carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() \
@@ -298,10 +310,10 @@ def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     a site no substituent directs to), and a flagged capping gives way to the next."""
     from rdkit import Chem
 
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None or bond.get("in_ring") or len(bond.get("atoms") or []) != 2:
+    found = _acyclic_bond_atoms(smiles, bond)
+    if found is None:
         return None
-    a, b = (mol.GetAtomWithIdx(int(i)) for i in bond["atoms"])
+    mol, a, b = found
     aryl, acyl = (a, b) if a.GetIsAromatic() else (b, a)
     if not aryl.GetIsAromatic() or aryl.GetAtomicNum() != 6 or acyl.GetIsAromatic() or acyl.GetAtomicNum() != 6 \
             or acyl.GetDegree() != 3 or sum(n.GetAtomicNum() == 6 for n in acyl.GetNeighbors()) != 2 \
@@ -395,8 +407,9 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     glob = get_global_strategy(smiles)
     key = (decision.get("convergent_feasibility") or {}).get("key_disconnection") or {}
     oxidised = _oxidised_sulfur_bonds(smiles)
+    replaced = {x["bond_idx"] for x in oxidised}
     candidates = [b for b in (analysis.get("atom_bond_map") or {}).get("strategic_bonds") or []
-                  if b.get("bond_idx") not in {x["bond_idx"] for x in oxidised}] + oxidised
+                  if b.get("bond_idx") not in replaced] + oxidised
     candidates.sort(key=lambda b: (b.get("in_ring", False),
                                    b.get("bond_idx") != key.get("bond_idx") and not b.get("sulfide_key"),
                                    -float(b.get("strategic_priority") or 0)))

@@ -1406,37 +1406,41 @@ def _acceptor_kind(carbon: Chem.Atom, nb: Chem.Atom) -> str | None:
     return None
 
 
-def _electron_poor_alkylations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
-                               pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
-                               ) -> list[tuple[int, int, str]]:
-    """(ring carbon, electrophile carbon, acceptor) map numbers and kind of each new bond from a C-H of a benzene-type
-    ring (a six-carbon aromatic ring, fused or not) of one precursor to an sp3 carbon of another that loses a halide
-    or sulfonate and sits next to a carbonyl, nitrile, sulfonyl or nitro group, with no aryl, vinyl or heteroatom
-    (besides the leaving group) on it to stabilise a cation: a Friedel-Crafts alkylation through a carbocation that
-    the acceptor destabilises. A ring carrying a nitro group is spared: there the carbon is the carbanion of a
-    vicarious nucleophilic substitution (chloromethyl phenyl sulfone on a nitroarene)."""
-    out = []
+def _benzene_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
+                         ) -> Iterator[tuple[Chem.Atom, Chem.Atom, Chem.Atom, tuple[int, ...], list[Chem.Atom]]]:
+    """(ring carbon's product and reactant atoms, electrophile's reactant atom, the ring, its other neighbours) for
+    each new bond (:func:`_arene_ch_substitutions`) from a C-H of a benzene-type ring (a six-carbon aromatic ring,
+    fused or not) of one precursor to an uncharged sp3 carbon of another that loses a halide or sulfonate: the
+    electrophile of a Friedel-Crafts alkylation, for the rules that judge its cation."""
     for c, e, c_react, e_react in _arene_ch_substitutions(reactants, new, rmap):
         if e.GetAtomicNum() != 6 or e.GetIsAromatic():
             continue
         ring = _six_ring(reactants, c_react, carbocyclic=True)
-        if ring is None:
-            continue  # a heteroaromatic ring
+        if ring is None or e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge():
+            continue  # a heteroaromatic ring, or no sp3 electrophile
+        leaving = _leaving_atom(e_react, e)
+        if leaving is not None:
+            yield c, c_react, e_react, ring, [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
+
+
+def _electron_poor_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]],
+                               rmap: dict[int, Chem.Atom]) -> list[tuple[int, int, str]]:
+    """(ring carbon, electrophile carbon, acceptor) map numbers and kind of each Friedel-Crafts alkylation
+    (:func:`_benzene_alkylations`) whose carbon sits next to a carbonyl, nitrile, sulfonyl or nitro group, with no
+    aryl, vinyl or heteroatom (besides the leaving group) on it to stabilise a cation: a carbocation that the
+    acceptor destabilises. A ring carrying a nitro group is spared: there the carbon is the carbanion of a vicarious
+    nucleophilic substitution (chloromethyl phenyl sulfone on a nitroarene)."""
+    out = []
+    for c, _c_react, e_react, ring, others in _benzene_alkylations(reactants, new, rmap):
         if any(_acceptor_kind(reactants.GetAtomWithIdx(i), nb) == "nitro"
                for i in ring for nb in reactants.GetAtomWithIdx(i).GetNeighbors()):
             continue  # a nitroarene: the carbanion's vicarious nucleophilic substitution, not a Friedel-Crafts
-        if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge():
-            continue
-        leaving = _leaving_atom(e_react, e)
-        if leaving is None:
-            continue
-        others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
         kinds = [_acceptor_kind(e_react, n) for n in others]
         if not any(kinds) or any(k is None and (n.GetAtomicNum() != 6 or n.GetIsAromatic() or any(
                 b.GetBondType() == Chem.BondType.DOUBLE for b in n.GetBonds()))
                 for n, k in zip(others, kinds, strict=True)):
             continue  # no acceptor, or a heteroatom, aryl or vinyl group stabilises the cation
-        out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), next(k for k in kinds if k)))
+        out.append((c.GetAtomMapNum(), e_react.GetAtomMapNum(), next(k for k in kinds if k)))
     return out
 
 
@@ -1468,28 +1472,18 @@ def _ortho_substituents(carbon: Chem.Atom) -> Iterator[tuple[Chem.Atom, Chem.Ato
 
 def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Chem.Atom]], rmap: dict[int, Chem.Atom]
                              ) -> list[tuple[int, int, int]]:
-    """(ring carbon, primary carbon, its neighbour) map numbers of each new bond from a C-H of a benzene-type ring
-    (a six-carbon aromatic ring, fused or not) of one precursor to a primary sp3 carbon (a CH2 with one carbon
-    neighbour and nothing else besides the leaving group) of another that loses a halide or sulfonate, when that
-    neighbour is an sp3 carbon with a second carbon neighbour, or with a hydrogen and an O, N or S neighbour: a
-    Friedel-Crafts alkylation whose primary cation rearranges by a 1,2-hydride or alkyl shift to the secondary,
-    tertiary or heteroatom-stabilised one before it reaches the ring (1-chloropropane and benzene give cumene,
-    isobutyl bromide tert-butylbenzene, neopentyl chloride tert-pentylbenzene; 2-bromoethylamine's cation becomes an
-    iminium ion, 2-methoxyethyl bromide's an oxocarbenium ion). A methyl or ethyl halide, a benzylic, allylic or alpha-heteroatom carbon, a ring closure
-    (:func:`_arene_ch_substitutions`) and a C-H next to a group that directs an ortho-metalation
-    (:func:`_metalation_directed`: the aryllithium's SN2 reaction) are spared."""
+    """(ring carbon, primary carbon, its neighbour) map numbers of each Friedel-Crafts alkylation
+    (:func:`_benzene_alkylations`) by a primary carbon (a CH2 with one carbon neighbour and nothing else besides the
+    leaving group) when that neighbour is an sp3 carbon with a second carbon neighbour, or with a hydrogen and an O,
+    N or S neighbour: the primary cation rearranges by a 1,2-hydride or alkyl shift to the secondary, tertiary or
+    heteroatom-stabilised one before it reaches the ring (1-chloropropane and benzene give cumene, isobutyl bromide
+    tert-butylbenzene, neopentyl chloride tert-pentylbenzene; 2-bromoethylamine's cation becomes an iminium ion,
+    2-methoxyethyl bromide's an oxocarbenium ion). A methyl or ethyl halide, a benzylic, allylic or alpha-heteroatom
+    carbon, a ring closure (:func:`_arene_ch_substitutions`) and a C-H next to a group that directs an
+    ortho-metalation (:func:`_metalation_directed`: the aryllithium's SN2 reaction) are spared."""
     out = []
-    for c, e, c_react, e_react in _arene_ch_substitutions(reactants, new, rmap):
-        if e.GetAtomicNum() != 6 or e.GetIsAromatic() or _six_ring(reactants, c_react, carbocyclic=True) is None:
-            continue
-        if e_react.GetHybridization() != Chem.HybridizationType.SP3 or e_react.GetFormalCharge() \
-                or e_react.GetTotalNumHs() != 2:
-            continue
-        leaving = _leaving_atom(e_react, e)
-        if leaving is None or _metalation_directed(c_react):
-            continue
-        others = [n for n in e_react.GetNeighbors() if n.GetIdx() != leaving.GetIdx()]
-        if len(others) != 1:
+    for c, c_react, e_react, _ring, others in _benzene_alkylations(reactants, new, rmap):
+        if e_react.GetTotalNumHs() != 2 or len(others) != 1 or _metalation_directed(c_react):
             continue
         beta = others[0]
         if beta.GetAtomicNum() != 6 or beta.GetIsAromatic() or beta.GetFormalCharge() \
@@ -1498,7 +1492,7 @@ def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Che
         if sum(n.GetAtomicNum() == 6 for n in beta.GetNeighbors()) < 2 and not (
                 beta.GetTotalNumHs() and any(n.GetAtomicNum() in (7, 8, 16) for n in beta.GetNeighbors())):
             continue  # an ethyl halide, or no second carbon nor H beside O, N or S: no more stable cation to shift to
-        out.append((c.GetAtomMapNum(), e.GetAtomMapNum(), beta.GetAtomMapNum()))
+        out.append((c.GetAtomMapNum(), e_react.GetAtomMapNum(), beta.GetAtomMapNum()))
     return out
 
 
@@ -2921,7 +2915,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["amide_reductive_amination"].format(
                         nitrogen=f"N-H of {kind} (atom {mn} of {_marked(reactants, [mn])})",
                         atom=f"atom {mc} of {_marked(reactants, [mc])}")})
-    for mc, me, kind in _electron_poor_alkylations(reactants, product, rmap, pmap, new):
+    for mc, me, kind in _electron_poor_alkylations(reactants, new, rmap):
         out.append({"code": "destabilised_carbocation", "atoms": [mc, me],
                     "reason": MECHANISM_TEXT["destabilised_carbocation"].format(
                         atom=f"atom {mc} of {_marked(reactants, [mc])}",

@@ -522,7 +522,7 @@ class NamedTemplateMatcher:
         for order, tpl in enumerate(self.templates):
             match = NamedMatch(tpl.id, getattr(tpl, "name", tpl.id), getattr(tpl, "category", ""))
             # a stereo-setting template runs alone: its outcomes are checked for the centre it sets
-            split = _split_template(tpl.retro_smarts) if share and not getattr(tpl, "stereo_source", "") else None
+            split = _split_template(tpl.retro_smarts) if share and not self._stereo_setting[order] else None
             if split is None:
                 self._add(tpl.retro_smarts, (_Member(order, match),), shared=False)
                 continue
