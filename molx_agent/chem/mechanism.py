@@ -1142,8 +1142,11 @@ def _amide_type_carbonyl(carbon: Chem.Atom) -> str | None:
             hetero.append(nb.GetAtomicNum())
             hydroxy = hydroxy or (nb.GetAtomicNum() == 8 and (nb.GetTotalNumHs() > 0 or nb.GetFormalCharge() < 0))
     if imine is not None:  # C(OH)=N or C(O-)=N: an amide or lactam drawn as its imidic-acid (lactim) tautomer or anion
-        if hydroxy and hetero == [8] and imine.GetFormalCharge() == 0:
-            return "a lactam drawn as its lactim" if carbon.IsInRing() else "an amide drawn as its imidic acid"
+        if hydroxy and imine.GetFormalCharge() == 0:
+            if hetero == [8]:
+                return "a lactam drawn as its lactim" if carbon.IsInRing() else "an amide drawn as its imidic acid"
+            if sorted(hetero) == [7, 8]:  # N-C(OH)=N: a urea drawn as its isourea tautomer (2-hydroxyimidazoline)
+                return "a cyclic urea drawn as its lactim" if carbon.IsInRing() else "a urea drawn as its isourea"
         return None
     kind = _ACYL_KIND.get(tuple(sorted(hetero)))
     if kind == "an ester" and hydroxy:

@@ -57,6 +57,10 @@ class NamedTemplate:
     #: gains a specified stereocentre (:func:`gains_stereocentre`), and the route judgement does not call that centre
     #: unsourced.  "" for every other template.
     stereo_source: str = ""
+    #: The reagent its conditions name that activates an amide-type carbonyl for an amine ("POCl3": the
+    #: 1-acetylimidazolidin-2-one's C=O condensed with an aryl amine), so the route judgement does not call the step
+    #: an unactivated ``amide_condensation`` (``chem.mechanism``).  "" for every other template.
+    activator: str = ""
 
     @property
     def display_name(self) -> str:
@@ -123,6 +127,7 @@ def _load_templates() -> tuple[NamedTemplate, ...]:
                 incompatible_groups=tuple(row.get("incompatible_groups", ())),
                 priority=int(row.get("priority", 0)),
                 stereo_source=str(row.get("stereo_source", "")),
+                activator=str(row.get("activator", "")),
             )
         )
     return tuple(out)
@@ -137,6 +142,17 @@ def stereo_setting_templates() -> dict[str, str]:
 @lru_cache(maxsize=1)
 def _stereo_setting() -> tuple[tuple[str, str], ...]:
     return tuple((key, t.stereo_source) for t in _load_templates() if t.stereo_source for key in (t.id, t.name))
+
+
+def activating_templates() -> dict[str, str]:
+    """Id and name of every named template whose conditions activate an amide-type carbonyl for an amine -> its
+    :attr:`NamedTemplate.activator` (a route step carries one or the other, as for :func:`stereo_setting_templates`)."""
+    return dict(_activating())
+
+
+@lru_cache(maxsize=1)
+def _activating() -> tuple[tuple[str, str], ...]:
+    return tuple((key, t.activator) for t in _load_templates() if t.activator for key in (t.id, t.name))
 
 
 def _specified_centres(smiles: str) -> int:
@@ -498,6 +514,7 @@ __all__ = [
     "NamedTemplate",
     "TemplateOutcome",
     "TemplateSite",
+    "activating_templates",
     "apply_all_named_templates",
     "apply_named_template",
     "get_template",

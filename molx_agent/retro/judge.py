@@ -205,10 +205,27 @@ def selectivity_warned(precursors: list[str], product: str, reaction_type: str |
     return any(c["code"] in PENALISED_SELECTIVITY_ISSUES for c in _step_selectivity(precursors, product, reaction_type))
 
 
+def amine_round_trip_count(reactions: list[Any]) -> int:
+    """How many aryl nitrogens a search route (its reaction edges: ``parent``, ``children``, ``prediction``) takes off
+    and later puts back on the same carbon (the route judgement's ``amine_round_trip``); 0 for a one-step route."""
+    if len(reactions) < 2:
+        return 0
+    steps = [(rxn.parent.smiles, [c.smiles for c in rxn.children],
+              getattr(rxn.prediction, "mapped_reaction", "") or "") for rxn in reactions]
+    return len(_amine_round_trips(steps))
+
+
 def _step_mechanism(mapped_reaction: str | None) -> list[dict[str, Any]]:
     from molx_agent.chem.mechanism import step_mechanism
 
     return step_mechanism(mapped_reaction or "")
+
+
+def _step_template_keys(rxn: Any) -> set[str]:
+    """The ids and names a route step's template goes by (its evidence's id and name, the step's reaction type)."""
+    evidence = getattr(rxn, "template_evidence", None)
+    return {getattr(evidence, "template_id", ""), getattr(evidence, "template_name", ""),
+            getattr(rxn, "reaction_type", "")} - {""}
 
 
 def _stereo_setting_step(rxn: Any) -> bool:
@@ -216,11 +233,17 @@ def _stereo_setting_step(rxn: Any) -> bool:
     asymmetric catalyst (``chem.templates.stereo_setting_templates``: Ru-BINAP, Rh-DIPAMP, CBS)."""
     from molx_agent.chem.templates import stereo_setting_templates
 
-    evidence = getattr(rxn, "template_evidence", None)
-    keys = {getattr(evidence, "template_id", ""), getattr(evidence, "template_name", ""),
-            getattr(rxn, "reaction_type", "")} - {""}
     setting = stereo_setting_templates()
-    return any(k in setting for k in keys)
+    return any(k in setting for k in _step_template_keys(rxn))
+
+
+def _activated_step(rxn: Any) -> bool:
+    """Whether a route step's template is a named template whose conditions activate the amide-type carbonyl an
+    amine condenses onto (``chem.templates.activating_templates``: POCl3 for 1-acetylimidazolidin-2-one)."""
+    from molx_agent.chem.templates import activating_templates
+
+    activating = activating_templates()
+    return any(k in activating for k in _step_template_keys(rxn))
 
 
 def _unisolable(smiles: str) -> str | None:
@@ -622,10 +645,12 @@ def judge_route(graph: Any, stock: Any = None, config: SearchConfig | None = Non
         # no electrophile goes, a deactivated ring given a Friedel-Crafts reaction, one of two like amines or alcohols
         # reacting, a single enantiomer from achiral precursors (medium confidence, not a cost; all but the last two
         # order the route after clean ones: route_rank_tier)
-        catalysed = _stereo_setting_step(rxn)
+        catalysed, activated = _stereo_setting_step(rxn), _activated_step(rxn)
         for flag in _step_mechanism(rxn.mapped_reaction):
             if flag["code"] == "unsourced_stereocentre" and catalysed:
                 continue  # the step's named template sets the centre with the asymmetric catalyst its reagents name
+            if flag["code"] == "amide_condensation" and activated:
+                continue  # the step's named template activates the carbonyl with the reagent its conditions name
             add(issue(flag["code"], ISSUE_TEXT[flag["code"]].format(reason=flag["reason"]), step=step,
                       atoms=flag["atoms"]))
         fv = rxn.forward_validation or {}

@@ -652,13 +652,14 @@ class RetroStarSearch:
         Every step of the pool gets ``p = p_search^(1-w) x p_full^w`` (``w = rescore_weight``; ``p_full`` is the
         full model's probability of the same precursor set, ``min_score`` when it does not propose it; both
         clipped as step costs are) and its route the difference in step cost, plus ``selectivity_penalty`` per step
-        the route judgement warns about (``judge.selectivity_warned``); the pool is sorted by the same key
+        the route judgement warns about (``judge.selectivity_warned``) and per aryl nitrogen the route takes off and
+        puts back (``judge.amine_round_trip_count``); the pool is sorted by the same key
         (flags, route score, steps) and the first ``k`` routes whose steps pass forward validation are returned.
         The tables are computed route by route, best first, until the time limit: when they cover fewer than the
         pool's routes, the routes they cover are re-ranked, and when they cover fewer than ``k``, ``entries`` (the
         search's order) stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
         search cost."""
-        from molx_agent.retro.judge import selectivity_warned
+        from molx_agent.retro.judge import amine_round_trip_count, selectivity_warned
         from molx_agent.retro.search_routes import kbest_routes, rank_key, route_reactions
         from molx_agent.retro.single_step import canonical_reactant_set
 
@@ -714,12 +715,19 @@ class RetroStarSearch:
             return cfg.selectivity_penalty if warned[rxn.id] else 0.0
 
         rescored = []
+        n_round_trips = 0
         for entry in pool:
             self.search_costs[entry[2]] = entry[1]
             rxns = route_reactions(entry)
-            penalty = sum(map(selectivity, rxns)) if cfg.selectivity_penalty else 0.0
+            penalty = 0.0
+            if cfg.selectivity_penalty:
+                # each warned step, and each aryl nitrogen the route takes off and puts back (judge: amine_round_trip)
+                trips = amine_round_trip_count(rxns)
+                n_round_trips += trips
+                penalty = sum(map(selectivity, rxns)) + trips * cfg.selectivity_penalty
             rescored.append((entry[0], entry[1] + sum(map(delta, rxns)) + penalty, *entry[2:]))
         info["selectivity_warned_steps"] = sum(warned.values())
+        info["amine_round_trips"] = n_round_trips
         rescored.sort(key=rank_key(cfg.rank_by, cfg.route_step_weight))
         out = []
         for entry in rescored:

@@ -103,7 +103,9 @@ class SearchConfig:
     # ``judge.PENALISED_SELECTIVITY_ISSUES``) costs selectivity_penalty more, so a route that needs a protection or
     # another order the route does not show ranks after a clean one of similar score (atenolol: the glycidyl ether
     # opened by isopropylamine before the amino chlorohydrin alkylating the phenol).  Measured in docs/benchmarks.md
-    # ("A selectivity warning costs a route 1.5 in the final re-ranking"); 0: off (and the warned steps are not counted)
+    # ("A selectivity warning costs a route 1.5 in the final re-ranking"); so does each aryl nitrogen a route takes off
+    # and puts back on the same carbon (``judge.amine_round_trip_count``: clonidine's Sandmeyer bromide aminated
+    # again); 0: off (and neither is counted)
     selectivity_penalty: float = 1.5
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate

@@ -1501,6 +1501,13 @@ def test_published_substitutions_beside_a_kept_aryl_boron_or_silicon_group_are_n
 
 
 _N_METHYLPIPERAZINE = "[CH3:1][N:2]1[CH2:3][CH2:4][NH:5][CH2:6][CH2:7]1"
+CLONIDINE_UREA_LACTIM = ("[C:10]1([OH:900])=[N:11][CH2:12][CH2:13][NH:14]1.[Cl:1][c:2]1[cH:3][cH:4][cH:5][c:6]([Cl:7])"
+                         "[c:8]1[NH2:9]>>[Cl:1][c:2]1[cH:3][cH:4][cH:5][c:6]([Cl:7])[c:8]1[NH:9][C:10]1=[N:11][CH2:12]"
+                         "[CH2:13][NH:14]1")
+#: The same condensation from 1-acetylimidazolidin-2-one, as named template G369 writes it (POCl3 in its conditions)
+CLONIDINE_ACETYLUREA = ("[C:10]1(=[O:900])[NH:11][CH2:12][CH2:13][N:14]1[C:901]([CH3:902])=[O:903].[Cl:1][c:2]1[cH:3]"
+                        "[cH:4][cH:5][c:6]([Cl:7])[c:8]1[NH2:9]>>[Cl:1][c:2]1[cH:3][cH:4][cH:5][c:6]([Cl:7])[c:8]1"
+                        "[NH:9][C:10]1=[N:11][CH2:12][CH2:13][NH:14]1")
 _DIBENZODIAZEPINE = "[c:11]2[cH:12][c:13]([Cl:14])[cH:15][cH:16][c:17]2[NH:18][c:19]2[cH:20][cH:21][cH:22][cH:23][c:24]21"
 _CLOZAPINE = ("[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([C:9]2=[N:10][c:11]3[cH:12][c:13]([Cl:14])[cH:15][cH:16][c:17]3[NH:18]"
               "[c:19]3[cH:20][cH:21][cH:22][cH:23][c:24]32)[CH2:6][CH2:7]1")
@@ -1523,6 +1530,9 @@ _CLOZAPINE = ("[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([C:9]2=[N:10][c:11]3[cH:12][c:13
     # the agent's answer after it had avoided the lactim step: the lactim drawn as its anion
     (f"{_N_METHYLPIPERAZINE}.[O-:8][C:9]1=[N:10]{_DIBENZODIAZEPINE}>>{_CLOZAPINE}", [9, 5],
      "a lactam drawn as its lactim"),
+    # clonidine "from" 2,6-dichloroaniline and ethyleneurea drawn as 2-hydroxyimidazoline (a general template,
+    # rated high as the fourth route of 2026-12-06): a cyclic urea's carbonyl, activated by nothing
+    (CLONIDINE_UREA_LACTIM, [10, 9], "a cyclic urea drawn as its lactim"),
 ])
 def test_an_amine_condensed_onto_an_amide_type_carbonyl_is_flagged(mapped, atoms, kind):
     flags = step_mechanism(mapped)
@@ -1565,6 +1575,32 @@ def test_an_amide_condensation_that_names_its_activator_is_not_flagged():
 
 
 _PHENYLACETATE = "[CH3:1][O:2][C:3](=[O:4])[CH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1"
+
+
+def test_a_named_template_whose_conditions_activate_the_carbonyl_is_not_called_an_amide_condensation():
+    # the mechanism reads the atom map only (a urea's C=O condensed with no activator among the precursors); the route
+    # judgement lets the step pass when its named template's conditions name the activator (G369: POCl3)
+    from molx_agent.chem.templates import activating_templates
+    from molx_agent.retro.route import RetroGraph
+
+    assert [f["code"] for f in step_mechanism(CLONIDINE_ACETYLUREA)] == ["amide_condensation"]
+    assert activating_templates()["G369_arylaminoimidazoline_acetylimidazolidinone_retro"] == "POCl3"
+
+    def judged(reaction_type):
+        graph = RetroGraph.new(CLONIDINE)
+        step = graph.add_reaction(graph.target_id, ["Nc1c(Cl)cccc1Cl", "CC(=O)N1CCNC1=O"], reaction_type=reaction_type,
+                                  score=0.5, forward_validation={"ok": True, "feasibility_score": 0.9},
+                                  mapped_reaction=CLONIDINE_ACETYLUREA)
+        for rid in step.reactant_nodes:
+            graph.molecule_nodes[rid].role = "leaf"
+            graph.molecule_nodes[rid].availability = {"available": True, "source": "building-blocks",
+                                                      "tier": "verified"}
+        return judge_route(graph)
+
+    named = judged("2-Arylaminoimidazoline from an Aniline and 1-Acetylimidazolidin-2-one (POCl3, then Deacetylation)")
+    assert named["issues"] == [] and named["confidence"] == "high"
+    plain = judged("Heterocycle formation")
+    assert [i["code"] for i in plain["issues"]] == ["amide_condensation"]
 
 
 def test_a_carbon_nucleophile_added_to_an_nh_lactam_is_an_amide_condensation():

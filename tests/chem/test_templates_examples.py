@@ -429,6 +429,12 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G367_asymmetric_hydrogenation_enamide_retro', 'CC(=O)N[C@@H](Cc1ccc(OC(C)=O)c(OC)c1)C(=O)O',
      ['COc1cc(C=C(NC(C)=O)C(=O)O)ccc1OC(C)=O']),
     ('G368_asymmetric_ketone_reduction_retro', 'CN(C)CC[C@H](O)c1cccs1', ['CN(C)CCC(=O)c1cccs1']),
+    # clonidine and tizanidine from the aryl amine and 1-acetylimidazolidin-2-one in POCl3, then deacetylation; the
+    # same with the amidine drawn as its imino tautomer
+    ('G369_arylaminoimidazoline_acetylimidazolidinone_retro', 'Clc1ccc2nsnc2c1NC1=NCCN1',
+     ['Nc1c(Cl)ccc2nsnc12', 'CC(=O)N1CCNC1=O']),
+    ('G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro', 'Clc1cccc(Cl)c1N=C1NCCN1',
+     ['Nc1c(Cl)cccc1Cl', 'CC(=O)N1CCNC1=O']),
 ]
 
 
@@ -535,6 +541,15 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G368_asymmetric_ketone_reduction_retro", "CC(O)c1ccccc1"),
     ("G368_asymmetric_ketone_reduction_retro", "OC(c1ccccc1)c1ccccc1"),
     ("G368_asymmetric_ketone_reduction_retro", "CC[C@H](C)O"),
+    # the imidazoline of 1-acetylimidazolidin-2-one only: not a ring with a substituent, not an alkyl or an
+    # N-methyl aryl amine, not an aromatic 2-aminoimidazole; each tautomer by its own template
+    ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "CC1CN=C(Nc2ccccc2)N1"),
+    ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "CCNC1=NCCN1"),
+    ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "c1ccc(N(C)C2=NCCN2)cc1"),
+    ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "c1ccc(Nc2ncc[nH]2)cc1"),
+    ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "Clc1cccc(Cl)c1N=C1NCCN1"),
+    ("G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro", "Clc1cccc(Cl)c1NC1=NCCN1"),
+    ("G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro", "CCN=C1NCCN1"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []

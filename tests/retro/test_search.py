@@ -795,6 +795,36 @@ def test_re_ranking_costs_a_step_with_a_selectivity_warning(tmp_path, no_validat
         assert err.value.code == "invalid_selectivity_penalty"
 
 
+def test_re_ranking_costs_an_aryl_nitrogen_taken_off_and_put_back(tmp_path, no_validation):
+    # clonidine: the aniline brominated by Sandmeyer and the bromide aminated again (the route judgement's
+    # amine_round_trip) against the aniline condensed once with 1-acetylimidazolidin-2-one (POCl3)
+    from tests.chem.test_mechanism import ARYL_BROMIDE, CLONIDINE, CLONIDINE_AMINATION, CLONIDINE_SANDMEYER
+
+    aniline, acetylurea, amidine = "Nc1c(Cl)cccc1Cl", "CC(=O)N1CCNC1=O", "NC1=NCCN1"
+    path = tmp_path / "stock.smi"
+    path.write_text("\n".join(["Br", aniline, acetylurea, amidine]) + "\n")
+    table = {CLONIDINE: [([ARYL_BROMIDE, amidine], 0.6, "Buchwald-Hartwig Amination", "", CLONIDINE_AMINATION),
+                         ([aniline, acetylurea], 0.1, "2-Arylaminoimidazoline (POCl3)")],
+             ARYL_BROMIDE: [(["Br", aniline], 0.95, "Sandmeyer Bromination", "", CLONIDINE_SANDMEYER)]}
+
+    def run(**kw):
+        model = _ModelWithView(DictSingleStepModel(table), DictSingleStepModel(table))
+        return search_routes(CLONIDINE, stock=FileStock(path), model=model,
+                             config=dataclasses.replace(no_validation, union_depth=1, **kw))
+
+    detour, direct = tuple(sorted([ARYL_BROMIDE, amidine])), tuple(sorted([aniline, acetylurea]))
+    res = run()  # the round trip costs 1.5: more than its two steps' 0.6 x 0.95 gain over the one step's 0.1
+    assert [tuple(_reactions(g)[0][1]) for g in res.routes] == [direct, detour]
+    assert res.stats["rescoring"]["amine_round_trips"] == 1
+    second = res.routes[1]
+    assert second.metadata["route_score"] - second.metadata["search_route_score"] == pytest.approx(1.5, abs=1e-3)
+    assert "amine_round_trip" in {i["code"] for i in second.metadata["route"]["issues"]}
+    # with the penalty off the model's order stands and nothing is counted
+    res = run(selectivity_penalty=0.0)
+    assert [tuple(_reactions(g)[0][1]) for g in res.routes] == [detour, direct]
+    assert "amine_round_trips" not in res.stats["rescoring"] or res.stats["rescoring"]["amine_round_trips"] == 0
+
+
 # -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
 def _eager_select(search):
     """The descent as it was: every reaction of a visited molecule pushed at once (the reference order)."""

@@ -347,6 +347,8 @@ def test_named_organometallic_reagents_are_written_as_the_verified_stock_lists_t
     # glibenclamide and fenofibrate
     "OC(c1ccccc1)c1ccccc1", "O=C1NC(=O)c2ccccc21", "NC(=O)Cc1ccc(O)cc1", "COCCc1ccc(O)cc1",
     "NCCc1ccc(S(N)(=O)=O)cc1", "CC(C)OC(=O)C(C)(C)Br",
+    # lasamide, furosemide's precursor (its S_N_Ar with furfurylamine), and tizanidine's aryl amine
+    "NS(=O)(=O)c1cc(C(=O)O)c(Cl)cc1Cl", "Nc1c(Cl)ccc2nsnc12",
 ])
 def test_the_building_block_stock_holds_commodity_precursors_of_drugs(smiles):
     """Commodity chemicals in the names table (reagents, 2026-12-06), so in the verified building-block stock."""
