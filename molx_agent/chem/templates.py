@@ -136,23 +136,19 @@ def _load_templates() -> tuple[NamedTemplate, ...]:
 def stereo_setting_templates() -> dict[str, str]:
     """Id and name of every named template that sets its stereocentre with an asymmetric catalyst -> its
     ``stereo_source`` (a route step carries one or the other: ``TemplateEvidence.template_id`` / ``template_name``)."""
-    return dict(_stereo_setting())
-
-
-@lru_cache(maxsize=1)
-def _stereo_setting() -> tuple[tuple[str, str], ...]:
-    return tuple((key, t.stereo_source) for t in _load_templates() if t.stereo_source for key in (t.id, t.name))
+    return dict(_keyed_by_id_and_name("stereo_source"))
 
 
 def activating_templates() -> dict[str, str]:
     """Id and name of every named template whose conditions activate an amide-type carbonyl for an amine -> its
     :attr:`NamedTemplate.activator` (a route step carries one or the other, as for :func:`stereo_setting_templates`)."""
-    return dict(_activating())
+    return dict(_keyed_by_id_and_name("activator"))
 
 
-@lru_cache(maxsize=1)
-def _activating() -> tuple[tuple[str, str], ...]:
-    return tuple((key, t.activator) for t in _load_templates() if t.activator for key in (t.id, t.name))
+@lru_cache(maxsize=2)
+def _keyed_by_id_and_name(attr: str) -> tuple[tuple[str, str], ...]:
+    """(id, value) and (name, value) of every named template whose string attribute ``attr`` is set."""
+    return tuple((key, getattr(t, attr)) for t in _load_templates() if getattr(t, attr) for key in (t.id, t.name))
 
 
 def _specified_centres(smiles: str) -> int:

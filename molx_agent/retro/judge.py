@@ -233,8 +233,7 @@ def _stereo_setting_step(rxn: Any) -> bool:
     asymmetric catalyst (``chem.templates.stereo_setting_templates``: Ru-BINAP, Rh-DIPAMP, CBS)."""
     from molx_agent.chem.templates import stereo_setting_templates
 
-    setting = stereo_setting_templates()
-    return any(k in setting for k in _step_template_keys(rxn))
+    return not _step_template_keys(rxn).isdisjoint(stereo_setting_templates())
 
 
 def _activated_step(rxn: Any) -> bool:
@@ -242,8 +241,7 @@ def _activated_step(rxn: Any) -> bool:
     amine condenses onto (``chem.templates.activating_templates``: POCl3 for 1-acetylimidazolidin-2-one)."""
     from molx_agent.chem.templates import activating_templates
 
-    activating = activating_templates()
-    return any(k in activating for k in _step_template_keys(rxn))
+    return not _step_template_keys(rxn).isdisjoint(activating_templates())
 
 
 def _unisolable(smiles: str) -> str | None:
