@@ -75,7 +75,7 @@ BOND_LABELS_ZH: dict[str, str] = {
     "aryl-vinyl": "芳基-烯基", "benzylic": "苄位", "alpha-carbonyl": "羰基 α 位", "aryl halide": "芳基卤",
     "alkyl halide": "烷基卤", "N-aryl azole": "N-芳基唑", "aryl amine": "芳胺", "aryl ether": "芳基醚",
     "aryl thioether": "芳基硫醚", "aryl": "芳基", "alcohol": "醇", "N-alkyl azole": "N-烷基唑", "amine": "胺",
-    "ether": "醚", "thioether": "硫醚", "sulfoxide": "亚砜", "sulfone": "砜",
+    "ether": "醚", "thioether": "硫醚", "sulfoxide": "亚砜", "sulfone": "砜", "guanidine": "胍", "amidine": "脒",
 }
 #: The bond kinds, longest first ("aryl amine" before "aryl" and "amine").
 _BOND_WORDS = sorted(BOND_LABELS_ZH, key=len, reverse=True)
@@ -85,6 +85,13 @@ S_ALKYLATION = "S-alkylation (SN2)"
 #: The guidance's capping of an aryl ketone's Ar-C(=O) bond, tried before the seed's Grignard rule: the arene's C-H and
 #: the acyl chloride (:func:`_fc_acylation`).
 FC_ACYLATION = "Friedel-Crafts acylation"
+#: The guidance's capping of the exocyclic N-C(=N) bond of a guanidine (clonidine's 2-arylaminoimidazoline), which no
+#: seed rule caps: the amine and the S-methylisothiourea (:func:`_guanidinylation`).
+GUANIDINYLATION = "Guanidinylation (S-methylisothiourea)"
+#: The note on a Buchwald-Hartwig capping whose nitrogen is a guanidine's or amidine's (:func:`_amidine_arylation`).
+AMIDINE_ARYLATION_NOTE = ("the nitrogen is part of a guanidine or amidine, which binds palladium and is arylated poorly "
+                          "and unselectively: the group is usually built on the aryl amine instead (an "
+                          "S-methylisothiourea, a cyanamide, or an activated cyclic urea)")
 #: Chinese names of the seed's capping rules (``chem.smart_cap.CAPPING_RULES``), of the guidance's S-alkylation and of
 #: the name a chemist gives the "Heck" rule on an arene; person names stay as written.
 CAPPING_NAMES_ZH: dict[str, str] = {
@@ -96,6 +103,7 @@ CAPPING_NAMES_ZH: dict[str, str] = {
     S_ALKYLATION: "S-烷基化（SN2）", f"{S_ALKYLATION}, then oxidation to the sulfoxide": "S-烷基化（SN2）后氧化为亚砜",
     f"{S_ALKYLATION}, then oxidation to the sulfone": "S-烷基化（SN2）后氧化为砜",
     FC_ACYLATION: "Friedel-Crafts 酰基化", "radical C-H fluoroalkylation": "自由基 C-H 氟烷基化",
+    GUANIDINYLATION: "胍基化（S-甲基异硫脲）",
 }
 
 
@@ -328,6 +336,51 @@ def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     return _capping(mol, aryl.GetIdx(), acyl.GetIdx(), "Cl", FC_ACYLATION, "Ar-C(=O)R → Ar-H + Cl-C(=O)R", "Ar-C(=O)")
 
 
+def _amidine_carbon(atom: Any) -> int:
+    """The number of nitrogens on ``atom`` when it is a non-aromatic carbon double-bonded to a nitrogen (an amidine's
+    carbon: 2; a guanidine's: 3); 0 otherwise."""
+    from rdkit import Chem
+
+    if atom.GetAtomicNum() != 6 or atom.GetIsAromatic() or not any(
+            b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetAtomicNum() == 7 for b in atom.GetBonds()):
+        return 0
+    return sum(n.GetAtomicNum() == 7 for n in atom.GetNeighbors())
+
+
+def _guanidinylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
+    """The guanidinylation capping of the acyclic single bond between an uncharged amine nitrogen and a guanidine's
+    carbon (the amine and the S-methylisothiourea: RNH-C(=N)N -> RNH2 + MeS-C(=N)N; clonidine's 2,6-dichloroaniline
+    and 2-methylthio-2-imidazoline), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
+    from rdkit import Chem
+
+    found = _acyclic_bond_atoms(smiles, bond)
+    if found is None:
+        return None
+    mol, a, b = found
+    amine, carbon = (a, b) if a.GetAtomicNum() == 7 else (b, a)
+    link = mol.GetBondBetweenAtoms(a.GetIdx(), b.GetIdx())
+    if amine.GetAtomicNum() != 7 or amine.GetFormalCharge() != 0 or amine.GetIsAromatic() \
+            or link.GetBondType() != Chem.BondType.SINGLE or _amidine_carbon(carbon) != 3 \
+            or any(_amidine_carbon(n) or (n.GetAtomicNum() in (6, 16) and any(
+                x.GetBondType() == Chem.BondType.DOUBLE and x.GetOtherAtom(n).GetAtomicNum() == 8 for x in n.GetBonds()))
+                   for n in amine.GetNeighbors() if n.GetIdx() != carbon.GetIdx()):
+        return None  # not an amine on a guanidine carbon (an acyl or sulfonyl guanidine, a biguanide's inner N)
+    return _capping(mol, amine.GetIdx(), carbon.GetIdx(), "SC", GUANIDINYLATION,
+                    "RNH-C(=N)NR₂ → RNH₂ + MeS-C(=N)NR₂", "N-C(=N)")
+
+
+def _amidine_arylation(smiles: str, bond: dict[str, Any]) -> bool:
+    """Whether the acyclic aryl C-N bond ``bond`` of ``smiles`` joins the aryl carbon to a nitrogen on a guanidine's or
+    amidine's carbon (a Buchwald-Hartwig capping would arylate the guanidine: :data:`AMIDINE_ARYLATION_NOTE`)."""
+    found = _acyclic_bond_atoms(smiles, bond)
+    if found is None:
+        return False
+    _mol, a, b = found
+    aryl, nitrogen = (a, b) if a.GetIsAromatic() else (b, a)
+    return aryl.GetIsAromatic() and aryl.GetAtomicNum() == 6 and nitrogen.GetAtomicNum() == 7 \
+        and not nitrogen.GetIsAromatic() and any(_amidine_carbon(n) for n in nitrogen.GetNeighbors())
+
+
 def _oxidised_sulfur_bonds(smiles: str) -> list[dict[str, Any]]:
     """Each acyclic S-C(sp3) bond of a sulfoxide or sulfone (a sulfur with one or two oxo oxygens and two carbons) as
     a strategic-bond candidate reached through the sulfide: ``sulfide`` (the molecule with those oxygens removed),
@@ -426,6 +479,12 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
         acylation = None if via else _fc_acylation(smiles, b)
         if acylation is not None:  # an aryl ketone: the acylation first, the seed's Grignard rule after it
             caps = [acylation, *caps][:MAX_CAPPINGS]
+        guanidine = None if via else _guanidinylation(smiles, b)
+        if guanidine is not None:  # a guanidine's N-C(=N) bond, which no seed rule caps
+            caps = [guanidine, *caps][:MAX_CAPPINGS]
+        if not via and _amidine_arylation(smiles, b):  # a Buchwald-Hartwig capping that arylates a guanidine
+            caps = [{**cap, "notes": [*(cap.get("notes") or []), AMIDINE_ARYLATION_NOTE]}
+                    if cap.get("reaction_type") == "Buchwald-Hartwig" else cap for cap in caps]
         if not caps:
             continue
         # a bond reached through the sulfide keeps the sulfide's S-alkylation as its mapped reaction

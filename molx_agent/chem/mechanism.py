@@ -85,7 +85,17 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   tertiary alpha-carbonyl bromide kept. Spared: a reduced halide that is itself activated (zinc and acetic acid
   take an alpha-halo ketone's bromide beside an aryl iodide) and a plain alkyl halide kept beside an aryl one reduced
   (the order depends on the reductant). None of the 191 recorded USPTO-50K hydrodehalogenations (45 of them beside
-  another Cl, Br or I) nor of the 48 published route steps (12) is flagged.
+  another Cl, Br or I) nor of the 48 published route steps (12) is flagged. The same code names a substitution by a
+  nitrogen, oxygen or sulfur of another molecule at an aromatic carbon that nothing ortho or para activates (no ring
+  nitrogen, nitro, carbonyl, nitrile, sulfonyl, imine or CF3 group there: a pyridine's 3-position, a pyrimidine's
+  5-position) while the molecule keeps the same halogen (chlorine, bromine or iodine) on a carbon that a ring nitrogen
+  or an acceptor ortho or para activates: S_N_Ar and Pd(0) insertion both take the activated one first.
+  Example: moxonidine's first route of 2026-12-06, 2-amino-2-imidazoline at C5 of
+  4,5,6-trichloro-2-methylpyrimidine (it substitutes C4). Spared: both sites activated (2,4-dichloropyrimidine) or
+  neither, a carbon of a five-membered ring or at a ring fusion, a ring with a ring carbonyl, only a weak activation
+  (a fused azine, an attached heteroaryl), a carbon partner, and unlike halogens (a fluoride's own S_N_Ar rate lets
+  it leave from the weaker position: 2-chloro-3-fluoropyridine takes an azole at C3 in a published route, PaRoutes
+  n1-08914). None of the 50,085 USPTO-50K reactions nor of the 31,125 published route steps is flagged.
 - ``oxidation_without_oxidant``: a sulfur, selenium, nitrogen or phosphorus atom gains a bond to an oxygen and loses
   no neighbour (a sulfide made a sulfoxide or sulfone, an amine or azine an N-oxide, a phosphine its oxide) while that
   oxygen comes from water, hydroxide, carbonate, an alcohol or an acid: a molecule of C, H and O alone without an
@@ -851,6 +861,8 @@ _HALIDE_WHY = {
     "reduction": "hydrogenolysis, dissolving metals, tin hydrides and halogen-metal exchange remove iodide before "
                  "bromide before chloride, and a benzylic, allylic, alpha-carbonyl or alpha-heteroatom halide before "
                  "an aryl one",
+    "position": "a ring nitrogen or an electron-withdrawing group ortho or para to it activates that carbon for "
+                "S_N_Ar and for Pd(0) insertion, and nothing ortho or para activates the carbon that reacts here",
 }
 
 
@@ -910,6 +922,73 @@ def _halide_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, 
                 or product.GetBondBetweenAtoms(k_prod.GetIdx(), c_kept.GetIdx()) is None):
             continue  # the halide does not survive the step
         return leaving, carbon, kept, kind
+    return None
+
+
+def _ortho_para_activation(mol: Chem.Mol, carbon: Chem.Atom) -> bool | None:
+    """Whether a pyridine-type ring nitrogen or an acceptor substituent (nitro, nitrile, carbonyl, sulfonyl, imine,
+    CF3, vinylogous acceptor) sits ortho or para to aromatic ``carbon`` on its six-membered ring: ``True`` (an S_N_Ar
+    site, and the faster Pd(0) insertion), ``False`` (none: a pyridine's 3-position, a pyrimidine's 5-position, a
+    halobenzene meta to its acceptors), ``None`` (no verdict: a carbon of a five-membered ring or at a ring fusion, a
+    ring with a ring carbonyl, a charged atom or an N-H nitrogen, where the pattern of activation is another, or only
+    a weaker activation ortho or para: a fused azine, an attached heteroaryl)."""
+    rings = [ring for ring in mol.GetRingInfo().AtomRings() if carbon.GetIdx() in ring]
+    if len(rings) != 1 or len(rings[0]) != 6:
+        return None
+    ring = rings[0]
+    members = set(ring)
+    start = ring.index(carbon.GetIdx())
+    activated = weak = False
+    for pos, idx in enumerate(ring):
+        atom = mol.GetAtomWithIdx(idx)
+        if (atom.GetAtomicNum() not in (6, 7) or not atom.GetIsAromatic() or atom.GetFormalCharge() != 0
+                or _ring_carbonyl(atom) or (atom.GetAtomicNum() == 7 and not _pyridine_type(atom))):
+            return None
+        if min((pos - start) % 6, (start - pos) % 6) not in (1, 3):
+            continue
+        if _pyridine_type(atom):
+            activated = True
+        for nb in atom.GetNeighbors():
+            if nb.GetIdx() in members or nb.GetAtomicNum() in _ALL_HALOGENS:
+                continue
+            in_ring = mol.GetBondBetweenAtoms(idx, nb.GetIdx()).IsInRing()
+            if (nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1) or _double_to_heteroatom(nb, idx) \
+                    or (nb.GetAtomicNum() == 6 and sum(f.GetAtomicNum() == 9 for f in nb.GetNeighbors()) == 3) \
+                    or (not nb.GetIsAromatic() and _vinylogous_acceptor(nb, idx)):
+                activated = True  # nitro, C=O, C#N, S(=O), C=N, CF3, a vinylogous acceptor
+            elif nb.GetIsAromatic() and ((_pyridine_type(nb) or _electron_poor_fused(mol, nb)) if in_ring
+                                         else _heteroaryl(mol, nb)):
+                weak = True  # a fused azine (a quinoline's benzo ring) or an attached azine, azole
+    return True if activated else (None if weak else False)
+
+
+def _position_selectivity(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom], c_react: Chem.Atom,
+                          c_prod: Chem.Atom, partner: Chem.Atom) -> tuple[Chem.Atom, Chem.Atom, Chem.Atom] | None:
+    """(reacting halogen, kept carbon, kept halogen) when aromatic carbon ``c`` replaces a chloride, bromide or iodide
+    in a new bond to a nitrogen, oxygen or sulfur of another molecule, nothing ortho or para activates it
+    (:func:`_ortho_para_activation`), and its molecule keeps the same halogen through the step on an aromatic carbon
+    that a ring nitrogen or an acceptor ortho or para does activate: S_N_Ar and Pd(0) insertion both take that one
+    first (2-amino-2-imidazoline at C5 of 4,5,6-trichloropyrimidine substitutes C4).  ``None`` otherwise.  Unlike
+    halogens are left out: a C-Br at an unactivated carbon may couple before an activated C-Cl, and a fluoride's own
+    S_N_Ar rate lets it leave from a weaker position (published: 2-chloro-3-fluoropyridine takes an azole at C3)."""
+    if not c_react.GetIsAromatic() or partner.GetAtomicNum() not in (7, 8, 16) \
+            or _same_fragment(reactants, c_react, partner):
+        return None
+    leaving = next((nb for nb in _lost_neighbours(c_react, c_prod) if nb.GetAtomicNum() in _HALIDE_RANK), None)
+    if leaving is None or _ortho_para_activation(reactants, c_react) is not False:
+        return None
+    for idx in _fragment_of(reactants, c_react.GetIdx()):
+        kept = reactants.GetAtomWithIdx(idx)
+        if kept.GetAtomicNum() != leaving.GetAtomicNum() or kept.GetDegree() != 1 or kept.GetIdx() == leaving.GetIdx():
+            continue
+        carbon = kept.GetNeighbors()[0]
+        if carbon.GetAtomicNum() != 6 or not carbon.GetIsAromatic() or not _ortho_para_activation(reactants, carbon):
+            continue
+        k_prod, c_kept = pmap.get(kept.GetAtomMapNum()), pmap.get(carbon.GetAtomMapNum())
+        if (not kept.GetAtomMapNum() or k_prod is None or c_kept is None
+                or product.GetBondBetweenAtoms(k_prod.GetIdx(), c_kept.GetIdx()) is None):
+            continue  # the halide does not survive the step
+        return leaving, carbon, kept
     return None
 
 
@@ -2757,6 +2836,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if c.GetAtomicNum() != 6:
                 continue
             hit = _halide_selectivity(reactants, product, pmap, rmap[c.GetAtomMapNum()], c, rmap[e.GetAtomMapNum()])
+            if hit is None:
+                site = _position_selectivity(reactants, product, pmap, rmap[c.GetAtomMapNum()], c,
+                                             rmap[e.GetAtomMapNum()])
+                hit = (*site, "position") if site is not None else None
             if hit is None:
                 continue
             leaving, kept_c, kept, kind = hit

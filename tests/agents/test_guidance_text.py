@@ -23,6 +23,8 @@ from molx_agent.chem.smart_cap import CAPPING_RULES
     ("alkyl halide C-Cl", "烷基卤 C-Cl"),
     ("N-alkyl azole N-C(sp3)", "N-烷基唑 N-C(sp3)"),
     ("amine N-C(sp3)", "胺 N-C(sp3)"),
+    ("guanidine N-C(=N)", "胍 N-C(=N)"),
+    ("amidine N-C(=N)", "脒 N-C(=N)"),
     ("aromatic ring bond", "芳环键"),
     ("C-C", "C-C"),  # no words to translate
     ("ring C-C", "环内 C-C"),
@@ -37,7 +39,8 @@ def test_every_capping_rule_has_a_chinese_name():
     # the thirteen rules, the name a chemist gives the "Heck" rule on an arene, and the guidance's S-alkylation
     # (alone, and through a sulfide)
     assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)",
-                                                        "Friedel-Crafts acylation", "radical C-H fluoroalkylation"} | {
+                                                        "Friedel-Crafts acylation", "radical C-H fluoroalkylation",
+                                                        "Guanidinylation (S-methylisothiourea)"} | {
         f"S-alkylation (SN2), then oxidation to the {x}" for x in ("sulfoxide", "sulfone")} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
@@ -227,3 +230,30 @@ def test_sitagliptins_line_is_the_amide_with_the_amine_protected_first():
     assert describe_guidance(guide, "en").endswith("(the amino acid's amine protected first, e.g. Boc or Cbz)")
     assert describe_guidance(guide, "zh").endswith("（氨基酸的氨基需先保护，如 Boc 或 Cbz）")
     assert not any("FC(F)(F)Br" in b["fragments"] for b in guide["strategic_bonds"])
+
+
+@pytest.mark.parametrize("smiles, aniline", [
+    ("Clc1cccc(Cl)c1NC1=NCCN1", "Nc1c(Cl)cccc1Cl"),  # clonidine
+    ("Clc1ccc2nsnc2c1NC1=NCCN1", "Nc1c(Cl)ccc2nsnc12"),  # tizanidine
+])
+def test_a_2_arylaminoimidazoline_is_made_on_its_aniline_not_by_arylating_the_guanidine(smiles, aniline):
+    # the exocyclic N-C(=N) bond (no seed rule caps it) with the S-methylisothiourea; the Buchwald-Hartwig capping of
+    # the Ar-N bond would arylate 2-amino-2-imidazoline, a guanidine: it carries a note and comes after
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    first = guide["strategic_bonds"][0]
+    assert first["label"] == "guanidine N-C(=N)" and first["capping_rule"] == "Guanidinylation (S-methylisothiourea)"
+    assert sorted(first["fragments"]) == sorted(["CSC1=NCCN1", aniline]) and not first["notes"]
+    assert "战略键 胍 N-C(=N)（胍基化（S-甲基异硫脲））→ " in describe_guidance(guide, "zh")
+    buchwald = [b for b in guide["strategic_bonds"] if b["capping_rule"] == "Buchwald-Hartwig"]
+    assert all(any("guanidine or amidine" in n for n in b["notes"]) for b in buchwald)
+
+
+def test_an_acyl_guanidine_and_a_plain_aryl_amine_keep_their_cappings():
+    # guanfacine's acyl guanidine: the amide bond, no S-methylisothiourea on an acylated nitrogen
+    smiles = "NC(=N)NC(=O)Cc1c(Cl)cccc1Cl"
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    assert all(b["capping_rule"] != "Guanidinylation (S-methylisothiourea)" for b in guide["strategic_bonds"])
+    # mefenamic acid's diaryl amine: Buchwald-Hartwig without the guanidine note
+    smiles = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"
+    bond = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
+    assert bond["capping_rule"] == "Buchwald-Hartwig" and not any("guanidine" in n for n in bond["notes"])

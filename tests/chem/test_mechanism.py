@@ -874,6 +874,56 @@ def test_the_first_halide_reduced_or_unlike_cases_are_not_flagged(mapped):
     assert "halide_selectivity" not in codes(mapped)
 
 
+# moxonidine's first routes of 2026-12-06: 2-amino-2-imidazoline at C5 of 4,5,6-trichloro-2-methylpyrimidine (rated
+# high); the amidine takes the C4 chloride, which both ring nitrogens activate
+MOXONIDINE_C5_SUBSTITUTION = (
+    "[CH3:1][c:2]1[n:3][c:4]([Cl:5])[c:6]([Cl:900])[c:13]([Cl:14])[n:15]1.[NH2:7][C:8]1=[N:9][CH2:10][CH2:11][NH:12]1"
+    ">>[CH3:1][c:2]1[n:3][c:4]([Cl:5])[c:6]([NH:7][C:8]2=[N:9][CH2:10][CH2:11][NH:12]2)[c:13]([Cl:14])[n:15]1"
+)
+MORPHOLINE = "[NH:8]1[CH2:9][CH2:10][O:11][CH2:12][CH2:13]1"
+MORPHOLINO = "([N:8]2[CH2:9][CH2:10][O:11][CH2:12][CH2:13]2)"
+
+
+@pytest.mark.parametrize("mapped, atoms, kinds", [
+    (MOXONIDINE_C5_SUBSTITUTION, [6, 4], ("aryl C-Cl at atom 6", "aryl C-Cl at atom 4", "ortho or para")),
+    # morpholine at C5 of 2,5-dichloropyridine, the C2 chloride kept
+    (f"Cl[c:1]1[cH:2][cH:3][c:4]([Cl:5])[n:6][cH:7]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}[cH:2][cH:3][c:4]([Cl:5])[n:6]"
+     "[cH:7]1", [1, 4], ("aryl C-Cl at atom 1", "aryl C-Cl at atom 4")),
+    # phenol at the chloride meta to the nitro group of 2,5-dichloronitrobenzene, the ortho chloride kept
+    ("[O-:1][N+:2](=[O:3])[c:4]1[cH:5][c:6](Cl)[cH:7][cH:8][c:9]1[Cl:10].[OH:11][c:12]1[cH:13][cH:14][cH:15][cH:16]"
+     "[cH:17]1>>[O-:1][N+:2](=[O:3])[c:4]1[cH:5][c:6]([O:11][c:12]2[cH:13][cH:14][cH:15][cH:16][cH:17]2)[cH:7][cH:8]"
+     "[c:9]1[Cl:10]", [6, 9], ("aryl C-Cl at atom 6", "aryl C-Cl at atom 9")),
+])
+def test_a_substitution_at_an_unactivated_carbon_beside_an_activated_halide_is_flagged(mapped, atoms, kinds):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["halide_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(part in flags[0]["reason"] for part in kinds)
+
+
+@pytest.mark.parametrize("mapped", [
+    # the activated C2 chloride of 2,5-dichloropyridine substituted (the real selectivity)
+    f"Cl[c:1]1[n:2][cH:3][c:4]([Cl:5])[cH:6][cH:7]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}[n:2][cH:3][c:4]([Cl:5])[cH:6][cH:7]1",
+    # both chlorides of 2,4-dichloropyrimidine activated: which one reacts is the substrate's, not this rule's
+    f"Cl[c:1]1[n:2][cH:3][cH:4][c:5]([Cl:6])[n:7]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}[n:2][cH:3][cH:4][c:5]([Cl:6])[n:7]1",
+    # neither chloride of 3,5-dichloropyridine activated (a Buchwald-Hartwig amination)
+    f"Cl[c:1]1[cH:2][n:3][cH:4][c:5]([Cl:6])[cH:7]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}[cH:2][n:3][cH:4][c:5]([Cl:6])[cH:7]1",
+    # the C5 bromide of 5-bromo-2-chloropyrimidine aminated: unlike halogens (Pd takes the C-Br)
+    f"Br[c:1]1[cH:2][n:3][c:4]([Cl:5])[n:6][cH:7]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}[cH:2][n:3][c:4]([Cl:5])[n:6][cH:7]1",
+    # a Suzuki coupling at C5 of 2,5-dichloropyridine: a carbon partner (ligand-controlled selectivities exist)
+    "Cl[c:1]1[cH:2][cH:3][c:4]([Cl:5])[n:6][cH:7]1.[OH:20][B:21]([OH:22])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+    "[c:1]1(-[c:8]2[cH:9][cH:10][cH:11][cH:12][cH:13]2)[cH:2][cH:3][c:4]([Cl:5])[n:6][cH:7]1",
+    # a published step (PaRoutes n1-08914): 2-chloro-3-fluoropyridine takes an aminopyrazole at its C3 fluoride, the
+    # activated C2 chloride kept -- a fluoride's own S_N_Ar rate (unlike halogens are not compared)
+    "F[c:5]1[cH:6][cH:7][cH:8][n:9][c:10]1[Cl:11].[NH2:1][c:2]1[n:3][nH:4][cH:12][cH:13]1>>[NH2:1][c:2]1[n:3][n:4](-[c:5]2"
+    "[cH:6][cH:7][cH:8][n:9][c:10]2[Cl:11])[cH:12][cH:13]1",
+    # 3,6-dichloroquinoline aminated at C3: C6 only weakly activated (through the fused ring), no verdict
+    f"Cl[c:1]1[cH:2][n:3][c:4]2[cH:5][cH:6][c:7]([Cl:14])[cH:15][c:16]2[cH:17]1.{MORPHOLINE}>>[c:1]1{MORPHOLINO}"
+    "[cH:2][n:3][c:4]2[cH:5][cH:6][c:7]([Cl:14])[cH:15][c:16]2[cH:17]1",
+])
+def test_substitutions_at_the_activated_or_at_like_sites_are_not_flagged_for_position(mapped):
+    assert "halide_selectivity" not in codes(mapped)
+
+
 def test_a_coupling_at_the_chloride_is_not_read_as_a_reduction():
     # the carbon gains a methyl, not a hydrogen: the coupling rule names it, the reduction rule does not
     flags = step_mechanism("[Cl:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1.[CH3:9][B:10]([OH:11])[OH:12]>>[CH3:9]"
