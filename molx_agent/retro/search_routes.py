@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
+import time
 from typing import TYPE_CHECKING, Any
 
 from molx_agent.retro.judge import judge_route, route_rank_tier
@@ -255,12 +256,19 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
         return _graph(search, entry[3], name, meta)
 
     graphs = [built(entry) for entry in entries]
-    if search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 \
-            and all(_tier(g) == 2 for g in graphs):
+    worst = min(map(_tier, graphs), default=0)
+    if search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 and worst == 2:
         # every route is an analog shortcut (or has an implausible step or an unisolable molecule): the best solved
         # routes without one, if the search has any, go first (SearchConfig.clean_alternatives)
         alternatives = search.clean_alternatives(search.config.clean_alternatives, {e[2] for e in entries})
         extra = [g for g in (built(e, clean_alternative=True) for e in alternatives) if _tier(g) < 2]
+        search.n_clean_alternatives = len(extra)
+        graphs = (extra + graphs)[:k]
+    elif search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 and worst == 1:
+        # every route has a step a chemist would not run (a mechanism flag): the best solved routes without any, if
+        # the search has some among its next best, go first (moxonidine's verified-only routes of 2026-12-07 all
+        # aminated C5 of 4,5,6-trichloropyrimidine while the process route was the search's sixth)
+        extra = _unflagged_alternatives(search, entries, built)
         search.n_clean_alternatives = len(extra)
         graphs = (extra + graphs)[:k]
     if search.config.rank_by == "score" and graphs:
@@ -273,6 +281,31 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
     for i, graph in enumerate(graphs, start=1):
         graph.metadata["rank"] = i
     return graphs
+
+
+#: How many of the search's next best routes :func:`_unflagged_alternatives` judges at most, and for how long.
+ALTERNATIVE_POOL = 30
+ALTERNATIVE_SCAN_S = 3.0
+
+
+def _unflagged_alternatives(search: RetroStarSearch, entries: list[Entry], built: Any) -> list[RetroGraph]:
+    """Up to ``SearchConfig.clean_alternatives`` of the search's best solved routes (route-score order, every step
+    forward-validated, none of ``entries``) whose route judgement puts them in trust tier 0, built with
+    ``clean_alternative=True``.  At most :data:`ALTERNATIVE_POOL` routes beyond ``entries`` are judged, for at most
+    :data:`ALTERNATIVE_SCAN_S` seconds."""
+    m = search.config.clean_alternatives
+    exclude = {e[2] for e in entries}
+    stop = time.perf_counter() + ALTERNATIVE_SCAN_S
+    out: list[RetroGraph] = []
+    for entry in search.confirm_best(len(exclude) + ALTERNATIVE_POOL, rank_by="score"):
+        if len(out) >= m or time.perf_counter() > stop:
+            break
+        if entry[2] in exclude or entry[4]:
+            continue  # returned already, or an analog bought or an implausible step (tier 2)
+        graph = built(entry, clean_alternative=True)
+        if _tier(graph) == 0:
+            out.append(graph)
+    return out
 
 
 def _tier(graph: RetroGraph) -> int:

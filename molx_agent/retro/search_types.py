@@ -74,7 +74,9 @@ class SearchConfig:
     # when every route returned has an analog shortcut, an implausible step or an unisolable molecule (route trust
     # tier 2), up to clean_alternatives of the best solved routes without an analog bought at any depth or an
     # implausible step join them, first (naproxen's five routes of 2026-12-06 all bought 5-chloro-naproxen, while the
-    # search had solved real disconnections); 0 turns this off
+    # search had solved real disconnections); likewise when every route returned has a mechanism flag (tier 1), up to
+    # clean_alternatives of the search's next best routes that the route judgement puts in tier 0 (at most 30 judged,
+    # for at most 3 s: search_routes.ALTERNATIVE_POOL, ALTERNATIVE_SCAN_S); 0 turns both off
     clean_alternatives: int = 2
     # -- constraints a re-plan may add (the agent's OPTIMIZE) --
     allow_probable_leaves: bool = True  # False: only verified (exact stock) molecules end a route

@@ -361,6 +361,37 @@ def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
         == [0, 0, 1, 2, 2]
 
 
+def test_a_clean_route_joins_routes_that_all_carry_a_mechanism_flag(tmp_path):
+    """When every route returned has a step a chemist would not run (trust tier 1), the search's best routes without
+    one join them, first: moxonidine's five verified-only routes of 2026-12-07 all aminated C5 of
+    4,5,6-trichloropyrimidine while the process route was the search's sixth."""
+    from molx_agent.retro.judge import route_rank_tier
+    from tests.chem.test_mechanism import VENLAFAXINE_STEP
+
+    target = "COc1ccc(C(CBr)C2(O)CCCCC2)cc1"
+    alcohol = "COc1ccc(C(CO)C2(O)CCCCC2)cc1"
+    ester = "COC(=O)C(c1ccc(OC)cc1)C1(O)CCCCC1"
+    stock = FileStock(_file(tmp_path, "s.smi", ["O=C1CCCCC1", "COc1ccc(CCBr)cc1", "COC(=O)Cc1ccc(OC)cc1",
+                                                 "BrP(Br)Br"]))
+    model = DictSingleStepModel({
+        target: [(["O=C1CCCCC1", "COc1ccc(CCBr)cc1"], 0.5, "addition", "C-C bond formation", VENLAFAXINE_STEP),
+                 ([alcohol, "BrP(Br)Br"], 0.1, "bromination")],
+        alcohol: [([ester], 0.5, "ester reduction")],
+        ester: [(["O=C1CCCCC1", "COC(=O)Cc1ccc(OC)cc1"], 0.5, "aldol addition")],
+    })
+    # one route asked for: the cheaper flagged addition alone would be returned; the clean route comes first
+    res = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, n_routes=1))
+    assert res.solved and len(res.routes) == 1 and res.stats["n_clean_alternatives"] == 1
+    assert res.routes[0].reaction_nodes[0].reaction_type == "bromination"
+    assert res.routes[0].metadata["clean_alternative"] is True
+    assert route_rank_tier(i["code"] for i in res.routes[0].metadata["route"]["issues"]) == 0
+    # off: the flagged route alone
+    off = search_routes(target, stock=stock, model=model,
+                        config=SearchConfig(validate=False, n_routes=1, clean_alternatives=0))
+    assert off.stats["n_clean_alternatives"] == 0
+    assert "unactivated_carbanion" in {i["code"] for i in off.routes[0].metadata["route"]["issues"]}
+
+
 @pytest.mark.parametrize("smiles, kind", [
     ("N#[C][Cu]", None), ("N#C[Zn]C#N", None), ("N#C[Na]", None), ("[C-]#N.[K+]", None),  # metal cyanides: reagents
     ("CCCC[Li]", "organolithium"), ("C[Mg]Br", "organomagnesium (Grignard)"), ("c1ccccc1[Cu]", "organocopper"),
