@@ -133,8 +133,9 @@ ISSUE_TEXT = {
 #: substitution by an aniline), its carbon-nucleophile case (an enolate added to an N-H lactam) on none of either;
 #: the Bredt case of ``unactivated_carbanion`` (a bridgehead enolate) changes no count; ``amide_reductive_amination``
 #: (an amide, carbamate, urea or sulfonamide N-H alkylated by a ketone) and the reduction case of
-#: ``halide_selectivity`` (an aryl chloride reduced beside a bromide) on none of either; ``arene_hydroxylation`` (an
-#: aromatic C-H given a peroxide's oxygen) and the acceptor case of ``electrophile_coupling`` (an acrylate's
+#: ``halide_selectivity`` (an aryl chloride reduced beside a bromide) and its position case (an N, O or S nucleophile at
+#: the unactivated carbon of a polyhalo azine or arene, the same halogen kept at an activated one) on none of either;
+#: ``arene_hydroxylation`` (an aromatic C-H given a peroxide's oxygen) and the acceptor case of ``electrophile_coupling`` (an acrylate's
 #: beta-carbon acylated by an acid chloride) on none of the 50,085, the first on 3 of the published PaRoutes n1 steps,
 #: each a one-pot metalation or borylation whose record keeps only the peroxide; ``unprotected_amino_acid`` (a free
 #: acid coupled while its molecule keeps a free primary alkyl amine) on 4 of the 50,085, records that omit the
