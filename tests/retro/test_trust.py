@@ -332,11 +332,11 @@ def test_a_real_disconnection_joins_routes_that_all_buy_an_analog(tmp_path, veri
     assert "analog_shortcut" in {i["code"] for i in off.routes[0].metadata["route"]["issues"]}
 
 
-def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
-    from molx_agent.retro.judge import route_rank_tier
+def _venlafaxine_type(tmp_path):
+    """A target two ways: the venlafaxine-type addition (flagged ``unactivated_carbanion``, one step at 0.5) or the
+    ester aldol, reduction and bromination (three clean steps); the target, the stock and the model."""
     from tests.chem.test_mechanism import VENLAFAXINE_STEP
 
-    # the venlafaxine-type addition (flagged, one step at 0.5) against the ester aldol, reduction and bromination
     target = "COc1ccc(C(CBr)C2(O)CCCCC2)cc1"
     alcohol = "COc1ccc(C(CO)C2(O)CCCCC2)cc1"
     ester = "COC(=O)C(c1ccc(OC)cc1)C1(O)CCCCC1"
@@ -348,6 +348,14 @@ def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
         alcohol: [([ester], 0.5, "ester reduction")],
         ester: [(["O=C1CCCCC1", "COC(=O)Cc1ccc(OC)cc1"], 0.5, "aldol addition")],
     })
+    return target, stock, model
+
+
+def test_a_route_with_a_mechanism_flag_ranks_after_a_clean_one(tmp_path):
+    from molx_agent.retro.judge import route_rank_tier
+
+    # the venlafaxine-type addition (flagged, one step at 0.5) against the ester aldol, reduction and bromination
+    target, stock, model = _venlafaxine_type(tmp_path)
     by_cost = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, rank_by="cost"))
     assert [g.reaction_nodes[0].reaction_type for g in by_cost.routes] == ["addition", "bromination"]
     res = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False))
@@ -366,19 +374,8 @@ def test_a_clean_route_joins_routes_that_all_carry_a_mechanism_flag(tmp_path):
     one join them, first: moxonidine's five verified-only routes of 2026-12-07 all aminated C5 of
     4,5,6-trichloropyrimidine while the process route was the search's sixth."""
     from molx_agent.retro.judge import route_rank_tier
-    from tests.chem.test_mechanism import VENLAFAXINE_STEP
 
-    target = "COc1ccc(C(CBr)C2(O)CCCCC2)cc1"
-    alcohol = "COc1ccc(C(CO)C2(O)CCCCC2)cc1"
-    ester = "COC(=O)C(c1ccc(OC)cc1)C1(O)CCCCC1"
-    stock = FileStock(_file(tmp_path, "s.smi", ["O=C1CCCCC1", "COc1ccc(CCBr)cc1", "COC(=O)Cc1ccc(OC)cc1",
-                                                 "BrP(Br)Br"]))
-    model = DictSingleStepModel({
-        target: [(["O=C1CCCCC1", "COc1ccc(CCBr)cc1"], 0.5, "addition", "C-C bond formation", VENLAFAXINE_STEP),
-                 ([alcohol, "BrP(Br)Br"], 0.1, "bromination")],
-        alcohol: [([ester], 0.5, "ester reduction")],
-        ester: [(["O=C1CCCCC1", "COC(=O)Cc1ccc(OC)cc1"], 0.5, "aldol addition")],
-    })
+    target, stock, model = _venlafaxine_type(tmp_path)
     # one route asked for: the cheaper flagged addition alone would be returned; the clean route comes first
     res = search_routes(target, stock=stock, model=model, config=SearchConfig(validate=False, n_routes=1))
     assert res.solved and len(res.routes) == 1 and res.stats["n_clean_alternatives"] == 1
