@@ -435,6 +435,11 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
      ['Nc1c(Cl)ccc2nsnc12', 'CC(=O)N1CCNC1=O']),
     ('G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro', 'Clc1cccc(Cl)c1N=C1NCCN1',
      ['Nc1c(Cl)cccc1Cl', 'CC(=O)N1CCNC1=O']),
+    # metformin from dimethylamine and dicyandiamide, in each of the biguanide's three drawn tautomers; phenformin
+    ('G371_biguanide_amine_dicyandiamide_retro', 'CN(C)C(=N)NC(=N)N', ['CNC', 'N#CNC(=N)N']),
+    ('G372_biguanide_amine_dicyandiamide_conjugated_retro', 'CN(C)C(=N)N=C(N)N', ['CNC', 'N#CNC(=N)N']),
+    ('G373_biguanide_amine_dicyandiamide_amino_retro', 'CN(C)C(N)=NC(=N)N', ['CNC', 'N#CNC(=N)N']),
+    ('G371_biguanide_amine_dicyandiamide_retro', 'N=C(N)NC(=N)NCCc1ccccc1', ['NCCc1ccccc1', 'N#CNC(=N)N']),
 ]
 
 
@@ -550,6 +555,15 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G369_arylaminoimidazoline_acetylimidazolidinone_retro", "Clc1cccc(Cl)c1N=C1NCCN1"),
     ("G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro", "Clc1cccc(Cl)c1NC1=NCCN1"),
     ("G370_arylaminoimidazoline_acetylimidazolidinone_imino_retro", "CCN=C1NCCN1"),
+    # a biguanide with a free NH2 end only, from a primary or secondary amine: not the parent biguanide (ammonia),
+    # not proguanil's 1,5-disubstituted one, not an acyl biguanide, not a guanidine; each tautomer by its own template
+    ("G371_biguanide_amine_dicyandiamide_retro", "N=C(N)NC(=N)N"),
+    ("G371_biguanide_amine_dicyandiamide_retro", "CC(C)NC(=N)NC(=N)Nc1ccc(Cl)cc1"),
+    ("G371_biguanide_amine_dicyandiamide_retro", "CC(=O)NC(=N)NC(=N)N"),
+    ("G371_biguanide_amine_dicyandiamide_retro", "CN(C)C(=N)N"),
+    ("G371_biguanide_amine_dicyandiamide_retro", "CN(C)C(=N)N=C(N)N"),
+    ("G372_biguanide_amine_dicyandiamide_conjugated_retro", "CN(C)C(=N)NC(=N)N"),
+    ("G373_biguanide_amine_dicyandiamide_amino_retro", "CN(C)C(=N)NC(=N)N"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []
