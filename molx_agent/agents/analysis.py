@@ -336,22 +336,13 @@ def _fc_acylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     return _capping(mol, aryl.GetIdx(), acyl.GetIdx(), "Cl", FC_ACYLATION, "Ar-C(=O)R → Ar-H + Cl-C(=O)R", "Ar-C(=O)")
 
 
-def _amidine_carbon(atom: Any) -> int:
-    """The number of nitrogens on ``atom`` when it is a non-aromatic carbon double-bonded to a nitrogen (an amidine's
-    carbon: 2; a guanidine's: 3); 0 otherwise."""
-    from rdkit import Chem
-
-    if atom.GetAtomicNum() != 6 or atom.GetIsAromatic() or not any(
-            b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetAtomicNum() == 7 for b in atom.GetBonds()):
-        return 0
-    return sum(n.GetAtomicNum() == 7 for n in atom.GetNeighbors())
-
-
 def _guanidinylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None:
     """The guanidinylation capping of the acyclic single bond between an uncharged amine nitrogen and a guanidine's
     carbon (the amine and the S-methylisothiourea: RNH-C(=N)N -> RNH2 + MeS-C(=N)N; clonidine's 2,6-dichloroaniline
     and 2-methylthio-2-imidazoline), in :func:`chem.smart_cap.suggest_capping`'s form; ``None`` for another bond."""
     from rdkit import Chem
+
+    from molx_agent.chem.atom_bond_map import amidine_nitrogens
 
     found = _acyclic_bond_atoms(smiles, bond)
     if found is None:
@@ -360,8 +351,8 @@ def _guanidinylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None
     amine, carbon = (a, b) if a.GetAtomicNum() == 7 else (b, a)
     link = mol.GetBondBetweenAtoms(a.GetIdx(), b.GetIdx())
     if amine.GetAtomicNum() != 7 or amine.GetFormalCharge() != 0 or amine.GetIsAromatic() \
-            or link.GetBondType() != Chem.BondType.SINGLE or _amidine_carbon(carbon) != 3 \
-            or any(_amidine_carbon(n) or (n.GetAtomicNum() in (6, 16) and any(
+            or link.GetBondType() != Chem.BondType.SINGLE or amidine_nitrogens(carbon) != 3 \
+            or any(amidine_nitrogens(n) or (n.GetAtomicNum() in (6, 16) and any(
                 x.GetBondType() == Chem.BondType.DOUBLE and x.GetOtherAtom(n).GetAtomicNum() == 8 for x in n.GetBonds()))
                    for n in amine.GetNeighbors() if n.GetIdx() != carbon.GetIdx()):
         return None  # not an amine on a guanidine carbon (an acyl or sulfonyl guanidine, a biguanide's inner N)
@@ -372,13 +363,15 @@ def _guanidinylation(smiles: str, bond: dict[str, Any]) -> dict[str, Any] | None
 def _amidine_arylation(smiles: str, bond: dict[str, Any]) -> bool:
     """Whether the acyclic aryl C-N bond ``bond`` of ``smiles`` joins the aryl carbon to a nitrogen on a guanidine's or
     amidine's carbon (a Buchwald-Hartwig capping would arylate the guanidine: :data:`AMIDINE_ARYLATION_NOTE`)."""
+    from molx_agent.chem.atom_bond_map import amidine_nitrogens
+
     found = _acyclic_bond_atoms(smiles, bond)
     if found is None:
         return False
     _mol, a, b = found
     aryl, nitrogen = (a, b) if a.GetIsAromatic() else (b, a)
     return aryl.GetIsAromatic() and aryl.GetAtomicNum() == 6 and nitrogen.GetAtomicNum() == 7 \
-        and not nitrogen.GetIsAromatic() and any(_amidine_carbon(n) for n in nitrogen.GetNeighbors())
+        and not nitrogen.GetIsAromatic() and any(amidine_nitrogens(n) for n in nitrogen.GetNeighbors())
 
 
 def _oxidised_sulfur_bonds(smiles: str) -> list[dict[str, Any]]:

@@ -40,13 +40,13 @@ def _sym(z: int) -> str:
     return _SYMBOL.get(z) or Chem.GetPeriodicTable().GetElementSymbol(z)
 
 
-def _amidine_nitrogens(carbon: Chem.Atom) -> int:
-    """The number of nitrogens on ``carbon`` when it is double-bonded to a nitrogen (an amidine's carbon: 2, a
-    guanidine's: 3); 0 otherwise."""
-    if not any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(carbon).GetAtomicNum() == 7
-               for b in carbon.GetBonds()):
+def amidine_nitrogens(atom: Chem.Atom) -> int:
+    """The number of nitrogens on ``atom`` when it is a non-aromatic carbon double-bonded to a nitrogen (an amidine's
+    carbon: 2, a guanidine's: 3); 0 otherwise."""
+    if atom.GetAtomicNum() != 6 or atom.GetIsAromatic() or not any(
+            b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetAtomicNum() == 7 for b in atom.GetBonds()):
         return 0
-    return sum(n.GetAtomicNum() == 7 for n in carbon.GetNeighbors())
+    return sum(n.GetAtomicNum() == 7 for n in atom.GetNeighbors())
 
 
 def chemical_label(bond: Chem.Bond, features: AtomFeatures | None = None) -> str:
@@ -108,7 +108,7 @@ def chemical_label(bond: Chem.Bond, features: AtomFeatures | None = None) -> str
             return "alcohol C-OH"
         if zb == 7 and f.arom[b]:
             return prefix + "N-alkyl azole N-C(sp3)"
-        if zb == 7 and (n_nitrogens := _amidine_nitrogens(bond.GetOwningMol().GetAtomWithIdx(a))):
+        if zb == 7 and (n_nitrogens := amidine_nitrogens(bond.GetOwningMol().GetAtomWithIdx(a))):
             return prefix + ("guanidine" if n_nitrogens >= 3 else "amidine") + " N-C(=N)"
         name = {7: "amine", 8: "ether", 16: "thioether"}.get(zb, "C-" + _sym(zb))
         return prefix + f"{name} {kind}-C(sp3)"
@@ -264,4 +264,4 @@ def _guidance(strategic: list[dict[str, Any]]) -> str:
     return text
 
 
-__all__ = ["BOND_FORMING_KINDS", "build_atom_bond_map", "chemical_label"]
+__all__ = ["BOND_FORMING_KINDS", "amidine_nitrogens", "build_atom_bond_map", "chemical_label"]
