@@ -952,10 +952,8 @@ def _ortho_para_activation(mol: Chem.Mol, carbon: Chem.Atom) -> bool | None:
             if nb.GetIdx() in members or nb.GetAtomicNum() in _ALL_HALOGENS:
                 continue
             in_ring = mol.GetBondBetweenAtoms(idx, nb.GetIdx()).IsInRing()
-            if (nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1) or _double_to_heteroatom(nb, idx) \
-                    or (nb.GetAtomicNum() == 6 and sum(f.GetAtomicNum() == 9 for f in nb.GetNeighbors()) == 3) \
-                    or (not nb.GetIsAromatic() and _vinylogous_acceptor(nb, idx)):
-                activated = True  # nitro, C=O, C#N, S(=O), C=N, CF3, a vinylogous acceptor
+            if _acceptor_substituent(nb, idx):
+                activated = True
             elif nb.GetIsAromatic() and ((_pyridine_type(nb) or _electron_poor_fused(mol, nb)) if in_ring
                                          else _heteroaryl(mol, nb)):
                 weak = True  # a fused azine (a quinoline's benzo ring) or an attached azine, azole
@@ -1406,6 +1404,14 @@ def _heteroaryl(mol: Chem.Mol, atom: Chem.Atom) -> bool:
     return _ring_holds(mol, atom, lambda a: a.GetAtomicNum() == 7 or _ring_carbonyl(a))
 
 
+def _acceptor_substituent(nb: Chem.Atom, ring_atom: int) -> bool:
+    """Whether ``nb``, a substituent of ring atom ``ring_atom``, withdraws electrons from the ring: a nitro group, a
+    C=O, C#N, S(=O) or C=N group, a CF3, or a vinylogous acceptor (a cinnamate, chromene ester, enone on the ring)."""
+    return ((nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1) or _double_to_heteroatom(nb, ring_atom)
+            or (nb.GetAtomicNum() == 6 and sum(f.GetAtomicNum() == 9 for f in nb.GetNeighbors()) == 3)
+            or (not nb.GetIsAromatic() and _vinylogous_acceptor(nb, ring_atom)))
+
+
 def _snar_ring(mol: Chem.Mol, carbon: Chem.Atom) -> tuple[bool, bool, int, bool]:
     """What the aromatic rings through ``carbon`` offer a nucleophilic aromatic substitution there:
     (activated ortho/para, activated anywhere, other halogens, pi donor).
@@ -1433,14 +1439,8 @@ def _snar_ring(mol: Chem.Mol, carbon: Chem.Atom) -> tuple[bool, bool, int, bool]
                 acceptor = False
                 if nb.GetAtomicNum() in (9, 17, 35):
                     halogens += idx != carbon.GetIdx()
-                elif nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1:  # nitro
+                elif _acceptor_substituent(nb, idx):
                     acceptor = True
-                elif _double_to_heteroatom(nb, idx):  # C=O, C#N, S(=O), C=N
-                    acceptor = True
-                elif nb.GetAtomicNum() == 6 and sum(f.GetAtomicNum() == 9 for f in nb.GetNeighbors()) == 3:
-                    acceptor = True  # CF3
-                elif not nb.GetIsAromatic() and _vinylogous_acceptor(nb, idx):
-                    acceptor = True  # a cinnamate, chromene ester, enone on the ring
                 elif nb.GetIsAromatic():
                     if not mol.GetBondBetweenAtoms(idx, nb.GetIdx()).IsInRing():
                         acceptor = _heteroaryl(mol, nb)  # an attached azine, azole, pyridone

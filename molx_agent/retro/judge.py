@@ -136,8 +136,8 @@ ISSUE_TEXT = {
 #: ``halide_selectivity`` (an aryl chloride reduced beside a bromide) and its position case (an N, O or S nucleophile at
 #: the unactivated carbon of a polyhalo azine or arene, the same halogen kept at an activated one) on none of either;
 #: ``arene_hydroxylation`` (an aromatic C-H given a peroxide's oxygen) and the acceptor case of
-#: ``electrophile_coupling`` (an acrylate's beta-carbon acylated by an acid chloride) on none of the 50,085, the first on 3 of the published PaRoutes n1 steps,
-#: each a one-pot metalation or borylation whose record keeps only the peroxide; ``unprotected_amino_acid`` (a free
+#: ``electrophile_coupling`` (an acrylate's beta-carbon acylated by an acid chloride) on none of the 50,085, the first
+#: on 3 of the published PaRoutes n1 steps, each a one-pot metalation or borylation whose record keeps only the peroxide; ``unprotected_amino_acid`` (a free
 #: acid coupled while its molecule keeps a free primary alkyl amine) on 4 of the 50,085, records that omit the
 #: protecting group, and on none of the published steps; ``destabilised_carbocation`` (an arene alkylated by a
 #: carbon that loses its halide next to a carbonyl, nitrile, sulfonyl or nitro group) on none of the 50,085 nor of

@@ -257,18 +257,17 @@ def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroG
 
     graphs = [built(entry) for entry in entries]
     worst = min(map(_tier, graphs), default=0)
-    if search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 and worst == 2:
-        # every route is an analog shortcut (or has an implausible step or an unisolable molecule): the best solved
-        # routes without one, if the search has any, go first (SearchConfig.clean_alternatives)
-        alternatives = search.clean_alternatives(search.config.clean_alternatives, {e[2] for e in entries})
-        extra = [g for g in (built(e, clean_alternative=True) for e in alternatives) if _tier(g) < 2]
-        search.n_clean_alternatives = len(extra)
-        graphs = (extra + graphs)[:k]
-    elif search.config.rank_by == "score" and graphs and search.config.clean_alternatives > 0 and worst == 1:
-        # every route has a step a chemist would not run (a mechanism flag): the best solved routes without any, if
-        # the search has some among its next best, go first (moxonidine's verified-only routes of 2026-12-07 all
-        # aminated C5 of 4,5,6-trichloropyrimidine while the process route was the search's sixth)
-        extra = _unflagged_alternatives(search, entries, built)
+    if search.config.rank_by == "score" and search.config.clean_alternatives > 0 and worst > 0:
+        if worst == 2:
+            # every route is an analog shortcut (or has an implausible step or an unisolable molecule): the best
+            # solved routes without one, if the search has any, go first (SearchConfig.clean_alternatives)
+            alternatives = search.clean_alternatives(search.config.clean_alternatives, {e[2] for e in entries})
+            extra = [g for g in (built(e, clean_alternative=True) for e in alternatives) if _tier(g) < 2]
+        else:
+            # every route has a step a chemist would not run (a mechanism flag): the best solved routes without any,
+            # if the search has some among its next best, go first (moxonidine's verified-only routes of 2026-12-07
+            # all aminated C5 of 4,5,6-trichloropyrimidine while the process route was the search's sixth)
+            extra = _unflagged_alternatives(search, entries, built)
         search.n_clean_alternatives = len(extra)
         graphs = (extra + graphs)[:k]
     if search.config.rank_by == "score" and graphs:
