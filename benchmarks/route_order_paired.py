@@ -1,5 +1,7 @@
-"""Two route orders from one search: the routes returned with ``SearchConfig.selectivity_penalty`` 0 and with the
-default (or ``--penalty``), computed from the same search tree, so the comparison carries no search noise.
+"""Two route orders from one search: the routes returned with a re-ranking penalty of ``SearchConfig`` at 0 and at
+its default (or ``--penalty``), computed from the same search tree, so the comparison carries no search noise.
+``--field`` names the penalty: ``selectivity_penalty`` (the default) or ``probable_route_penalty`` (a route with a
+Bloom-filter-only starting material).
 
 Each target of ``--ids-file`` (ref-lin-600 ids) is searched once as ``molx-agent route`` searches it
 (``benchmarks/multistep.py``'s engine, ``--stock``, ``--time-limit``, 10 routes kept); the finished routes are then
@@ -11,7 +13,7 @@ summary printed at the end counts top-1/3/5/10 route matches, one-step best rout
 more steps, best-route confidences and best routes that carry a selectivity warning, per order.
 
     uv run python benchmarks/route_order_paired.py --ids-file benchmarks/ref-lin-600_sample100_seed0.txt \
-        --stock default --time-limit 60 --workers 2 --out R.jsonl
+        --stock default --time-limit 60 --workers 2 --out R.jsonl [--field probable_route_penalty]
 """
 
 from __future__ import annotations
@@ -36,16 +38,19 @@ from molx_agent.retro.judge import PENALISED_SELECTIVITY_ISSUES  # noqa: E402
 _ALT: dict[str, Any] = {}
 _BUILD = search_routes.build_routes
 _PENALTY: list[float | None] = [None]
+_FIELD = ["selectivity_penalty"]
+FIELDS = ("selectivity_penalty", "probable_route_penalty")
 
 
 def _paired_build(search: Any, k: int, name: str = "") -> Any:
     """``build_routes`` twice on one search: penalty 0 (kept aside), then the shipped or ``--penalty`` one."""
-    shipped = search.config.selectivity_penalty if _PENALTY[0] is None else _PENALTY[0]
-    search.config = dataclasses.replace(search.config, selectivity_penalty=0.0)
+    field = _FIELD[0]
+    shipped = getattr(search.config, field) if _PENALTY[0] is None else _PENALTY[0]
+    search.config = dataclasses.replace(search.config, **{field: 0.0})
     search._final.clear()
     _ALT["routes"] = _BUILD(search, k, name)
     _ALT["cut_0"] = search.validation_cut
-    search.config = dataclasses.replace(search.config, selectivity_penalty=shipped)
+    search.config = dataclasses.replace(search.config, **{field: shipped})
     search._final.clear()
     routes = _BUILD(search, k, name)
     _ALT["cut_pen"] = search.validation_cut
@@ -53,9 +58,10 @@ def _paired_build(search: Any, k: int, name: str = "") -> Any:
     return routes
 
 
-def _init(stock: str, penalty: float | None) -> None:
+def _init(stock: str, penalty: float | None, field: str = "selectivity_penalty") -> None:
     search_routes.build_routes = _paired_build
     _PENALTY[0] = penalty
+    _FIELD[0] = field
     ms._init(stock)
 
 
@@ -100,7 +106,7 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
                            "errors": sum(1 for r in records if "error" in r)}
     for arm in ("0", "pen"):
         hits, conf = Counter(), Counter()
-        long_refs = short = warned = 0
+        long_refs = short = warned = probable = 0
         for r in records:
             mr = r.get("rank_" + arm)
             for k in (1, 3, 5, 10):
@@ -111,12 +117,14 @@ def summarize(records: list[dict[str, Any]]) -> dict[str, Any]:
                 short += bool(first and first["n_steps"] == 1)
             if first:
                 conf[first["confidence"]] += 1
+                probable += any(tier == "probable" for _, tier in first["leaves"])
             codes = r.get("codes_" + arm) or []
             warned += bool(codes and set(codes[0]) & PENALISED_SELECTIVITY_ISSUES)
         out["penalty_0" if arm == "0" else "penalty_shipped"] = {
             "top1": hits[1], "top3": hits[3], "top5": hits[5], "top10": hits[10],
             "one_step_best_where_ref_3plus": short, "n_ref_3plus": long_refs,
-            "best_route_confidence": dict(sorted(conf.items())), "best_routes_with_selectivity_warning": warned}
+            "best_route_confidence": dict(sorted(conf.items())), "best_routes_with_selectivity_warning": warned,
+            "best_routes_with_probable_leaf": probable}
     out["first_route_changed"] = [r["id"] for r in records if r.get("first_0") != r.get("first_pen")]
     return out
 
@@ -129,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--penalty", type=float, default=None, help="the penalty compared with 0 (default: shipped)")
+    ap.add_argument("--field", choices=FIELDS, default="selectivity_penalty", help="the SearchConfig penalty paired")
     ap.add_argument("--out", type=Path, required=True, help="JSONL records, one per target")
     args = ap.parse_args(argv)
     for path in (args.ids_file, args.benchmark):
@@ -143,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     jobs = [(t, targets[t], args.time_limit) for t in ids]
     records = []
-    with Pool(args.workers, initializer=_init, initargs=(args.stock, args.penalty)) as pool, \
+    with Pool(args.workers, initializer=_init, initargs=(args.stock, args.penalty, args.field)) as pool, \
             args.out.open("w", encoding="utf-8") as fh:
         for rec in pool.imap_unordered(run_target, jobs):
             records.append(rec)

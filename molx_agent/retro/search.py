@@ -653,14 +653,15 @@ class RetroStarSearch:
         full model's probability of the same precursor set, ``min_score`` when it does not propose it; both
         clipped as step costs are) and its route the difference in step cost, plus ``selectivity_penalty`` per step
         the route judgement warns about (``judge.selectivity_warned``) and per aryl nitrogen the route takes off and
-        puts back (``judge.amine_round_trip_count``); the pool is sorted by the same key
+        puts back (``judge.amine_round_trip_count``), plus ``probable_route_penalty`` once when a starting material
+        is only a Bloom-filter hit (tier ``probable``); the pool is sorted by the same key
         (flags, route score, steps) and the first ``k`` routes whose steps pass forward validation are returned.
         The tables are computed route by route, best first, until the time limit: when they cover fewer than the
         pool's routes, the routes they cover are re-ranked, and when they cover fewer than ``k``, ``entries`` (the
         search's order) stand.  ``self.rescoring`` records what happened; :attr:`search_costs` keeps each re-ranked route's
         search cost."""
         from molx_agent.retro.judge import amine_round_trip_count, selectivity_warned
-        from molx_agent.retro.search_routes import kbest_routes, rank_key, route_reactions
+        from molx_agent.retro.search_routes import kbest_routes, rank_key, route_leaves, route_reactions
         from molx_agent.retro.single_step import canonical_reactant_set
 
         cfg = self.config
@@ -715,7 +716,7 @@ class RetroStarSearch:
             return cfg.selectivity_penalty if warned[rxn.id] else 0.0
 
         rescored = []
-        n_round_trips = 0
+        n_round_trips = n_probable = 0
         for entry in pool:
             self.search_costs[entry[2]] = entry[1]
             rxns = route_reactions(entry)
@@ -725,9 +726,13 @@ class RetroStarSearch:
                 trips = amine_round_trip_count(rxns)
                 n_round_trips += trips
                 penalty = sum(map(selectivity, rxns)) + trips * cfg.selectivity_penalty
+            if cfg.probable_route_penalty and any(leaf.tier == "probable" for leaf in route_leaves(entry)):
+                n_probable += 1  # a Bloom-filter-only starting material: a verified route of similar score goes first
+                penalty += cfg.probable_route_penalty
             rescored.append((entry[0], entry[1] + sum(map(delta, rxns)) + penalty, *entry[2:]))
         info["selectivity_warned_steps"] = sum(warned.values())
         info["amine_round_trips"] = n_round_trips
+        info["probable_routes"] = n_probable
         rescored.sort(key=rank_key(cfg.rank_by, cfg.route_step_weight))
         out = []
         for entry in rescored:
@@ -988,10 +993,11 @@ def search_routes(
     if isinstance(cfg.union_depth, bool) or not isinstance(cfg.union_depth, int) or cfg.union_depth < 1:
         raise ValidationError("invalid_union_depth", "union_depth must be a positive integer",
                               value=cfg.union_depth)
-    penalty = cfg.selectivity_penalty
-    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not 0 <= penalty < math.inf:
-        raise ValidationError("invalid_selectivity_penalty", "selectivity_penalty must be a finite number >= 0",
-                              value=penalty)
+    for field_name in ("selectivity_penalty", "probable_route_penalty"):
+        penalty = getattr(cfg, field_name)
+        if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not 0 <= penalty < math.inf:
+            raise ValidationError(f"invalid_{field_name}", f"{field_name} must be a finite number >= 0",
+                                  value=penalty)
     stock_obj = load_stock(stock)
     mdl = _load_model(model)
     target_model = None
@@ -1052,7 +1058,8 @@ def search_routes(
                    "leaf_estimate": cfg.leaf_estimate, "target_expansion": cfg.target_expansion,
                    "union_depth": cfg.union_depth, "rescore_routes": cfg.rescore_routes,
                    "rescore_weight": cfg.rescore_weight, "rescore_share": cfg.rescore_share,
-                   "clean_alternatives": cfg.clean_alternatives},
+                   "clean_alternatives": cfg.clean_alternatives, "selectivity_penalty": cfg.selectivity_penalty,
+                   "probable_route_penalty": cfg.probable_route_penalty},
     }
     return SearchResult(
         target=target_can,

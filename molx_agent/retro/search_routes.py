@@ -239,6 +239,19 @@ def route_reactions(entry: Entry) -> list[ReactionEdge]:
     return out
 
 
+def route_leaves(entry: Entry) -> list[MolNode]:
+    """Every starting material (bought leaf) of one k-best entry."""
+    out: list[MolNode] = []
+    stack = [entry[3]]
+    while stack:
+        mol, rxn, kids = stack.pop()
+        if rxn is None:
+            out.append(mol)
+        else:
+            stack.extend(kids)
+    return out
+
+
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
     """The ``k`` best solved routes in ``SearchConfig.rank_by`` order (default: route score, flagged routes last:
     :func:`judge.route_rank_tier`; by default the best routes re-ranked with the full model first:
@@ -535,6 +548,7 @@ __all__ = [
     "route_score",
     "build_routes",
     "kbest_routes",
+    "route_leaves",
     "route_reactions",
     "partial_route",
     "unsolved_reasons",

@@ -109,6 +109,13 @@ class SearchConfig:
     # and puts back on the same carbon (``judge.amine_round_trip_count``: clonidine's Sandmeyer bromide aminated
     # again); 0: off (and neither is counted)
     selectivity_penalty: float = 1.5
+    # in that re-ranking, a route with any Bloom-filter-only (probable) starting material costs probable_route_penalty
+    # more, once per route: a route from verified starting materials alone ranks first when its score is within this
+    # of a probable one (metformin's dimethylamine + dicyandiamide route fifth behind four routes from a Bloom-filter
+    # hit, tizanidine's literature condensation second).  The search's own leaf cost (probable_leaf_cost_base ...)
+    # already prices a probable leaf; this is the chemist's preference for a route whose every bottle is known to be
+    # sold.  Measured in docs/benchmarks.md ("Routes from verified starting materials first"); 0: off
+    probable_route_penalty: float = 1.0
     reuse_solved: bool = True  # a molecule solved in one branch is solved at once where it recurs (no model call)
     twin_values: bool = True  # a new leaf expanded elsewhere starts from that node's value, not the leaf estimate
 

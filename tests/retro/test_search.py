@@ -825,6 +825,73 @@ def test_re_ranking_costs_an_aryl_nitrogen_taken_off_and_put_back(tmp_path, no_v
     assert res.stats["rescoring"]["amine_round_trips"] == 0
 
 
+# -- starting materials that are only Bloom-filter hits in the re-ranking: a verified route of similar score first
+METFORMIN = "CN(C)C(=N)NC(=N)N"
+DIMETHYLGUANIDINE = "CN(C)C(=N)N"  # sold, but here only a Bloom-filter (probable) hit
+METHYLISOTHIOUREA, DIMETHYLAMINE, DICYANDIAMIDE = "CSC(=N)N", "CNC", "N#CNC(=N)N"
+
+
+def test_re_ranking_costs_a_route_with_a_bloom_filter_starting_material(tmp_path, no_validation):
+    from molx_agent.retro.stock import CompositeStock
+    from tests.retro.test_trust import BloomStock
+
+    verified = tmp_path / "verified.smi"
+    verified.write_text("\n".join([METHYLISOTHIOUREA, DIMETHYLAMINE, DICYANDIAMIDE]) + "\n")
+    bloom = tmp_path / "bloom.smi"
+    bloom.write_text(DIMETHYLGUANIDINE + "\n")
+    table = {METFORMIN: [([DIMETHYLGUANIDINE, METHYLISOTHIOUREA], 0.6, "Guanidinylation (S-methylisothiourea)"),
+                         ([DIMETHYLAMINE, DICYANDIAMIDE], 0.2, "Biguanide from an Amine and Dicyandiamide")]}
+
+    def run(**kw):
+        model = _ModelWithView(DictSingleStepModel(table), DictSingleStepModel(table))
+        stock = CompositeStock([FileStock(verified), BloomStock(bloom)])
+        return search_routes(METFORMIN, stock=stock, model=model,
+                             config=dataclasses.replace(no_validation, union_depth=1, **kw))
+
+    probable, clean = tuple(sorted([DIMETHYLGUANIDINE, METHYLISOTHIOUREA])), tuple(sorted([DIMETHYLAMINE,
+                                                                                          DICYANDIAMIDE]))
+    assert SearchConfig().probable_route_penalty == 1.0
+    res = run()  # the Bloom-filter route costs 1.0 more: more than the model's 0.6 against 0.2 and its leaf cost
+    assert [tuple(_reactions(g)[0][1]) for g in res.routes] == [clean, probable]
+    assert res.stats["rescoring"]["probable_routes"] == 1
+    first, second = res.routes
+    assert {n.availability["tier"] for n in first.leaves()} == {"verified"}
+    assert {n.availability["tier"] for n in second.leaves()} == {"verified", "probable"}
+    assert first.metadata["route_score"] == pytest.approx(first.metadata["search_route_score"], abs=1e-3)
+    assert second.metadata["route_score"] - second.metadata["search_route_score"] == pytest.approx(1.0, abs=1e-3)
+    assert res.stats["config"]["probable_route_penalty"] == 1.0
+    # off: the search's order (the probable leaf's own cost is not enough to outweigh 0.6 against 0.2)
+    res = run(probable_route_penalty=0.0)
+    assert [tuple(_reactions(g)[0][1]) for g in res.routes] == [probable, clean]
+    assert res.stats["rescoring"]["probable_routes"] == 0
+    for bad in (-1.0, math.inf, math.nan, "1", True):
+        with pytest.raises(ValidationError) as err:
+            run(probable_route_penalty=bad)
+        assert err.value.code == "invalid_probable_route_penalty"
+
+
+def test_route_leaves_lists_every_starting_material(paracetamol_model, phenol_stock):
+    from molx_agent.retro.search import RetroStarSearch
+    from molx_agent.retro.search_routes import kbest_routes, route_leaves, route_reactions
+
+    search = RetroStarSearch(PARACETAMOL, paracetamol_model, phenol_stock, SearchConfig(n_routes=5, validate=False))
+    stack = [search.root]
+    while stack:  # expand the whole tree
+        node = stack.pop()
+        if not node.in_stock and not node.expanded and node.value < math.inf:
+            search.expand(node, math.inf)
+            stack.extend(c for r in node.reactions for c in r.children)
+    entries = kbest_routes(search, 5)
+    assert len(entries) >= 2
+    for entry in entries:
+        leaves = route_leaves(entry)
+        made = {r.parent.smiles for r in route_reactions(entry)}
+        used = [c.smiles for r in route_reactions(entry) for c in r.children]
+        # every precursor no step of the route makes is bought, once per use
+        assert sorted(m.smiles for m in leaves) == sorted(u for u in used if u not in made)
+        assert leaves and all(m.in_stock for m in leaves)
+
+
 # -- the selection's descent: one path along the kept events, the heap walk's order ---------------------------------
 def _eager_select(search):
     """The descent as it was: every reaction of a visited molecule pushed at once (the reference order)."""
