@@ -132,6 +132,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   the acid chloride, which reacts before a sulfonyl chloride: 3-(chlorosulfonyl)benzoic acid esterified), a kept
   cyclic anhydride (diaryl maleic anhydrides survive the N-alkylation of their indoles), and a step that makes the
   strong group, and a ring closure (the nucleophile and its partner in one molecule: intramolecular, far faster).
+  Also an N-H or S-H nucleophile reacting elsewhere while a primary alpha-halo ketone of another molecule keeps its
+  carbon-halogen bond (a phenacyl halide, chloro- or bromoacetone: the alpha-amino or alpha-thio ketone forms first):
+  methadone's 1-bromo-2-(dimethylamino)propane "by" reductive amination of bromoacetone with dimethylamine. Not
+  flagged there: an alpha-halo aldehyde, a secondary or gem-dihalo carbon, a 1,3-dicarbonyl's ketone (ethyl
+  4-chloroacetoacetate's cyclocondensations), a hydrazine or hydroxylamine nucleophile, an acid or acyl halide
+  partner, and a step that displaces such a halide itself (a Hantzsch thiazole from 1,3-dichloroacetone).
 - ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or a
   Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic or
   allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
@@ -1985,6 +1991,43 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
     return strong, kept
 
 
+#: A primary alpha-halo ketone (a phenacyl halide, chloro- or bromoacetone): amines and thiols displace its halide far
+#: faster than they take an ordinary alkyl halide or an ester, or condense with its ketone (an alpha-amino ketone forms
+#: at room temperature), so a step in which they react elsewhere while its carbon-halogen bond stays does not run as
+#: drawn.  Not matched: an alpha-halo aldehyde (chloroacetaldehyde's iminium forms first: reductive aminations with it
+#: make 2-chloroethylamines), a secondary or gem-dihalo carbon (far slower SN2), and the ketone of a 1,3-dicarbonyl
+#: (ethyl 4-chloroacetoacetate condenses with amidines, 2-aminopyridines and 2-aminoaryl ketones to pyrimidines,
+#: pyridopyrimidinones and quinolines that keep the CH2Cl: four published steps).
+_ALPHA_HALO_CARBONYLS = (_smarts("[Cl,Br,I][CH2X4][CX3;!$(C(=O)[CX4][CX3]=O)](=O)[#6]"),)
+
+
+def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
+                               rmap: dict[int, Chem.Atom]) -> list[tuple[int, int, int]]:
+    """(reactant index of the halide-bearing carbon, product map number of that carbon, reactant index of its carbonyl
+    carbon) for every primary alpha-halo ketone of the reactants (:data:`_ALPHA_HALO_CARBONYLS`) whose carbon-halogen
+    bond the product keeps (whether or not its carbonyl reacts); none when the step displaces the halide of one (a
+    Hantzsch thiazole from 1,3-dichloroacetone keeps the other chloride: the fast reaction is the one drawn)."""
+    out: list[tuple[int, int, int]] = []
+    pbond = {}
+    for bond in product.GetBonds():
+        a, b = bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()
+        if a and b:
+            pbond[frozenset((a, b))] = bond
+    seen: set[int] = set()
+    for pat in _ALPHA_HALO_CARBONYLS:
+        for x, c, k, *_ in reactants.GetSubstructMatches(pat):
+            if c in seen:
+                continue
+            mx, mc = (reactants.GetAtomWithIdx(i).GetAtomMapNum() for i in (x, c))
+            if not mc:
+                continue  # a leaving fragment
+            if not mx or frozenset((mx, mc)) not in pbond:
+                return []  # this step displaces an alpha-halo ketone's halide itself
+            seen.add(c)
+            out.append((c, mc, k))
+    return out
+
+
 def _free_acid_alpha_carbon(atom: Chem.Atom, partner_map: int) -> bool:
     """Whether sp3 carbon ``atom`` is the alpha carbon of a free carboxylic acid (or carboxylate): a neighbour other
     than the new bond's partner (map ``partner_map``) is a carboxylic acid's carbon (:func:`_carboxylic_acid`)."""
@@ -2931,6 +2974,38 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                             reacting=f"the carbon at atom {me} of {_marked(reactants, [me])}",
                             kept=f"{name} (atom {mk} of {_marked(product, [mk])})", kept_short=name.split(" ", 1)[1],
                             forms=f"{forms[name]} forms")})
+    halo_kept = _alpha_halo_carbonyls_kept(reactants, product, rmap) if any(
+        x.GetAtomicNum() in (7, 16) or y.GetAtomicNum() in (7, 16) for x, y in new) else []
+    for x, y in new if halo_kept else ():
+        for n, e in ((x, y), (y, x)):
+            mn, me = n.GetAtomMapNum(), e.GetAtomMapNum()
+            n_react, e_react = rmap[mn], rmap[me]
+            if n.GetAtomicNum() not in (7, 16) or e.GetAtomicNum() != 6 or not _loses_proton(n_react, n):
+                continue  # not an N-H or S-H nucleophile on a carbon partner
+            if any(nb.GetAtomicNum() in (7, 8) for nb in n_react.GetNeighbors()):
+                continue  # a hydrazine or hydroxylamine (alpha-effect): its hydrazone or oxime forms first
+            if _carboxylic_acid(e_react) or any(e_react.GetIdx() in hit for _name, _forms, pat in _ELECTROPHILES
+                                                for hit in reactants.GetSubstructMatches(pat)):
+                continue  # an acid (activated in situ) or an acyl halide, anhydride, isocyanate: they react first
+            if _same_fragment(reactants, n_react, e_react):
+                continue  # a ring closure (intramolecular, so far faster)
+            hit = next(((c, mc, k) for c, mc, k in halo_kept if c != e_react.GetIdx()
+                        and not _same_fragment(reactants, n_react, reactants.GetAtomWithIdx(c))), None)
+            if hit is None:
+                continue  # the nucleophile's own molecule (self_reactive's business), or the halide's carbon itself
+            c, mk, k = hit
+            what = "N-H" if n.GetAtomicNum() == 7 else "S-H"
+            if n_react.GetFormalCharge() < 0:
+                what = f"{n.GetSymbol()}- anion"
+            reacting = ("its carbonyl carbon" if e_react.GetIdx() == k else "the carbon")
+            out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
+                        "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
+                            nucleophile=f"{what} at atom {mn} of {_marked(reactants, [mn])}",
+                            reacting=f"{reacting} at atom {me} of {_marked(reactants, [me, mk])}",
+                            kept=f"an alpha-halo ketone's carbon-halogen bond (atom {mk})",
+                            kept_short="alpha-halo ketone",
+                            forms=f"the halide is displaced: an alpha-{'thio' if n.GetAtomicNum() == 16 else 'amino'} "
+                                  "ketone forms")})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
         if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():

@@ -1074,6 +1074,59 @@ def test_a_nucleophile_at_the_strongest_electrophile_or_beside_a_weak_one_is_not
     assert codes(mapped) == []
 
 
+#: methadone's first route of 2026-12-07: 1-bromo-2-(dimethylamino)propane "by" a reductive amination of bromoacetone
+#: with dimethylamine (the amine displaces the bromide of the alpha-bromo ketone first: 1-(dimethylamino)acetone)
+BROMOACETONE_REDUCTIVE_AMINATION = (
+    "[CH3:1][C:2]([CH2:3][Br:4])=O.[NH:5]([CH3:6])[CH3:7]>>[CH3:1][CH:2]([CH2:3][Br:4])[N:5]([CH3:6])[CH3:7]"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    (BROMOACETONE_REDUCTIVE_AMINATION, [5, 2, 3],
+     ("N-H at atom 5", "its carbonyl carbon at atom 2", "alpha-halo ketone's carbon-halogen bond (atom 3)",
+      "an alpha-amino ketone forms")),
+    # a thiol S-alkylated by a benzyl bromide while a phenacyl chloride of another molecule stays
+    ("[SH:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.Br[CH2:8][c:9]1[cH:10][cH:11][c:12]([C:13](=[O:14])[CH2:15][Cl:16])"
+     "[cH:17][cH:18]1>>[S:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[CH2:8][c:9]1[cH:10][cH:11][c:12]([C:13](=[O:14])"
+     "[CH2:15][Cl:16])[cH:17][cH:18]1", [1, 8, 15], ("S-H at atom 1", "an alpha-thio ketone forms")),
+])
+def test_an_amine_or_thiol_reacting_beside_a_kept_alpha_halo_ketone_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["electrophile_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words), flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # published (USPTO-50K): a Hantzsch thiazole from 1,3-dichloroacetone keeps the other chloride (the step is the
+    # fast reaction itself; the leaving chloride is unmapped)
+    "[S:5]=[C:6]([c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1)[NH2:13].O=[C:3]([CH2:2][Cl:1])[CH2:4]Cl>>[Cl:1][CH2:2][c:3]1"
+    "[cH:4][s:5][c:6](-[c:7]2[cH:8][cH:9][cH:10][cH:11][cH:12]2)[n:13]1",
+    # published (PaRoutes n1-06922): a Friedlaender quinoline from ethyl 4-chloroacetoacetate (a 1,3-dicarbonyl's ketone)
+    "O=[C:22]([CH2:6][C:4]([O:3][CH2:2][CH3:1])=[O:5])[CH2:23][Cl:24].O=[C:7]([c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)"
+    "[c:14]1[cH:15][c:16]([Cl:17])[cH:18][cH:19][c:20]1[NH2:21]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[c:6]1[c:7](-[c:8]2[cH:9]"
+    "[cH:10][cH:11][cH:12][cH:13]2)[c:14]2[cH:15][c:16]([Cl:17])[cH:18][cH:19][c:20]2[n:21][c:22]1[CH2:23][Cl:24]",
+    # published (USPTO-50K): a 2-chloroethylamine by reductive amination with chloroacetaldehyde (an aldehyde)
+    "[CH3:1][N:2]1[CH2:3][CH2:4][NH:5][CH2:6][CH2:7]1.O=[CH:8][CH2:9][Cl:10]>>[CH3:1][N:2]1[CH2:3][CH2:4][N:5]([CH2:8]"
+    "[CH2:9][Cl:10])[CH2:6][CH2:7]1",
+    # published (USPTO-50K): a hydrazone of 1-chloro-3-hydroxyacetone (a hydrazine condenses first)
+    "[NH2:6][NH:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1.O=[C:3]([CH2:2][OH:1])[CH2:4][Cl:5]>>[OH:1][CH2:2][C:3]"
+    "([CH2:4][Cl:5])=[N:6][NH:7][c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1",
+    # the amine takes the alpha-bromo ketone itself (the fast reaction)
+    "[CH3:1][C:2]([CH2:3]Br)=[O:4].[NH:5]([CH3:6])[CH3:7]>>[CH3:1][C:2]([CH2:3][N:5]([CH3:6])[CH3:7])=[O:4]",
+    # a secondary alpha-bromo ketone (far slower SN2) kept through an amide coupling
+    "[CH3:1][CH:2]([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])O)[cH:11][cH:12]1.[NH2:13][CH3:14]>>[CH3:1]"
+    "[CH:2]([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[NH:13][CH3:14])[cH:11][cH:12]1",
+    # a primary one kept through an amide coupling of the molecule's own acid (activated in situ, it reacts first)
+    "[CH2:2]([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])O)[cH:11][cH:12]1.[NH2:13][CH3:14]>>[CH2:2]"
+    "([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[NH:13][CH3:14])[cH:11][cH:12]1",
+    # ... and through its acid chloride's amidation
+    "[CH2:2]([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])Cl)[cH:11][cH:12]1.[NH2:13][CH3:14]>>[CH2:2]"
+    "([Br:15])[C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[NH:13][CH3:14])[cH:11][cH:12]1",
+])
+def test_alpha_halo_ketone_cases_that_run_as_drawn_are_not_flagged(mapped):
+    assert "electrophile_selectivity" not in codes(mapped)
+
+
 def test_route_judgement_ranks_an_alkylation_beside_a_kept_acid_chloride_after_clean_routes():
     from molx_agent.retro.judge import route_rank_tier
 
