@@ -2008,11 +2008,8 @@ def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
     bond the product keeps (whether or not its carbonyl reacts); none when the step displaces the halide of one (a
     Hantzsch thiazole from 1,3-dichloroacetone keeps the other chloride: the fast reaction is the one drawn)."""
     out: list[tuple[int, int, int]] = []
-    pbond = {}
-    for bond in product.GetBonds():
-        a, b = bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()
-        if a and b:
-            pbond[frozenset((a, b))] = bond
+    pbonds = {frozenset((bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()))
+              for bond in product.GetBonds()}
     seen: set[int] = set()
     for pat in _ALPHA_HALO_CARBONYLS:
         for x, c, k, *_ in reactants.GetSubstructMatches(pat):
@@ -2021,7 +2018,7 @@ def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
             mx, mc = (reactants.GetAtomWithIdx(i).GetAtomMapNum() for i in (x, c))
             if not mc:
                 continue  # a leaving fragment
-            if not mx or frozenset((mx, mc)) not in pbond:
+            if not mx or frozenset((mx, mc)) not in pbonds:
                 return []  # this step displaces an alpha-halo ketone's halide itself
             seen.add(c)
             out.append((c, mc, k))
