@@ -2125,6 +2125,13 @@ def _sulfinate_sulfur(s_react: Chem.Atom, s_prod: Chem.Atom, partner: Chem.Atom)
             and not any(nb.GetAtomicNum() in (17, 35, 53) for nb in s_prod.GetNeighbors()))
 
 
+def _nucleophile_name(n_react: Chem.Atom, n_prod: Chem.Atom) -> str:
+    """How a flag names heteroatom nucleophile ``n`` (reactant and product atoms): "N-H", "O-H", "S-H", or "S- anion"
+    when it reacts as its anion."""
+    what = "N-H" if n_prod.GetAtomicNum() == 7 else f"{n_prod.GetSymbol()}-H"
+    return f"{n_prod.GetSymbol()}- anion" if n_react.GetFormalCharge() < 0 else what
+
+
 def _loses_proton(n_react: Chem.Atom, n_prod: Chem.Atom) -> bool:
     """Whether heteroatom ``n`` acts as an X-H nucleophile (or its anion) in the step: it loses a hydrogen or a
     negative charge (a tertiary amine or pyridine that only gains a bond is not one)."""
@@ -2959,9 +2966,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if hit is None:
                 continue
             name, mk = hit
-            what = "N-H" if n.GetAtomicNum() == 7 else f"{n.GetSymbol()}-H"
-            if rmap[mn].GetFormalCharge() < 0:
-                what = f"{n.GetSymbol()}- anion"
+            what = _nucleophile_name(rmap[mn], n)
             if sulfinate:
                 what = ("sulfinate sulfur" if rmap[mn].GetDegree() == 3
                         else "sulfinate sulfur (the sulfonyl halide reduced in the same pot)")
@@ -2973,6 +2978,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                             forms=f"{forms[name]} forms")})
     halo_kept = _alpha_halo_carbonyls_kept(reactants, product, rmap) if any(
         x.GetAtomicNum() in (7, 16) or y.GetAtomicNum() in (7, 16) for x, y in new) else []
+    strong_atoms = _strong_electrophiles(reactants, product, rmap)[0] if halo_kept else set()
     for x, y in new if halo_kept else ():
         for n, e in ((x, y), (y, x)):
             mn, me = n.GetAtomMapNum(), e.GetAtomMapNum()
@@ -2981,8 +2987,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 continue  # not an N-H or S-H nucleophile on a carbon partner
             if any(nb.GetAtomicNum() in (7, 8) for nb in n_react.GetNeighbors()):
                 continue  # a hydrazine or hydroxylamine (alpha-effect): its hydrazone or oxime forms first
-            if _carboxylic_acid(e_react) or any(e_react.GetIdx() in hit for _name, _forms, pat in _ELECTROPHILES
-                                                for hit in reactants.GetSubstructMatches(pat)):
+            if _carboxylic_acid(e_react) or e_react.GetIdx() in strong_atoms:
                 continue  # an acid (activated in situ) or an acyl halide, anhydride, isocyanate: they react first
             if _same_fragment(reactants, n_react, e_react):
                 continue  # a ring closure (intramolecular, so far faster)
@@ -2991,9 +2996,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             if hit is None:
                 continue  # the nucleophile's own molecule (self_reactive's business), or the halide's carbon itself
             c, mk, k = hit
-            what = "N-H" if n.GetAtomicNum() == 7 else "S-H"
-            if n_react.GetFormalCharge() < 0:
-                what = f"{n.GetSymbol()}- anion"
+            what = _nucleophile_name(n_react, n)
             reacting = ("its carbonyl carbon" if e_react.GetIdx() == k else "the carbon")
             out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
                         "reason": MECHANISM_TEXT["electrophile_selectivity"].format(

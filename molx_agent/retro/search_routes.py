@@ -21,7 +21,7 @@ from molx_agent.retro.route import LLMDecision, RetroGraph, TemplateEvidence
 from molx_agent.retro.search_types import reaction_type_of
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from molx_agent.retro.search import RetroStarSearch
     from molx_agent.retro.search_types import MolNode, ReactionEdge
@@ -227,29 +227,23 @@ def kbest_routes(search: RetroStarSearch, k: int, rank_by: str = "steps", valida
     return _kbest(search.root, k, {}, key, validated_only, leaf_flags) if search.root.solved else []
 
 
-def route_reactions(entry: Entry) -> list[ReactionEdge]:
-    """Every reaction of one k-best entry."""
-    out: list[ReactionEdge] = []
+def _route_nodes(entry: Entry) -> Iterator[tuple[Any, Any, list[Any]]]:
+    """Every (molecule, reaction | None, children) node of one k-best entry's structure, depth first."""
     stack = [entry[3]]
     while stack:
-        _mol, rxn, kids = stack.pop()
-        if rxn is not None:
-            out.append(rxn)
-            stack.extend(kids)
-    return out
+        node = stack.pop()
+        yield node
+        stack.extend(node[2])  # a leaf has no children
+
+
+def route_reactions(entry: Entry) -> list[ReactionEdge]:
+    """Every reaction of one k-best entry."""
+    return [rxn for _mol, rxn, _kids in _route_nodes(entry) if rxn is not None]
 
 
 def route_leaves(entry: Entry) -> list[MolNode]:
     """Every starting material (bought leaf) of one k-best entry."""
-    out: list[MolNode] = []
-    stack = [entry[3]]
-    while stack:
-        mol, rxn, kids = stack.pop()
-        if rxn is None:
-            out.append(mol)
-        else:
-            stack.extend(kids)
-    return out
+    return [mol for mol, rxn, _kids in _route_nodes(entry) if rxn is None]
 
 
 def build_routes(search: RetroStarSearch, k: int, name: str = "") -> list[RetroGraph]:
