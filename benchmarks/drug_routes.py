@@ -36,7 +36,15 @@ MORE_DRUGS = ("diclofenac", "ketoprofen", "mefenamic acid", "indomethacin", "gef
               "tramadol", "methadone", "pioglitazone", "tolbutamide", "glibenclamide", "tamoxifen", "lenalidomide",
               "thalidomide", "olaparib", "ruxolitinib", "lapatinib", "lenvatinib", "cabozantinib", "pazopanib",
               "fenofibrate", "guaifenesin", "warfarin", "enzalutamide")
-DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS}
+#: Forty more, added to the name table and read for the first time on 2026-12-07 (docs/benchmarks.md, "Forty drugs new
+#: to the name table"): ``--drugs new`` runs them, ``--drugs every`` all hundred.
+NEW_DRUGS = ("telmisartan", "irbesartan", "candesartan", "olmesartan", "bisoprolol", "carvedilol", "pantoprazole",
+             "esomeprazole", "escitalopram", "vardenafil", "tamsulosin", "ramipril", "linagliptin", "vildagliptin",
+             "glimepiride", "gliclazide", "canagliflozin", "ribociclib", "abemaciclib", "alectinib", "venetoclax",
+             "baricitinib", "etoricoxib", "nabumetone", "valaciclovir", "tenofovir", "voriconazole", "terbinafine",
+             "moxifloxacin", "linezolid", "mebendazole", "albendazole", "praziquantel", "fexofenadine", "desloratadine",
+             "buspirone", "atomoxetine", "apremilast", "montelukast", "ticagrelor")
+DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS, "new": NEW_DRUGS, "every": DRUGS + MORE_DRUGS + NEW_DRUGS}
 
 
 def _route_view(graph: Any) -> dict[str, Any]:
@@ -109,7 +117,8 @@ def markdown(records: list[dict[str, Any]]) -> str:
 
 
 def drug_names(spec: str) -> list[str]:
-    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``) or comma-separated names."""
+    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``, ``new``, ``every``) or comma-separated
+    names."""
     return list(DRUG_SETS.get(spec.strip()) or [name.strip() for name in spec.split(",") if name.strip()])
 
 
@@ -129,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=30.0)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--drugs", default=",".join(DRUGS),
-                    help="comma-separated names from the packaged name table, or 'more' (forty more) or 'all' (sixty)")
+                    help="comma-separated names from the packaged name table, or 'more' (forty more), 'all' (sixty), "
+                         "'new' (the forty added on 2026-12-07) or 'every' (all hundred)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")

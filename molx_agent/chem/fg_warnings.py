@@ -82,6 +82,9 @@ REACTION_INCOMPATIBILITIES: dict[str, tuple[str, ...]] = {
     "heck": ("alkene", "terminal_alkene"),
     "click": ("terminal_alkyne", "azide"),
     "ether_cleavage": (),  # the alkyl ethers the product keeps: see step_selectivity
+    # the acyl azide's isocyanate adds a free amine of its own molecule (a cyclic or oligomeric urea) before the
+    # alcohol that is to trap it: praziquantel's beta-amino acid "rearranged" with its ring NH free
+    "curtius": ("primary_amine", "secondary_amine", "aniline", "secondary_aryl_amine", "thiol"),
 }
 
 #: Groups whose presence is a hard stop for a reaction type (they destroy the reagent).
@@ -96,7 +99,7 @@ FORBIDDEN_GROUPS: dict[str, tuple[str, ...]] = {
 #: name that merely contains "amide" (a nitrile hydrated to an amide, an amide dehydrated, a sulfonamide N-alkylated
 #: by Mitsunobu, an amide N-alkylated) is not one either: only an amide or sulfonamide formed from an amine is.
 _REACTION_KEYWORDS: tuple[tuple[str, str | None], ...] = (
-    ("friedel", "friedel_crafts"), ("mitsunobu", "mitsunobu"), ("thioamide", None),
+    ("friedel", "friedel_crafts"), ("mitsunobu", "mitsunobu"), ("thioamide", None), ("curtius", "curtius"),
     ("grignard", "grignard"), ("organolithium", "organolithium"), ("lithi", "organolithium"),
     ("lialh4", "lialh4_reduction"), ("lah", "lialh4_reduction"), ("nabh4", "nabh4_reduction"),
     ("nitro_reduction", "nitro_reduction"), ("hydrogenation", "hydrogenation"), ("hydrogenolysis", "hydrogenation"),

@@ -138,6 +138,16 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   flagged there: an alpha-halo aldehyde, a secondary or gem-dihalo carbon, a 1,3-dicarbonyl's ketone (ethyl
   4-chloroacetoacetate's cyclocondensations), a hydrazine or hydroxylamine nucleophile, an acid or acyl halide
   partner, and a step that displaces such a halide itself (a Hantzsch thiazole from 1,3-dichloroacetone).
+  Also an azide source (the azide ion, hydrazoic acid, a silyl or stannyl azide) adding to a nitrile or alkyne or
+  opening an epoxide while a primary or secondary alkyl chloride, bromide, iodide or sulfonate of the reactants keeps
+  its bond:
+  azide displaces such a halide (S_N2, at room temperature in DMF) long before it adds to a nitrile (a tetrazole needs
+  100-130 C). Example: a sartan's 5-aryltetrazole "from" 4'-(bromomethyl)biphenyl-2-carbonitrile and sodium azide
+  with the benzylic bromide kept (the benzyl azide forms; the published routes N-alkylate with the bromide first and
+  build the tetrazole last, or use the trityl-protected tetrazole). An organic azide in a cycloaddition (a click
+  reaction), a step that displaces a halide with azide itself, and a 1-substituted tetrazole from a secondary amide
+  (its imidoyl chloride, made in the same pot, takes the azide first: one published PaRoutes step keeps a benzylic
+  chloride so) are not this case. On none of the 50,085 USPTO-50K reactions and 31,125 published steps.
 - ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or a
   Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic or
   allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
@@ -202,10 +212,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   precursor to a ketone's carbonyl carbon in another, which ends as an sp3 carbon without its oxygen: a reductive
   amination by a nitrogen too weakly nucleophilic to form the iminium ion with a ketone. Example: bortezomib's
   alpha-amido boronic acid "from" the phenylalaninamide and the acylboronic acid (a general template; the published
-  routes build the C-N bond by a substitution on an alpha-chloro boronate). Spared: aldehydes (amides and carbamates
-  are alkylated by them with Et3SiH and TFA: 22 USPTO-50K records), formamide (the Leuckart reaction), ring closures
-  and condensations that keep a C=N, C=C or C-O at the carbon. None of the 50,085 USPTO-50K reactions and 31,125
-  published route steps measured is flagged.
+  routes build the C-N bond by a substitution on an alpha-chloro boronate). Spared: aldehydes on an NH2 (primary
+  amides and carbamates are alkylated by them with Et3SiH and TFA, through the N-acyliminium ion: 22 USPTO-50K
+  records), formamide (the Leuckart reaction), ring closures and condensations that keep a C=N, C=C or C-O at the
+  carbon. An aldehyde on a secondary amide-type N-H (a lactam, imide, N-substituted amide, carbamate, urea or
+  sulfonamide) is flagged too: irbesartan's spiro-imidazolinone "reductively alkylated" by the tetrazole aldehyde.
+  None of the 50,085 USPTO-50K reactions and 31,125 published route steps measured is flagged.
 - ``destabilised_carbocation``: a new bond from a C-H of a benzene-type ring (fused or not) of one precursor to an
   sp3 carbon of another that loses a halide or sulfonate next to a carbonyl, nitrile, sulfonyl or nitro group, with
   no aryl, vinyl or heteroatom on that carbon to stabilise a cation: a Friedel-Crafts alkylation through a
@@ -329,6 +341,13 @@ MECHANISM_TEXT = {
                                  "nucleophile to form the iminium ion with a ketone (aldehydes do react, with "
                                  "Et3SiH and TFA; formamide in the Leuckart reaction), so forward the step gives "
                                  "nothing; the amine is alkylated first and acylated afterwards",
+    "amide_reductive_amination_aldehyde": "the {nitrogen}, which carries a substituent besides its acyl group, is "
+                                          "alkylated at the carbonyl carbon of an aldehyde ({atom}) as in a reductive "
+                                          "amination: the Et3SiH/TFA reductive alkylation of amides and carbamates "
+                                          "takes a primary one (an NH2, through its N-acyliminium ion); a lactam, "
+                                          "imide or N-substituted amide N-H is alkylated by the halide or "
+                                          "sulfonate with a base (NaH, K2CO3), or the amine is alkylated first and "
+                                          "acylated afterwards",
     "destabilised_carbocation": "the arene is alkylated at {atom} by {carbon}, which loses its leaving group next to "
                                 "a {acceptor} group: a Friedel-Crafts alkylation needs a carbocation there, and the "
                                 "{acceptor} destabilises it (the Lewis acid binds the acceptor instead), so forward "
@@ -1338,21 +1357,32 @@ def _ketone_carbon(carbon: Chem.Atom) -> bool:
 
 
 def _amide_ketone_alkylations(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
-                              new: list[tuple[Chem.Atom, Chem.Atom]]) -> Iterator[tuple[int, int, str]]:
-    """(nitrogen map, carbon map, the nitrogen's acyl group) for each new C-N bond between an amide-type N-H
-    (:func:`_acylated_nh`) of one precursor and a ketone's carbonyl carbon of another that ends as an sp3 carbon
-    without its oxygen: a reductive amination by an amide, carbamate, urea or sulfonamide."""
+                              new: list[tuple[Chem.Atom, Chem.Atom]]) -> Iterator[tuple[int, int, str, bool]]:
+    """(nitrogen map, carbon map, the nitrogen's acyl group, whether the carbon was an aldehyde's) for each new C-N
+    bond between an amide-type N-H (:func:`_acylated_nh`) of one precursor and a ketone's carbonyl carbon of another
+    that ends as an sp3 carbon without its oxygen: a reductive amination by an amide, carbamate, urea or sulfonamide;
+    and the same with an aldehyde's carbon when the nitrogen carries a second heavy atom besides its acyl group (a
+    lactam, imide, N-substituted amide, carbamate, urea or sulfonamide: the 16 aldehyde reductive alkylations of
+    amide-type N-H among the USPTO-50K reactions are all of an NH2, through its N-acyliminium ion).  A carbon that
+    forms a second new bond in the step (formaldehyde in an N-acyl Pictet-Spengler or Mannich closure, an aldehyde
+    bridging two nitrogens to an aminal ring) is not a reductive alkylation."""
     for x, y in new:
         for n, c in ((x, y), (y, x)):
             n_react, c_react = rmap.get(n.GetAtomMapNum()), rmap.get(c.GetAtomMapNum())
-            if n_react is None or c_react is None or not _ketone_carbon(c_react):
+            if n_react is None or c_react is None:
+                continue
+            aldehyde = not _ketone_carbon(c_react)
+            if aldehyde and not (_aldehyde_carbon(c_react) and n_react.GetTotalNumHs() == 1
+                                 and sum(nb.GetAtomicNum() > 1 for nb in n_react.GetNeighbors()) == 2):
                 continue
             if any(b.GetBondType() != Chem.BondType.SINGLE for b in c.GetBonds()) \
                     or any(nb.GetAtomicNum() == 8 for nb in c.GetNeighbors()):
                 continue  # an enamide or a hemiaminal: a condensation, not a reductive alkylation
+            if sum(c.GetAtomMapNum() in (a.GetAtomMapNum(), b.GetAtomMapNum()) for a, b in new) > 1:
+                continue  # the carbon bridges two atoms (a Pictet-Spengler or Mannich closure, an aminal ring)
             kind = _acylated_nh(n_react)
             if kind is not None and not _same_fragment(reactants, n_react, c_react):
-                yield n.GetAtomMapNum(), c.GetAtomMapNum(), kind
+                yield n.GetAtomMapNum(), c.GetAtomMapNum(), kind, aldehyde
 
 
 def _fragment_of(mol: Chem.Mol, idx: int) -> tuple[int, ...]:
@@ -1876,6 +1906,11 @@ _BETA_HALOAMINE = _smarts(f"[$({SELF_REACTIVE_NUCLEOPHILES[0][1]})]-[CX4]-[CX4;!
 #: it is never isolated or bought (riluzole's route of 2026-12-03 "deprotected" methyl trifluoromethyl ether to it).
 #: Chloral and trifluoroacetaldehyde hydrates, whose halogens sit on the next carbon, are not matched.
 _ALPHA_HALO_ALCOHOL = _smarts("[OX2H;+0][CX4][F,Cl,Br,I]")
+#: An N-H tetrazole (pKa about 5: any base of an alkylation makes its anion) and a benzylic or allylic CH2 halide.  No
+#: reactant of the 50,085 USPTO-50K reactions holds both in one molecule; sartan syntheses alkylate with the N-trityl
+#: tetrazole or the nitrile and build the tetrazole last.
+_NH_TETRAZOLE = _smarts("[#6]1:[#7]:[#7]:[#7]:[#7]:1")
+_BENZYLIC_HALIDE = _smarts("[CH2X4;$(C-a),$(C-C=C)][Cl,Br,I]")
 
 
 def _on_nitroarene(mol: Chem.Mol, n_idx: int) -> bool:
@@ -1898,8 +1933,9 @@ def self_reactive(smiles: str) -> str | None:
     (intermolecularly, or to a ring) as soon as the free base exists, a free primary or secondary alcohol or a thiol
     beside an acyl halide (:data:`SELF_REACTIVE_OXY_NUCLEOPHILES`: a lactone, oligoester or thioester), a free alkyl
     amine beside a beta-keto ester or 1,3-diketone (:data:`SELF_CONDENSING_CARBONYLS`), which condense to an enamine,
-    a 2-haloethylamine, which closes an aziridine, or a hydroxyl on a halogen-bearing carbon (trifluoromethanol),
-    which loses the hydrogen halide.  Such a molecule is handled
+    a 2-haloethylamine, which closes an aziridine, a hydroxyl on a halogen-bearing carbon (trifluoromethanol),
+    which loses the hydrogen halide, or an N-H tetrazole beside a benzylic or allylic halide, whose anion (any base
+    makes it) alkylates the next molecule.  Such a molecule is handled
     only as its ammonium salt or with the nucleophile protected, so a route that makes it as drawn skips a step.
     ``None``: nothing, or unparsable; a SMILES without N and without a halogen is answered without parsing."""
     if "N" not in smiles and "n" not in smiles and not any(x in smiles for x in ("Cl", "Br", "I", "F")):
@@ -1911,6 +1947,9 @@ def self_reactive(smiles: str) -> str | None:
         return ("a hydroxyl on a carbon that carries a halogen (trifluoromethanol, a 1-haloalkanol): it loses the "
                 "hydrogen halide to a carbonyl compound (carbonyl fluoride, an acyl halide, an aldehyde) as it forms, "
                 "so it is no isolable intermediate or reagent")
+    tetrazole = _nh_tetrazole_beside_benzylic_halide(mol)
+    if tetrazole is not None:
+        return tetrazole
     electrophiles = [(name, forms, hits) for name, forms, pat in _ELECTROPHILES
                      if (hits := mol.GetSubstructMatches(pat))]
     if not electrophiles:
@@ -1930,6 +1969,24 @@ def self_reactive(smiles: str) -> str | None:
             if any(fragment[c] == fragment[match[0]] for c in acyl):
                 return f"{o_name} and an acyl halide in one molecule: they give {forms}"
     return _self_condensing(mol)
+
+
+def _nh_tetrazole_beside_benzylic_halide(mol: Chem.Mol) -> str | None:
+    """``self_reactive``'s text when one molecule of ``mol`` holds an N-H tetrazole (:data:`_NH_TETRAZOLE` with a
+    hydrogen on a ring nitrogen) and a benzylic or allylic CH2 halide (:data:`_BENZYLIC_HALIDE`), else ``None``."""
+    halides = mol.GetSubstructMatches(_BENZYLIC_HALIDE)
+    if not halides:
+        return None
+    fragment = _fragment_index(mol)
+    for ring in mol.GetSubstructMatches(_NH_TETRAZOLE):
+        if not any(mol.GetAtomWithIdx(i).GetAtomicNum() == 7 and mol.GetAtomWithIdx(i).GetTotalNumHs() for i in ring):
+            continue
+        if any(fragment[c] == fragment[ring[0]] for c, _x in halides):
+            return ("an N-H tetrazole and a benzylic or allylic halide in one molecule: the tetrazole (pKa about 5) is "
+                    "deprotonated by the base of any alkylation and its anion alkylates the halide of the next "
+                    "molecule (oligomers); sartan syntheses alkylate with the N-trityl tetrazole, or with the nitrile "
+                    "and build the tetrazole last")
+    return None
 
 
 def _fragment_index(mol: Chem.Mol) -> dict[int, int]:
@@ -1998,7 +2055,54 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
 #: make 2-chloroethylamines), a secondary or gem-dihalo carbon (far slower SN2), and the ketone of a 1,3-dicarbonyl
 #: (ethyl 4-chloroacetoacetate condenses with amidines, 2-aminopyridines and 2-aminoaryl ketones to pyrimidines,
 #: pyridopyrimidinones and quinolines that keep the CH2Cl: four published steps).
+_HALIDE_NAMES = {"Cl": "chloride", "Br": "bromide", "I": "iodide"}
 _ALPHA_HALO_CARBONYLS = (_smarts("[Cl,Br,I][CH2X4][CX3;!$(C(=O)[CX4][CX3]=O)](=O)[#6]"),)
+#: An azide source's terminal nitrogen: the azide ion, hydrazoic acid, or a silyl or stannyl azide (TMSN3, Bu3SnN3),
+#: which deliver the azide ion.  An organic azide (a click reaction's partner) is not one.
+_AZIDE_SOURCE = _smarts("[$([N-]=[N+]=[N-]),$([NX2;H1]=[N+]=[N-]),$([NX2]([Si,Sn])=[N+]=[N-]),$([N-]=[N+]=[NX2][Si,Sn])]")
+#: A carbon with a leaving group that azide displaces (S_N2): a primary or secondary alkyl chloride, bromide, iodide
+#: or sulfonate, not a gem-dihalide; (carbon, leaving atom).
+_SN2_LEAVING = (_smarts("[CX4;!$(C([Cl,Br,I])[Cl,Br,I,F]);!$(C([#6])([#6])([#6])[Cl,Br,I])][Cl,Br,I]"),
+                _smarts("[CX4;!$(C([#6])([#6])([#6])O)][OX2]S(=O)(=O)[#6,F]"))
+
+
+def _azide_beside_kept_halides(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                               new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
+    """(azide nitrogen map, its new partner's map, kept carbon's map, leaving group's element) when an azide source's
+    nitrogen (:data:`_AZIDE_SOURCE`) adds to a nitrile's or alkyne's carbon or opens an epoxide (a three-membered
+    ring's carbon; not an amide activated in situ as its imidoyl chloride, nor an acyl chloride, which react faster
+    than an alkyl halide) while a primary or secondary alkyl halide or sulfonate of the
+    reactants (:data:`_SN2_LEAVING`) keeps its bond in the product; empty when the step displaces such a group itself
+    (one halide chosen over another: ``halide_selectivity``'s business)."""
+    azide = {idx for match in reactants.GetSubstructMatches(_AZIDE_SOURCE) for idx in match}
+    if not azide:
+        return []
+    pbonds = {frozenset((bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()))
+              for bond in product.GetBonds()}
+    leaving: dict[int, tuple[int, int, str]] = {}  # carbon index -> (carbon map, leaving map, element)
+    for pat in _SN2_LEAVING:
+        for c, x, *_ in reactants.GetSubstructMatches(pat):
+            atom_c, atom_x = reactants.GetAtomWithIdx(c), reactants.GetAtomWithIdx(x)
+            leaving[c] = (atom_c.GetAtomMapNum(), atom_x.GetAtomMapNum(),
+                          atom_x.GetSymbol() if atom_x.GetAtomicNum() != 8 else "sulfonate")
+    if not leaving:
+        return []
+    out: list[tuple[int, int, int, str]] = []
+    for x, y in new:
+        for n, e in ((x, y), (y, x)):
+            n_react, e_react = rmap[n.GetAtomMapNum()], rmap[e.GetAtomMapNum()]
+            if n_react.GetIdx() not in azide or e.GetAtomicNum() != 6:
+                continue
+            if e_react.GetIdx() in leaving:
+                return []  # azide displaces a leaving group here: the substitution is the step
+            if not (e_react.IsInRingSize(3) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in e_react.GetBonds())):
+                continue  # not a nitrile, alkyne or epoxide: an amide's imidoyl chloride or an acyl chloride is faster
+            kept = next(((mc, sym) for mc, mx, sym in leaving.values()
+                         if mc and mx and frozenset((mc, mx)) in pbonds), None)
+            if kept is not None:
+                out.append((n.GetAtomMapNum(), e.GetAtomMapNum(), kept[0], kept[1]))
+                return out
+    return out
 
 
 def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
@@ -3006,6 +3110,14 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                             kept_short="alpha-halo ketone",
                             forms=f"the halide is displaced: an alpha-{'thio' if n.GetAtomicNum() == 16 else 'amino'} "
                                   "ketone forms")})
+    for mn, me, mk, leaving in _azide_beside_kept_halides(reactants, product, rmap, new) if new else ():
+        kind = "an alkyl sulfonate" if leaving == "sulfonate" else f"an alkyl {_HALIDE_NAMES[leaving]}"
+        out.append({"code": "electrophile_selectivity", "atoms": [mn, me, mk],
+                    "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
+                        nucleophile=f"azide at atom {mn}", reacting=f"the carbon at atom {me} of {_marked(reactants, [me, mk])}",
+                        kept=f"{kind} (atom {mk})", kept_short=kind.split(" ", 1)[1],
+                        forms="S_N2 at room temperature: the alkyl azide forms, while a tetrazole from a nitrile needs "
+                              "100-130 C")})
     for mn, n_prod in pmap.items():
         n_react = rmap.get(mn)
         if n_react is None or n_react.GetAtomicNum() != 7 or n_react.GetIsAromatic():
@@ -3071,9 +3183,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     for mc, mnu in _nh_amide_additions(reactants, product, rmap, new):
         out.append({"code": "amide_condensation", "atoms": [mc, mnu], "reason": _NH_AMIDE_ADDITION_TEXT.format(
             nucleophile=f"atom {mnu} of {_marked(reactants, [mnu])}", atom=f"atom {mc} of {_marked(reactants, [mc])}")})
-    for mn, mc, kind in _amide_ketone_alkylations(reactants, rmap, new):
+    for mn, mc, kind, aldehyde in _amide_ketone_alkylations(reactants, rmap, new):
+        text = MECHANISM_TEXT["amide_reductive_amination_aldehyde" if aldehyde else "amide_reductive_amination"]
         out.append({"code": "amide_reductive_amination", "atoms": [mn, mc],
-                    "reason": MECHANISM_TEXT["amide_reductive_amination"].format(
+                    "reason": text.format(
                         nitrogen=f"N-H of {kind} (atom {mn} of {_marked(reactants, [mn])})",
                         atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     for mc, me, kind in _electron_poor_alkylations(reactants, new, rmap):

@@ -15,6 +15,13 @@ def test_the_drug_sets_are_the_twenty_and_forty_named_drugs(benchmark_script):
     assert all(lookup_name(name) is not None for name in dr.drug_names("all"))
 
 
+def test_the_new_set_is_forty_more_drugs_of_the_name_table(benchmark_script):
+    dr = benchmark_script("drug_routes")
+    assert len(dr.NEW_DRUGS) == len(set(dr.NEW_DRUGS)) == 40 and not set(dr.NEW_DRUGS) & set(dr.drug_names("all"))
+    assert dr.drug_names("every") == [*dr.DRUGS, *dr.MORE_DRUGS, *dr.NEW_DRUGS]
+    assert all(lookup_name(name) is not None for name in dr.drug_names("new"))
+
+
 @pytest.mark.parametrize("spec", ["aspirin,no such drug", " , "])
 def test_an_unknown_or_empty_drug_list_is_refused_before_any_search(spec, capsys, benchmark_script):
     dr = benchmark_script("drug_routes")

@@ -2279,3 +2279,113 @@ def test_a_centre_set_by_a_named_asymmetric_catalyst_is_not_unsourced():
     # the same step as a plain hydrogenation names no catalyst: the racemate unless one is added
     plain = judge_route(one_step_graph(precursors, product, "Hydrogenation", NAPROXEN_FROM_ACRYLIC_ACID))
     assert [i["code"] for i in plain["issues"]] == ["unsourced_stereocentre"]
+
+
+#: irbesartan's and olmesartan's first routes of 2026-12-07: the 5-aryltetrazole "from" 4'-(bromomethyl)biphenyl-2-
+#: carbonitrile and azide with the benzylic bromide kept (azide displaces it first: the benzyl azide)
+SARTAN_TETRAZOLE_BESIDE_BROMIDE = (
+    "[Br:1][CH2:2][c:3]1[cH:4][cH:5][c:6](-[c:7]2[cH:8][cH:9][cH:10][cH:11][c:12]2[C:13]#[N:17])[cH:18][cH:19]1."
+    "[N-:14]=[N+:15]=[N-:16]>>[Br:1][CH2:2][c:3]1[cH:4][cH:5][c:6](-[c:7]2[cH:8][cH:9][cH:10][cH:11][c:12]2-[c:13]2"
+    "[n:14][n:15][nH:16][n:17]2)[cH:18][cH:19]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms, words", [
+    (SARTAN_TETRAZOLE_BESIDE_BROMIDE, [14, 13, 2], ("azide at atom 14", "an alkyl bromide (atom 2)", "alkyl azide")),
+    # trimethylsilyl azide, a benzylic chloride kept
+    ("[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([CH2:12][Cl:13])[cH:7][cH:8]1.C[Si](C)(C)[N:9]=[N+:10]=[N-:11]>>[Cl:13][CH2:12]"
+     "[c:6]1[cH:5][cH:4][c:3](-[c:2]2[n:9][n:10][nH:11][n:1]2)[cH:8][cH:7]1", [9, 2, 12], ("an alkyl chloride",)),
+    # the azide ion opening an epoxide while a primary mesylate of the same molecule stays
+    ("[CH2:1]1[O:2][CH:3]1[CH2:4][CH2:5][O:6][S:7]([CH3:8])(=[O:9])=[O:10].[N-:11]=[N+:12]=[N-:13]>>[N-:13]=[N+:12]=[N:11]"
+     "[CH2:1][CH:3]([OH:2])[CH2:4][CH2:5][O:6][S:7]([CH3:8])(=[O:9])=[O:10]", [11, 1, 5], ("an alkyl sulfonate",)),
+])
+def test_azide_adding_elsewhere_beside_a_kept_alkyl_halide_is_flagged(mapped, atoms, words):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["electrophile_selectivity"] and flags[0]["atoms"] == atoms
+    assert all(w in flags[0]["reason"] for w in words), flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # a tetrazole from a nitrile with no alkyl halide
+    "[N:1]#[C:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1.[N-:9]=[N+:10]=[N-:11]>>[cH:4]1[cH:5][cH:6][cH:7][cH:8][c:3]1-[c:2]1"
+    "[n:9][n:10][nH:11][n:1]1",
+    # ... beside a tertiary alkyl chloride (no S_N2)
+    "[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([C:12]([CH3:13])([CH3:14])[Cl:15])[cH:7][cH:8]1.[N-:9]=[N+:10]=[N-:11]>>[Cl:15]"
+    "[C:12]([CH3:13])([CH3:14])[c:6]1[cH:5][cH:4][c:3](-[c:2]2[n:9][n:10][nH:11][n:1]2)[cH:8][cH:7]1",
+    # azide displacing the benzylic bromide while a benzylic chloride stays (the substitution is the step)
+    "Br[CH2:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][Cl:7])[cH:8][cH:9]1.[N-:10]=[N+:11]=[N-:12]>>[N-:12]=[N+:11]=[N:10][CH2:1]"
+    "[c:2]1[cH:3][cH:4][c:5]([CH2:6][Cl:7])[cH:8][cH:9]1",
+    # published (USPTO-50K): a click reaction of an organic azide that carries a mesylate
+    "[N:1]([CH2:2][CH2:3][O:4][S:5]([CH3:6])(=[O:7])=[O:8])=[N+:9]=[N-:10].[CH:11]#[C:12][CH3:13]>>[CH3:13][c:12]1[cH:11]"
+    "[n:1]([CH2:2][CH2:3][O:4][S:5]([CH3:6])(=[O:7])=[O:8])[n:9][n:10]1",
+])
+def test_azide_cases_that_run_as_drawn_are_not_flagged(mapped):
+    assert "electrophile_selectivity" not in codes(mapped)
+
+
+@pytest.mark.parametrize("smiles", [
+    "BrCc1ccc(-c2ccccc2-c2nn[nH]n2)cc1",  # irbesartan's and olmesartan's intermediate
+    "ClCc1ccc(-c2nnn[nH]2)cc1",
+    "BrC/C=C/c1nn[nH]n1",
+])
+def test_an_nh_tetrazole_beside_a_benzylic_or_allylic_halide_is_self_reactive(smiles):
+    assert "N-trityl tetrazole" in (self_reactive(smiles) or "")
+
+
+@pytest.mark.parametrize("smiles", [
+    "BrCc1ccc(-c2ccccc2-c2nnnn2C(c2ccccc2)(c2ccccc2)c2ccccc2)cc1",  # the N-trityl reagent (TTBB)
+    "Cc1ccc(-c2ccccc2-c2nn[nH]n2)cc1",
+    "BrCc1ccccc1.c1nn[nH]n1",  # two molecules
+    "N#Cc1ccccc1-c1ccc(CBr)cc1",
+    "BrCCCc1nn[nH]n1",  # a primary alkyl bromide, not benzylic or allylic
+])
+def test_a_protected_tetrazole_or_a_separate_halide_is_not_self_reactive(smiles):
+    assert self_reactive(smiles) is None
+
+
+def test_a_tetrazole_from_a_secondary_amide_beside_a_benzylic_chloride_is_not_flagged():
+    # published (PaRoutes n1-09118): the amide's imidoyl chloride, made in the same pot, takes the azide first
+    mapped = ("O=[C:6]([NH:2][CH3:1])[c:7]1[cH:8][cH:9][cH:10][c:11]([CH2:12][Cl:13])[cH:14]1.[N-:3]=[N+:4]=[N-:5]>>"
+              "[CH3:1][n:2]1[n:3][n:4][n:5][c:6]1-[c:7]1[cH:8][cH:9][cH:10][c:11]([CH2:12][Cl:13])[cH:14]1")
+    assert "electrophile_selectivity" not in codes(mapped)
+
+
+#: irbesartan's first route of 2026-12-07 once the azide case was flagged: the spiro-imidazolinone's N-H (an amide N-H
+#: with a second substituent) "reductively alkylated" by 4'-formylbiphenyl-2-yl tetrazole
+IRBESARTAN_AMIDE_ALDEHYDE = (
+    "[CH3:1][CH2:2][CH2:3][CH2:4][C:5]1=[N:6][C:7]2([CH2:8][CH2:9][CH2:10][CH2:11]2)[C:12](=[O:13])[NH:14]1.O=[CH:15][c:16]1"
+    "[cH:17][cH:18][c:19](-[c:20]2[cH:21][cH:22][cH:23][cH:24][c:25]2-[c:26]2[n:27][n:28][nH:29][n:30]2)[cH:31][cH:32]1>>"
+    "[CH3:1][CH2:2][CH2:3][CH2:4][C:5]1=[N:6][C:7]2([CH2:8][CH2:9][CH2:10][CH2:11]2)[C:12](=[O:13])[N:14]1[CH2:15][c:16]1"
+    "[cH:17][cH:18][c:19](-[c:20]2[cH:21][cH:22][cH:23][cH:24][c:25]2-[c:26]2[n:27][n:28][nH:29][n:30]2)[cH:31][cH:32]1"
+)
+
+
+@pytest.mark.parametrize("mapped, atoms", [
+    (IRBESARTAN_AMIDE_ALDEHYDE, [14, 15]),
+    # a lactam (2-pyrrolidinone) and benzaldehyde
+    ("O=[C:1]1[CH2:2][CH2:3][CH2:4][NH:5]1.O=[CH:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1>>O=[C:1]1[CH2:2][CH2:3][CH2:4]"
+     "[N:5]1[CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1", [5, 6]),
+])
+def test_a_secondary_amide_nh_reductively_alkylated_by_an_aldehyde_is_flagged(mapped, atoms):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["amide_reductive_amination"] and flags[0]["atoms"] == atoms
+    assert "aldehyde" in flags[0]["reason"] and "NH2" in flags[0]["reason"]
+
+
+def test_a_primary_amide_reductively_alkylated_by_an_aldehyde_is_not_flagged():
+    # the USPTO-50K records' kind (Et3SiH, TFA): benzamide's NH2 and benzaldehyde
+    mapped = ("[NH2:1][C:2](=[O:3])[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1.O=[CH:10][c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1"
+              ">>[c:4]1([C:2](=[O:3])[NH:1][CH2:10][c:11]2[cH:12][cH:13][cH:14][cH:15][cH:16]2)[cH:5][cH:6][cH:7][cH:8][cH:9]1")
+    assert "amide_reductive_amination" not in codes(mapped)
+
+
+@pytest.mark.parametrize("mapped", [
+    # a USPTO-50K record: an N-sulfonyl Pictet-Spengler closure with formaldehyde (the carbon bonds N and the arene)
+    "O=[CH2:1].[CH3:2][S:3](=[O:4])(=[O:5])[NH:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1>>[CH3:2][S:3]"
+    "(=[O:4])(=[O:5])[N:6]1[CH2:7][CH2:8][c:9]2[cH:10][cH:11][cH:12][cH:13][c:14]2[CH2:1]1",
+    # published (PaRoutes): formaldehyde bridging an amide N-H and an aryl amine to an imidazolidinone (an aminal ring)
+    "O=[CH2:1].[CH3:2][C:3](=[O:4])[NH:5][CH2:6][CH2:7][NH:8][c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1>>[CH3:2][C:3]"
+    "(=[O:4])[N:5]1[CH2:6][CH2:7][N:8]([c:9]2[cH:10][cH:11][cH:12][cH:13][cH:14]2)[CH2:1]1",
+])
+def test_an_aldehyde_bridging_an_amide_nh_and_another_atom_is_not_a_reductive_amination(mapped):
+    assert "amide_reductive_amination" not in codes(mapped)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from rdkit import Chem
-from rdkit.Chem import rdMolDescriptors
+from rdkit.Chem import rdCIPLabeler, rdMolDescriptors
 
 from molx_agent.chem.names import find_names_in_text, load_name_table, lookup_name, resolve_name
 
@@ -73,3 +73,28 @@ def test_name_for_smiles_reverse_lookup():
     assert name_for_smiles("OC(=O)c1ccccc1OC(C)=O") == "aspirin"
     assert name_for_smiles("CC(=O)Nc1ccc(O)cc1", "zh") == "对乙酰氨基酚"
     assert name_for_smiles("CCCCCCCCCCCCCCCCCC") is None and name_for_smiles("C1CC") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "labels"),
+    [
+        # CIP descriptors of the marketed single isomers, from their IUPAC names (recorded apart from the SMILES)
+        ("escitalopram", "S"), ("esomeprazole", "S"), ("linezolid", "S"), ("tenofovir", "R"), ("atomoxetine", "R"),
+        ("tamsulosin", "R"), ("apremilast", "S"), ("valaciclovir", "S"), ("linagliptin", "R"), ("vildagliptin", "S"),
+        ("montelukast", "R"), ("voriconazole", "RS"), ("moxifloxacin", "SS"), ("ramipril", "SSSSS"),
+        ("canagliflozin", "SRRSR"), ("ticagrelor", "SSRSRS"),
+    ],
+)
+def test_single_isomer_drugs_carry_their_configuration(name, labels):
+    mol = Chem.MolFromSmiles(resolve_name(name))
+    rdCIPLabeler.AssignCIPLabels(mol)
+    got = sorted(a.GetProp("_CIPCode") for a in mol.GetAtoms() if a.HasProp("_CIPCode"))
+    assert got == sorted(labels), name
+
+
+def test_a_drug_named_inside_a_longer_name_is_not_matched_for_it():
+    assert [n for n, _ in find_names_in_text("请为艾司奥美拉唑设计逆合成路线")] == ["esomeprazole"]
+    assert [n for n, _ in find_names_in_text("desloratadine, loratadine")] == ["desloratadine", "loratadine"]
+    assert [n for n, _ in find_names_in_text("艾司西酞普兰和西酞普兰")] == ["escitalopram", "citalopram"]
+    assert resolve_name("valacyclovir") == resolve_name("伐昔洛韦") == resolve_name("valaciclovir")
+    assert resolve_name("替米沙坦") == resolve_name("telmisartan")

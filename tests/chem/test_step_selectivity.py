@@ -274,3 +274,15 @@ def test_an_alkyl_amine_alkylated_beside_a_free_phenol_is_not_warned():
     found = step_selectivity(["CC(C)NC[C@H](O)COc1ccc(O)cc1", "CCCCBr"], "CCCCOc1ccc(OC[C@@H](O)CNC(C)C)cc1",
                              "Williamson Ether Synthesis")
     assert codes(found) == {("incompatible_group", ("secondary_amine",))}
+
+
+def test_a_curtius_rearrangement_beside_a_free_amine_is_an_incompatible_group():
+    # praziquantel's first route of 2026-12-07: the beta-amino acid's Curtius with its ring NH free (the isocyanate
+    # adds that amine: a cyclic urea)
+    name = "Curtius Rearrangement to Boc-Amine (DPPA, tBuOH)"
+    found = step_selectivity(["CC(C)(C)O", "O=C(O)CC1NCCc2ccccc21"], "CC(C)(C)OC(=O)NCC1NCCc2ccccc21", name)
+    assert codes(found) == {("incompatible_group", ("secondary_amine",))}
+    assert "curtius" in found[0]["reason"]
+    # the amine protected: clean
+    assert step_selectivity(["CC(C)(C)O", "O=C(O)CC1N(C(=O)OCc3ccccc3)CCc2ccccc21"],
+                            "CC(C)(C)OC(=O)NCC1N(C(=O)OCc3ccccc3)CCc2ccccc21", name) == []
