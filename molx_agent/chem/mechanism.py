@@ -140,9 +140,8 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   partner, and a step that displaces such a halide itself (a Hantzsch thiazole from 1,3-dichloroacetone).
   Also an azide source (the azide ion, hydrazoic acid, a silyl or stannyl azide) adding to a nitrile or alkyne or
   opening an epoxide while a primary or secondary alkyl chloride, bromide, iodide or sulfonate of the reactants keeps
-  its bond:
-  azide displaces such a halide (S_N2, at room temperature in DMF) long before it adds to a nitrile (a tetrazole needs
-  100-130 C). Example: a sartan's 5-aryltetrazole "from" 4'-(bromomethyl)biphenyl-2-carbonitrile and sodium azide
+  its bond: azide displaces such a halide (S_N2, at room temperature in DMF) long before it adds to a nitrile (a
+  tetrazole needs 100-130 C). Example: a sartan's 5-aryltetrazole "from" 4'-(bromomethyl)biphenyl-2-carbonitrile and sodium azide
   with the benzylic bromide kept (the benzyl azide forms; the published routes N-alkylate with the bromide first and
   build the tetrazole last, or use the trityl-protected tetrazole). An organic azide in a cycloaddition (a click
   reaction), a step that displaces a halide with azide itself, and a 1-substituted tetrazole from a secondary amide
