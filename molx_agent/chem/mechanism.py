@@ -2065,28 +2065,33 @@ _SN2_LEAVING = (_smarts("[CX4;!$(C([Cl,Br,I])[Cl,Br,I,F]);!$(C([#6])([#6])([#6])
                 _smarts("[CX4;!$(C([#6])([#6])([#6])O)][OX2]S(=O)(=O)[#6,F]"))
 
 
+def _mapped_bonds(mol: Chem.Mol) -> set[frozenset[int]]:
+    """Every bond of ``mol`` as the pair of its atoms' map numbers."""
+    return {frozenset((bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()))
+            for bond in mol.GetBonds()}
+
+
 def _azide_beside_kept_halides(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
                                new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
     """(azide nitrogen map, its new partner's map, kept carbon's map, leaving group's element) when an azide source's
     nitrogen (:data:`_AZIDE_SOURCE`) adds to a nitrile's or alkyne's carbon or opens an epoxide (a three-membered
     ring's carbon; not an amide activated in situ as its imidoyl chloride, nor an acyl chloride, which react faster
-    than an alkyl halide) while a primary or secondary alkyl halide or sulfonate of the
-    reactants (:data:`_SN2_LEAVING`) keeps its bond in the product; empty when the step displaces such a group itself
-    (one halide chosen over another: ``halide_selectivity``'s business)."""
+    than an alkyl halide) while a primary or secondary alkyl halide or sulfonate of the reactants
+    (:data:`_SN2_LEAVING`) keeps its bond in the product; empty when the step displaces such a group itself (one
+    halide chosen over another: ``halide_selectivity``'s business)."""
     azide = {idx for match in reactants.GetSubstructMatches(_AZIDE_SOURCE) for idx in match}
     if not azide:
         return []
-    pbonds = {frozenset((bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()))
-              for bond in product.GetBonds()}
     leaving: dict[int, tuple[int, int, str]] = {}  # carbon index -> (carbon map, leaving map, element)
     for pat in _SN2_LEAVING:
         for c, x, *_ in reactants.GetSubstructMatches(pat):
             atom_c, atom_x = reactants.GetAtomWithIdx(c), reactants.GetAtomWithIdx(x)
             leaving[c] = (atom_c.GetAtomMapNum(), atom_x.GetAtomMapNum(),
                           atom_x.GetSymbol() if atom_x.GetAtomicNum() != 8 else "sulfonate")
-    if not leaving:
+    pbonds = _mapped_bonds(product) if leaving else set()
+    kept = next(((mc, sym) for mc, mx, sym in leaving.values() if mc and mx and frozenset((mc, mx)) in pbonds), None)
+    if kept is None:
         return []
-    out: list[tuple[int, int, int, str]] = []
     for x, y in new:
         for n, e in ((x, y), (y, x)):
             n_react, e_react = rmap[n.GetAtomMapNum()], rmap[e.GetAtomMapNum()]
@@ -2096,12 +2101,8 @@ def _azide_beside_kept_halides(reactants: Chem.Mol, product: Chem.Mol, rmap: dic
                 return []  # azide displaces a leaving group here: the substitution is the step
             if not (e_react.IsInRingSize(3) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in e_react.GetBonds())):
                 continue  # not a nitrile, alkyne or epoxide: an amide's imidoyl chloride or an acyl chloride is faster
-            kept = next(((mc, sym) for mc, mx, sym in leaving.values()
-                         if mc and mx and frozenset((mc, mx)) in pbonds), None)
-            if kept is not None:
-                out.append((n.GetAtomMapNum(), e.GetAtomMapNum(), kept[0], kept[1]))
-                return out
-    return out
+            return [(n.GetAtomMapNum(), e.GetAtomMapNum(), kept[0], kept[1])]
+    return []
 
 
 def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
@@ -2111,8 +2112,7 @@ def _alpha_halo_carbonyls_kept(reactants: Chem.Mol, product: Chem.Mol,
     bond the product keeps (whether or not its carbonyl reacts); none when the step displaces the halide of one (a
     Hantzsch thiazole from 1,3-dichloroacetone keeps the other chloride: the fast reaction is the one drawn)."""
     out: list[tuple[int, int, int]] = []
-    pbonds = {frozenset((bond.GetBeginAtom().GetAtomMapNum(), bond.GetEndAtom().GetAtomMapNum()))
-              for bond in product.GetBonds()}
+    pbonds = _mapped_bonds(product)
     seen: set[int] = set()
     for pat in _ALPHA_HALO_CARBONYLS:
         for x, c, k, *_ in reactants.GetSubstructMatches(pat):
