@@ -188,13 +188,16 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   ether's phenyls). The group is put on after the substitution.
 - ``unprotected_amino_acid``: a carboxylic acid or carboxylate (a coupling reagent activates it) acylates an amine of
   another precursor while its own molecule keeps a free primary alkyl amine on a carbon that carries a hydrogen (an
-  alpha-, beta- or any amino acid): activated, the acid acylates that amine as well, and the amino acid couples with
-  itself. Peptide and penicillin chemistry couples the Boc, Cbz or Fmoc derivative (or the Dane salt, the acid
-  chloride hydrochloride, an enzyme with the amino ester), then deprotects. Example: ampicillin "from" 6-APA and free
+  alpha-, beta- or any amino acid), or a free N-methyl amine on an unbranched CH2 (sarcosine): activated, the acid
+  acylates that amine as well, and the amino acid couples with itself (sarcosine to its diketopiperazine). Peptide
+  and penicillin chemistry couples the Boc, Cbz or Fmoc derivative (or the Dane salt, the acid chloride
+  hydrochloride, an enzyme with the amino ester), then deprotects. Example: ampicillin "from" 6-APA and free
   D-phenylglycine with a coupling reagent. Spared: an amine on a quaternary carbon (hindered), an acid chloride or
   ester partner, a ring closure. On 4 of the 50,085 recorded USPTO-50K reactions (records that omit the protecting
   group the patent used: beta-alanine, glycine, glutamic acid and an aminomethylphenylthioacetic acid coupled free)
-  and on none of the 31,125 ref-lin-600 and PaRoutes reference steps.
+  and on none of the 31,125 ref-lin-600 and PaRoutes reference steps; the N-methyl case on none of either (tadalafil
+  "from" free sarcosine and the Pictet-Spengler ester; the published route acylates with chloroacetyl chloride and
+  closes the ring with methylamine).
 - ``competing_site``: an amine or alcohol N-H/O-H (a primary or secondary alkyl amine, a primary or secondary
   alcohol, a phenol) bonds to a partner from another molecule while its molecule keeps, unchanged, another group of
   the same kind on the same kind of carbon, which the partner attacks as readily: forward, a mixture (both, or the
@@ -234,6 +237,18 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   metalation (veratrole's C3 lithiated and alkylated by 1,6-dibromohexane, a published step) are spared. It fires
   on 1 of the 50,085 USPTO-50K reactions (benzene "alkylated" by 6-bromohexanenitrile) and on none of the 31,125
   published route steps.
+- ``benzylic_halogenation``: a benzylic C-H of one precursor made a C-Cl, C-Br or C-I (a Wohl-Ziegler bromination
+  with NBS, a chlorination with NCS or SO2Cl2, the halogen itself) while its molecule keeps a free aryl amine
+  (an NH2 or NH-alkyl on an aromatic carbon, not acylated or sulfonylated) whose ring has a C-H ortho or para to it
+  (any ring C-H of a five-membered ring), or a free primary or secondary alkyl amine. The halogenating agent
+  substitutes the amine's ring (an electrophilic substitution, fast at room temperature) or halogenates and oxidises
+  the alkyl amine's nitrogen before the radical chain takes the benzylic hydrogen. Example: abemaciclib's side chain
+  "from" 2-amino-5-methylpyridine and NBS (which gives 2-amino-3-bromo-5-methylpyridine; the published routes
+  reductively aminate 6-aminonicotinaldehyde or build the amine from the 2-halopyridine). A diaryl amine, an
+  amide, carbamate or sulfonamide N-H, an ammonium salt and a phenol are not flagged (one published PaRoutes step
+  brominates the methyl of a 2-(benzotriazolyl)phenol). None of the 50,085 USPTO-50K reactions (164 benzylic C-H
+  halogenations; one keeps a 2-aminopyrimidine whose ring carbons are all substituted) and none of the 31,125
+  published route steps (220) is flagged.
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -303,8 +318,8 @@ MECHANISM_TEXT = {
     "competing_site": "the {kind} at {reacting} reacts while its molecule keeps another {kind} ({kept}) that the "
                       "partner attacks as readily: forward, a mixture unless one of them is protected (or a symmetric "
                       "diamine or diol is used in excess)",
-    "unprotected_amino_acid": "the acid ({acid}) is activated while its molecule keeps a free primary amine "
-                              "({amine}): the activated acid acylates that amine as well and the amino acid couples "
+    "unprotected_amino_acid": "the acid ({acid}) is activated while its molecule keeps a free primary or N-methyl "
+                              "amine ({amine}): the activated acid acylates that amine as well and the amino acid couples "
                               "with itself; couple its Boc, Cbz or Fmoc derivative (or its Dane salt or acid chloride "
                               "hydrochloride) and deprotect after",
     "arene_hydroxylation": "the step puts the oxygen of {source} on an aromatic C-H ({atom}): a peroxide alone "
@@ -365,6 +380,10 @@ MECHANISM_TEXT = {
                                  "Friedel-Crafts acylation and a reduction of the ketone (Wolff-Kishner, Clemmensen "
                                  "or Et3SiH/TFA), or by coupling the aryl halide with the alkyl group (Kumada, "
                                  "Negishi, or Suzuki with an alkylborane)",
+    "benzylic_halogenation": "the step halogenates the benzylic C-H at {atom} while its molecule keeps {amine}: "
+                             "{why}; protect the amine (as its acetamide, Boc carbamate or phthalimide) before the "
+                             "halogenation, or make the "
+                             "halomethyl group from the alcohol (SOCl2, PBr3, an Appel reaction) or the aldehyde",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1087,14 +1106,21 @@ def _peroxide_source(mol: Chem.Mol, oxygen: Chem.Atom) -> str | None:
 #: A free primary alkyl amine on a carbon that carries a hydrogen: not an amide, sulfonamide, aniline, hydrazine,
 #: hydroxylamine or an amine on a quaternary carbon.
 _FREE_PRIMARY_ALKYL_AMINE = Chem.MolFromSmarts("[NX3;H2;+0;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a)]-[CX4;!H0]")
+#: A free N-methyl amine whose other carbon is an unbranched CH2 (sarcosine's NH): as unhindered as a primary amine.
+#: A more substituted secondary amine is left out: USPTO-50K records 59 couplings of acids that keep one free (hindered
+#: N-methyl amino acids of hemiasterlin analogues, piperidine acids condensed in polyphosphoric acid).
+_FREE_N_METHYL_AMINE = Chem.MolFromSmarts(
+    "[NX3;H1;+0;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a);$(N[CH3])]-[CH2X4]")
 
 
 def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
                             new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
     """(acid carbon, nucleophile nitrogen, kept amine nitrogen) map numbers of each amidation whose free acid keeps a
-    free primary alkyl amine in its own molecule (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
+    free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own molecule
+    (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
     hits: list[tuple[int, int, int]] = []
-    amines = reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE)
+    amines = (*reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE),
+              *reactants.GetSubstructMatches(_FREE_N_METHYL_AMINE))
     if not amines:
         return hits
     for x, y in new:
@@ -1610,6 +1636,83 @@ def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Che
                 beta.GetTotalNumHs() and any(n.GetAtomicNum() in (7, 8, 16) for n in beta.GetNeighbors())):
             continue  # an ethyl halide, or no second carbon nor H beside O, N or S: no more stable cation to shift to
         out.append((c.GetAtomMapNum(), e_react.GetAtomMapNum(), beta.GetAtomMapNum()))
+    return out
+
+
+#: A free aryl amine: an NH2, or an NH bonded to an sp3 carbon, on an aromatic carbon (no acyl, sulfonyl, imine,
+#: cyano or heteroatom partner; a diaryl amine's N-H is not matched).
+_FREE_ARYL_AMINE = Chem.MolFromSmarts("[NX3;+0;!a;H2,$([NH1]-[CX4]);!$(N-[#6]=,#[!#6]);!$(N-[!#6;!#1])]-[c,n]")
+#: A free primary or secondary alkyl amine: an sp3 nitrogen with one or two hydrogens and only sp3 carbon partners
+#: (no aryl, vinyl, acyl, imine or heteroatom partner).
+_FREE_ALKYL_AMINE = Chem.MolFromSmarts("[NX3;+0;!a;H2,H1;!$(N-a);!$(N-[!#6;!#1]);!$(N-[#6]=,#[*])]")
+_BENZYLIC_HALOGENATION_WHY = {
+    "aryl amine": "N-bromo- and N-chlorosuccinimide and the halogens substitute the ring of a free aniline or "
+                  "aminoazine ortho or para to the amino group (an electrophilic substitution, fast at room "
+                  "temperature and in the dark) far faster than the radical chain takes a benzylic hydrogen "
+                  "(2-amino-5-methylpyridine and NBS give 2-amino-3-bromo-5-methylpyridine)",
+    "alkyl amine": "NBS, NCS and the halogens N-halogenate a free alkyl amine (and oxidise it to the imine) before "
+                   "the radical chain takes a benzylic hydrogen, and the amine would alkylate the benzylic halide "
+                   "the step makes",
+}
+
+
+def _amine_ring_open(mol: Chem.Mol, ring_atom: Chem.Atom) -> bool:
+    """Whether a ring that holds ``ring_atom`` (an amine's aromatic carbon) has an aromatic C-H ortho or para to it
+    (six-membered ring), or any aromatic C-H (five-membered ring): a site an electrophilic halogenation takes."""
+    idx = ring_atom.GetIdx()
+    for ring in mol.GetRingInfo().AtomRings():
+        if idx not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        pos = ring.index(idx)
+        n = len(ring)
+        offsets = (1, n - 1, 3) if n == 6 else tuple(range(1, n))
+        for off in offsets:
+            atom = mol.GetAtomWithIdx(ring[(pos + off) % n])
+            if atom.GetAtomicNum() == 6 and atom.GetTotalNumHs():
+                return True
+    return False
+
+
+def _benzylic_halogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom],
+                            pmap: dict[int, Chem.Atom], new: list[tuple[Chem.Atom, Chem.Atom]]
+                            ) -> list[tuple[int, int, int, str]]:
+    """(benzylic carbon, halogen, amine nitrogen map numbers, kind) of each new bond from a chlorine, bromine or
+    iodine of one precursor to a benzylic sp3 carbon of another that loses a hydrogen and had no heteroatom or
+    halogen (a C-H halogenation, not a substitution), while the carbon's molecule keeps a free amine the
+    halogenating agent attacks first: an aryl amine (:data:`_FREE_ARYL_AMINE`) whose ring has an open ortho or para
+    carbon (:func:`_amine_ring_open`), or an alkyl amine (:data:`_FREE_ALKYL_AMINE`); kind ``aryl amine`` or
+    ``alkyl amine``. The amine keeps its hydrogens in the product (it is not the step's other reacting group)."""
+    out: list[tuple[int, int, int, str]] = []
+    for x, y in new:
+        for c, h in ((x, y), (y, x)):
+            if c.GetAtomicNum() != 6 or h.GetAtomicNum() not in _HALOGENS:
+                continue
+            c_react, h_react = rmap[c.GetAtomMapNum()], rmap[h.GetAtomMapNum()]
+            if c_react.GetIsAromatic() or c_react.GetHybridization() != Chem.HybridizationType.SP3 \
+                    or c_react.GetTotalNumHs() <= c.GetTotalNumHs() \
+                    or not any(nb.GetIsAromatic() for nb in c_react.GetNeighbors()) \
+                    or any(nb.GetAtomicNum() != 6 for nb in c_react.GetNeighbors()) \
+                    or _same_fragment(reactants, c_react, h_react):
+                continue
+            fragment = set(_fragment_of(reactants, c_react.GetIdx()))
+            hit = None
+            for match in reactants.GetSubstructMatches(_FREE_ARYL_AMINE):
+                n_react = reactants.GetAtomWithIdx(match[0])
+                n_prod = pmap.get(n_react.GetAtomMapNum())
+                if match[0] in fragment and n_prod is not None and n_prod.GetTotalNumHs() == n_react.GetTotalNumHs() \
+                        and _amine_ring_open(reactants, reactants.GetAtomWithIdx(match[1])):
+                    hit = (n_react.GetAtomMapNum(), "aryl amine")
+                    break
+            if hit is None:
+                for match in reactants.GetSubstructMatches(_FREE_ALKYL_AMINE):
+                    n_react = reactants.GetAtomWithIdx(match[0])
+                    n_prod = pmap.get(n_react.GetAtomMapNum())
+                    if match[0] in fragment and n_prod is not None \
+                            and n_prod.GetTotalNumHs() == n_react.GetTotalNumHs():
+                        hit = (n_react.GetAtomMapNum(), "alkyl amine")
+                        break
+            if hit is not None:
+                out.append((c.GetAtomMapNum(), h.GetAtomMapNum(), *hit))
     return out
 
 
@@ -3198,6 +3301,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["carbocation_rearrangement"].format(
                         atom=f"atom {mc} of {_marked(reactants, [mc])}",
                         carbon=f"atom {me} of {_marked(reactants, [me])}", beta=f"atom {mb}" if mb else "its neighbour")})
+    for mc, mh, mn, kind in _benzylic_halogenations(reactants, product, rmap, pmap, new) if new else ():
+        out.append({"code": "benzylic_halogenation", "atoms": [mc, mh, mn],
+                    "reason": MECHANISM_TEXT["benzylic_halogenation"].format(
+                        atom=f"atom {mc} of {_marked(reactants, [mc, mn])}",
+                        amine=f"a free {kind} (atom {mn})", why=_BENZYLIC_HALOGENATION_WHY[kind])})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

@@ -22,6 +22,13 @@ def test_the_new_set_is_forty_more_drugs_of_the_name_table(benchmark_script):
     assert all(lookup_name(name) is not None for name in dr.drug_names("new"))
 
 
+def test_the_rest_set_is_forty_drugs_of_the_name_table_no_other_set_holds(benchmark_script):
+    dr = benchmark_script("drug_routes")
+    assert len(dr.REST_DRUGS) == len(set(dr.REST_DRUGS)) == 40 and not set(dr.REST_DRUGS) & set(dr.drug_names("every"))
+    assert dr.drug_names("rest") == list(dr.REST_DRUGS)
+    assert all(lookup_name(name) is not None for name in dr.drug_names("rest"))
+
+
 @pytest.mark.parametrize("spec", ["aspirin,no such drug", " , "])
 def test_an_unknown_or_empty_drug_list_is_refused_before_any_search(spec, capsys, benchmark_script):
     dr = benchmark_script("drug_routes")

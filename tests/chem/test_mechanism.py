@@ -2051,6 +2051,24 @@ def test_a_free_amino_acid_activated_at_its_acid_is_flagged_but_its_boc_derivati
     assert step_mechanism(lactam) == []
 
 
+#: Tadalafil's first route of 2026-12-07: free sarcosine coupled with the Pictet-Spengler amine (drawn here on
+#: piperidine).
+SARCOSINE_COUPLING = ("[CH3:1][NH:2][CH2:3][C:4](=[O:5])[OH:6].[NH:7]1[CH2:8][CH2:9][CH2:10][CH2:11][CH2:12]1>>"
+                      "[CH3:1][NH:2][CH2:3][C:4](=[O:5])[N:7]1[CH2:8][CH2:9][CH2:10][CH2:11][CH2:12]1")
+
+
+def test_free_sarcosine_activated_at_its_acid_is_an_unprotected_amino_acid_but_hindered_n_methyl_acids_are_not():
+    flags = step_mechanism(SARCOSINE_COUPLING)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("unprotected_amino_acid", [4, 7, 2])]
+    assert "free primary or N-methyl amine (atom 2)" in flags[0]["reason"]
+    # Boc-sarcosine; an N-methyl amine on a branched carbon (the hemiasterlin acids USPTO-50K records coupling free);
+    # an N,N-dimethyl amine (no N-H)
+    assert step_mechanism(SARCOSINE_COUPLING.replace("[NH:2]", "[N:2](C(=O)OC(C)(C)C)")) == []
+    hindered = SARCOSINE_COUPLING.replace("[CH2:3]", "[CH:3](C(C)(C)c1ccccc1)")
+    assert step_mechanism(hindered) == []
+    assert step_mechanism(SARCOSINE_COUPLING.replace("[NH:2]", "[N:2](C)")) == []
+
+
 # ibuprofen's first route of 2026-12-06: 4-bromophenylacetic acid alpha-methylated by MeI, then its ester
 _ARYLACETIC = "[CH2:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
 _ARYLPROPIONIC = "[CH3:1][CH:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
@@ -2382,3 +2400,58 @@ def test_a_primary_amide_reductively_alkylated_by_an_aldehyde_is_not_flagged():
 ])
 def test_an_aldehyde_bridging_an_amide_nh_and_another_atom_is_not_a_reductive_amination(mapped):
     assert "amide_reductive_amination" not in codes(mapped)
+
+
+#: Abemaciclib's side chain as the search once drew it: 2-amino-5-methylpyridine brominated at its methyl by NBS
+#: (NBS brominates the ring at C3, ortho to the free amino group, first).
+AMINOPYRIDINE_WOHL_ZIEGLER = ("[CH3:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[n:7][cH:8]1.O=C1CCC(=O)N1[Br:9]>>"
+                              "[Br:9][CH2:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[n:7][cH:8]1")
+
+
+def test_a_benzylic_bromination_beside_a_free_aminopyridine_is_a_benzylic_halogenation():
+    assert_one_flag(AMINOPYRIDINE_WOHL_ZIEGLER, "benzylic_halogenation", [1, 9, 6],
+                    ("free aryl amine (atom 6)", "2-amino-3-bromo-5-methylpyridine", "protect the amine"))
+    # a free aniline with NCS, an N-methyl aniline, a free piperidine N-H (N-halogenation)
+    aniline = ("[CH3:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[cH:7][cH:8]1.O=C1CCC(=O)N1[Cl:9]>>"
+               "[Cl:9][CH2:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[cH:7][cH:8]1")
+    assert codes(aniline) == ["benzylic_halogenation"]
+    assert codes(aniline.replace("[NH2:6]", "[NH:6]C")) == ["benzylic_halogenation"]
+    piperidine = ("[CH3:1][c:2]1[cH:3][cH:4][c:5]([CH:10]2[CH2:11][CH2:12][NH:6][CH2:13][CH2:14]2)[cH:7][cH:8]1."
+                  "Br[Br:9]>>[Br:9][CH2:1][c:2]1[cH:3][cH:4][c:5]([CH:10]2[CH2:11][CH2:12][NH:6][CH2:13][CH2:14]2)"
+                  "[cH:7][cH:8]1")
+    flags = step_mechanism(piperidine)
+    assert [f["code"] for f in flags] == ["benzylic_halogenation"] and "free alkyl amine" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the amine protected (acetamide, Boc), or an ammonium salt
+    AMINOPYRIDINE_WOHL_ZIEGLER.replace("[NH2:6]", "[NH:6]C(C)=O"),
+    AMINOPYRIDINE_WOHL_ZIEGLER.replace("[NH2:6]", "[NH:6]C(=O)OC(C)(C)C"),
+    AMINOPYRIDINE_WOHL_ZIEGLER.replace("[NH2:6]", "[NH3+:6]"),
+    # a 2-aminopyrimidine whose ring carbons are all substituted (a recorded USPTO-50K bromination of its furan's
+    # methyl)
+    "[CH3:1][c:2]1[cH:3][cH:4][c:5](-[c:10]2[n:11][c:12]([NH2:13])[n:14][c:15](SC)[c:16]2C#N)[o:17]1."
+    "O=C1CCC(=O)N1[Br:9]>>[Br:9][CH2:1][c:2]1[cH:3][cH:4][c:5](-[c:10]2[n:11][c:12]([NH2:13])[n:14][c:15](SC)"
+    "[c:16]2C#N)[o:17]1",
+    # a diaryl amine (a published PaRoutes step) and a phenol (a published step with bromine)
+    "[CH3:1][c:2]1[cH:3][c:4](Br)[n:5][c:6]([NH:7][c:8]2[cH:10][c:11](C(F)(F)F)[cH:12][cH:13][n:14]2)[cH:15]1."
+    "O=C1CCC(=O)N1[Br:9]>>[Br:9][CH2:1][c:2]1[cH:3][c:4](Br)[n:5][c:6]([NH:7][c:8]2[cH:10][c:11](C(F)(F)F)[cH:12]"
+    "[cH:13][n:14]2)[cH:15]1",
+    "[CH3:1][c:2]1[cH:3][cH:4][c:5]([OH:6])[cH:7][cH:8]1.BrBr>>Br[CH2:1][c:2]1[cH:3][cH:4][c:5]([OH:6])[cH:7][cH:8]1",
+    # the amine in another molecule; a benzylic alcohol turned into the bromide (a substitution, not a C-H)
+    "[CH3:1][c:2]1[cH:3][cH:4][cH:5][cH:7][cH:8]1.O=C1CCC(=O)N1[Br:9].Nc1ccccc1>>"
+    "[Br:9][CH2:1][c:2]1[cH:3][cH:4][cH:5][cH:7][cH:8]1",
+    "O[CH2:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[n:7][cH:8]1.Br[P:10](Br)Br>>"
+    "Br[CH2:1][c:2]1[cH:3][cH:4][c:5]([NH2:6])[n:7][cH:8]1",
+])
+def test_protected_or_blocked_amines_and_substitutions_are_no_benzylic_halogenation(mapped):
+    assert "benzylic_halogenation" not in codes(mapped)
+
+
+def test_a_benzylic_halogenation_ranks_a_route_with_the_mechanism_flags():
+    from molx_agent.retro.judge import IMPLAUSIBLE_MECHANISM_ISSUES, ISSUE_TEXT
+    from molx_agent.retro.search_routes import issue_summary_zh
+
+    assert "benzylic_halogenation" in IMPLAUSIBLE_MECHANISM_ISSUES
+    assert ISSUE_TEXT["benzylic_halogenation"].startswith("selectivity: ")
+    assert "苄位" in issue_summary_zh("benzylic_halogenation")
