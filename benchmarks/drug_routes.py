@@ -52,8 +52,15 @@ REST_DRUGS = ("piroxicam", "meloxicam", "sitagliptin", "empagliflozin", "atorvas
               "lansoprazole", "metoclopramide", "ondansetron", "loperamide", "loratadine", "cetirizine", "sertraline",
               "paroxetine", "vortioxetine", "mirtazapine", "risperidone", "quetiapine", "aripiprazole", "donepezil",
               "lamotrigine", "sumatriptan", "zolpidem", "ciprofloxacin", "efavirenz", "febuxostat")
+#: And forty more of the table, read the same day: ``--drugs other``.
+OTHER_DRUGS = ("caffeine", "theophylline", "nicotine", "crizotinib", "methotrexate", "diltiazem", "amiodarone",
+               "captopril", "enalapril", "acetazolamide", "ranitidine", "famotidine", "cimetidine", "citalopram",
+               "duloxetine", "amitriptyline", "imipramine", "alprazolam", "lorazepam", "clozapine", "chlorpromazine",
+               "carbamazepine", "phenytoin", "gabapentin", "pregabalin", "levetiracetam", "memantine", "riluzole",
+               "methylphenidate", "modafinil", "baclofen", "procaine", "ketamine", "metronidazole", "levofloxacin",
+               "sulfamethoxazole", "trimethoprim", "fluconazole", "nevirapine", "chloroquine")
 DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS, "new": NEW_DRUGS, "every": DRUGS + MORE_DRUGS + NEW_DRUGS,
-             "rest": REST_DRUGS}
+             "rest": REST_DRUGS, "other": OTHER_DRUGS}
 
 
 def _route_view(graph: Any) -> dict[str, Any]:
@@ -126,8 +133,8 @@ def markdown(records: list[dict[str, Any]]) -> str:
 
 
 def drug_names(spec: str) -> list[str]:
-    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``, ``new``, ``every``, ``rest``) or
-    comma-separated names."""
+    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``, ``new``, ``every``, ``rest``, ``other``)
+    or comma-separated names."""
     return list(DRUG_SETS.get(spec.strip()) or [name.strip() for name in spec.split(",") if name.strip()])
 
 
@@ -148,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--drugs", default=",".join(DRUGS),
                     help="comma-separated names from the packaged name table, or 'more' (forty more), 'all' (sixty), "
-                         "'new' (the forty added on 2026-12-07), 'every' (all hundred) or 'rest' (forty more of "
-                         "the table)")
+                         "'new' (the forty added on 2026-12-07), 'every' (all hundred), 'rest' or 'other' (forty "
+                         "more of the table each)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")

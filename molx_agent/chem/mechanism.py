@@ -3358,13 +3358,14 @@ def _ipso_leaving(atom: Chem.Atom) -> bool:
     return atom.GetAtomicNum() in _IPSO_LEAVING or _sulfonate_oxygen(atom)
 
 
-def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.Atom) -> bool:
+def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.Atom, swap: bool = False) -> bool:
     """Whether every atom of the product's fused ring system through ``carbon`` keeps its mapped neighbours in the
     step (``rmap``: the reactants' atoms by map number; no substitution on those rings: a halogen there directed or
     blocked nothing the step did).  Another ring carbon whose leaving group (:func:`_ipso_leaving`) the step replaces
     (a cross-coupling at a second halide, an S_N_Ar) counts as unchanged: the reaction went where that leaving group
     was, so the carried halogen blocked or directed nothing (naproxen's first route of 2026-12-06: a Negishi coupling
-    at the 6-bromide of 1,6-dibromo-2-methoxynaphthalene, the 1-bromide carried to the last step and removed)."""
+    at the 6-bromide of 1,6-dibromo-2-methoxynaphthalene, the 1-bromide carried to the last step and removed).  With
+    ``swap``, ``carbon`` itself may trade one neighbour for another (a Sandmeyer reaction at that carbon)."""
     for idx in _ring_system(product, carbon.GetIdx()):
         atom = product.GetAtomWithIdx(idx)
         m = atom.GetAtomMapNum()
@@ -3374,7 +3375,12 @@ def _ring_unchanged(rmap: dict[int, Chem.Atom], product: Chem.Mol, carbon: Chem.
         after = {nb.GetAtomMapNum() for nb in atom.GetNeighbors()}
         if 0 in before or 0 in after:
             return False
-        if before != after and (idx == carbon.GetIdx() or not _ipso_substitution(rmap[m], before, after)):
+        if before == after:
+            continue
+        if idx == carbon.GetIdx():
+            if not (swap and len(before - after) == 1 and len(after - before) == 1):
+                return False
+        elif not _ipso_substitution(rmap[m], before, after):
             return False
     return True
 
@@ -3452,21 +3458,48 @@ def carried_groups(steps: list[tuple[str, list[str], str]]) -> list[dict[str, An
                 continue  # an alcohol, ester or ketone carbon reduced: functional-group work, not a removed group
             hit = _trace_to_leaf(reactants, removed.GetIdx(), rmap[mc].GetIdx(), sides, made)
             if hit is not None:
-                out.append({"step": i, "group": _CARRIED_NAME[removed.GetAtomicNum()], "leaf": hit[0],
-                            "carried": hit[1]})
+                out.append({"step": i, "group": _CARRIED_NAME.get(hit[2], _CARRIED_NAME[removed.GetAtomicNum()]),
+                            "leaf": hit[0], "carried": hit[1]})
     return out
 
 
+def _replaced_group(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
+    """The one nitrogen, oxygen or halogen neighbour that carbon ``c_react`` loses in a step that bonds another group
+    to it (``c_prod``: the carbon in the product), as a Sandmeyer reaction replaces an aniline's nitrogen or a
+    halogen exchange another halogen; ``None`` when it loses none, or more than one neighbour."""
+    after = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors()}
+    lost = [nb for nb in c_react.GetNeighbors() if nb.GetAtomMapNum() not in after]
+    if len(lost) != 1 or lost[0].GetAtomicNum() not in _CARRIED_NAME:
+        return None
+    return lost[0]
+
+
+def _bonded_elsewhere(x_react: Chem.Atom, x_prod: Chem.Atom) -> bool:
+    """Whether group atom ``x_prod`` has a heavy neighbour in the product that ``x_react`` did not have (the group
+    was acylated, sulfonylated, alkylated or coupled: it was used), rather than only losing neighbours or gaining
+    hydrogens (a nitro group reduced to the amine, a methyl ether cleaved)."""
+    before = {nb.GetAtomMapNum() for nb in x_react.GetNeighbors()}
+    return any(nb.GetAtomMapNum() not in before or not nb.GetAtomMapNum() for nb in x_prod.GetNeighbors())
+
+
 def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem.Mol, Chem.Mol] | None],
-                   made: dict[str, int]) -> tuple[str, int] | None:
-    """(the starting material's SMILES, steps carried) when the atom at ``x_idx`` of ``mol`` (a step's reactant side),
-    on the carbon at ``c_idx``, came unchanged from a starting material through at least one step (see
-    :func:`carried_groups`)."""
+                   made: dict[str, int]) -> tuple[str, int, int] | None:
+    """(the starting material's SMILES, steps carried, the atomic number of its group's first atom) when the atom at
+    ``x_idx`` of ``mol`` (a step's reactant side), on the carbon at ``c_idx``, came from a starting material through
+    at least one step without being used (see :func:`carried_groups`).  Steps that only interconvert the group at
+    its carbon (a nitro group reduced to the amine, that amine replaced by a halogen in a Sandmeyer reaction) are
+    followed too, so long as nothing else on the group's ring changes, when one of them replaced the group on its
+    carbon: riluzole's first route of 2026-12-07 reduced the nitro group of its starting material, replaced the amine
+    by chlorine and removed the chlorine.  A group only reduced or cleaved before its removal (a nitro group reduced
+    and the amine removed: two published PaRoutes n1 routes do that) is not reported."""
     carried = 0
+    changed = swapped = False
     for _ in range(len(sides)):  # a route has no cycle; the bound only guards against a malformed one
         smiles, maker, hit = _in_maker(mol, x_idx, c_idx, sides, made)
         if maker is None:
-            return (smiles, carried) if carried and smiles else None
+            if not carried or not smiles or (changed and not swapped):
+                return None
+            return smiles, carried, mol.GetAtomWithIdx(x_idx).GetAtomicNum()
         if hit is None:
             return None
         reactants, product, x_prod, carbon = hit
@@ -3474,15 +3507,23 @@ def _trace_to_leaf(mol: Chem.Mol, x_idx: int, c_idx: int, sides: list[tuple[Chem
         rmap = _mapped_atoms(reactants)
         if not mx or not mc or mx not in rmap or mc not in rmap:
             return None
-        x_react = rmap[mx]
-        if reactants.GetBondBetweenAtoms(x_react.GetIdx(), rmap[mc].GetIdx()) is None:
-            return None  # the step put the group there
-        if {nb.GetAtomMapNum() for nb in x_react.GetNeighbors()} != {nb.GetAtomMapNum() for nb in x_prod.GetNeighbors()} \
+        x_react, c_react = rmap[mx], rmap[mc]
+        if reactants.GetBondBetweenAtoms(x_react.GetIdx(), c_react.GetIdx()) is None:
+            # the step put the group there: followed on when it replaced another group on the same carbon
+            x_react = _replaced_group(c_react, carbon)
+            if x_react is None or not _ring_unchanged(rmap, product, carbon, swap=True):
+                return None
+            swapped = True
+        elif {nb.GetAtomMapNum() for nb in x_react.GetNeighbors()} != {nb.GetAtomMapNum() for nb in x_prod.GetNeighbors()} \
                 or x_react.GetTotalNumHs() != x_prod.GetTotalNumHs():
-            return None  # the step changed the group itself (a nitro reduced, a phenol triflated): it was used
-        if not _ring_unchanged(rmap, product, carbon):
+            if _bonded_elsewhere(x_react, x_prod):
+                return None  # the step bonded the group to something (an aniline acylated, a phenol triflated): used
+            if not _ring_unchanged(rmap, product, carbon):
+                return None
+            changed = True
+        elif not _ring_unchanged(rmap, product, carbon):
             return None  # the step substituted the halogen's ring (or the carbon itself)
-        mol, x_idx, c_idx, carried = reactants, x_react.GetIdx(), rmap[mc].GetIdx(), carried + 1
+        mol, x_idx, c_idx, carried = reactants, x_react.GetIdx(), c_react.GetIdx(), carried + 1
     return None
 
 

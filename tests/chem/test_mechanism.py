@@ -1975,6 +1975,33 @@ def test_a_group_the_route_changed_before_removing_it_is_not_a_detour():
     assert carried_groups(steps) == []
 
 
+def test_a_nitro_group_reduced_replaced_by_chlorine_and_removed_is_a_detour():
+    from molx_agent.chem.mechanism import carried_groups
+
+    # riluzole's first route of 2026-12-07 in miniature: 4-nitrotoluene reduced, the aniline's nitrogen replaced by
+    # chlorine (Sandmeyer), the chlorine removed: three steps to take the nitro group off a ring nothing else touched
+    reduction = ("[O-:8][N+:7](=[O:9])[c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1>>[NH2:7][c:1]1[cH:2][cH:3][c:4]"
+                 "([CH3:10])[cH:5][cH:6]1")
+    sandmeyer = ("[NH2:7][c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1.[ClH:11]>>[Cl:11][c:1]1[cH:2][cH:3][c:4]([CH3:10])"
+                 "[cH:5][cH:6]1")
+    dechlorination = "[Cl:11][c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1>>[cH:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1"
+    steps = [("Cc1ccccc1", ["Cc1ccc(Cl)cc1"], dechlorination), ("Cc1ccc(Cl)cc1", ["Cc1ccc(N)cc1", "Cl"], sandmeyer),
+             ("Cc1ccc(N)cc1", ["Cc1ccc([N+](=O)[O-])cc1"], reduction)]
+    assert carried_groups(steps) == [{"step": 0, "group": "nitrogen group (amino or nitro)",
+                                      "leaf": "Cc1ccc([N+](=O)[O-])cc1", "carried": 2}]
+    # a bought aniline: Sandmeyer, then the chlorine removed
+    assert carried_groups(steps[:2]) == [{"step": 0, "group": "nitrogen group (amino or nitro)",
+                                          "leaf": "Cc1ccc(N)cc1", "carried": 1}]
+    # the ring brominated between the Sandmeyer reaction and the removal: the chlorine blocked that position
+    bromination = ("[Cl:11][c:1]1[cH:2][cH:3][c:4]([CH3:10])[cH:5][cH:6]1.[Br:12][Br:13]>>[Cl:11][c:1]1[cH:2][cH:3][c:4]"
+                   "([CH3:10])[c:5]([Br:12])[cH:6]1")
+    dechlorination_2 = ("[Cl:11][c:1]1[cH:2][cH:3][c:4]([CH3:10])[c:5]([Br:12])[cH:6]1>>[cH:1]1[cH:2][cH:3][c:4]([CH3:10])"
+               "[c:5]([Br:12])[cH:6]1")
+    blocked = [("Cc1ccccc1Br", ["Cc1ccc(Cl)cc1Br"], dechlorination_2),
+               ("Cc1ccc(Cl)cc1Br", ["Cc1ccc(Cl)cc1", "BrBr"], bromination), *steps[1:]]
+    assert carried_groups(blocked) == []
+
+
 def test_a_route_carrying_a_halogen_to_remove_it_is_medium():
     from molx_agent.retro.route import RetroGraph
 
