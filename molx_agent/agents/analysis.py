@@ -441,6 +441,27 @@ _OXIDATION_NOTE = {
 }
 
 
+def _trifluoromethyl_heteroatom_bonds(smiles: str) -> set[int]:
+    """Indices of the bonds from an O, N or S to a CF3 carbon (a trifluoromethoxy, -thio or -amino group), and of the
+    O's or N's other bonds.  Such a group comes with its building block (4-(trifluoromethoxy)aniline, not an
+    alkylation by CF3Br: a CF3 carbon takes no S_N2 substitution; nor from trifluoromethanol or an
+    N-trifluoromethylamine, which lose HF), so none of those bonds is a strategic disconnection (riluzole's strategy
+    line of 2026-12-07 was a Williamson ether synthesis from CF3Br).  An aryl-SCF3 bond stays (aryl halides are
+    trifluoromethylthiolated with CuSCF3 or AgSCF3)."""
+    from rdkit import Chem
+
+    mol = Chem.MolFromSmiles(smiles) if smiles else None
+    if mol is None:
+        return set()
+    pattern = Chem.MolFromSmarts("[O,N,S]-[CX4](F)(F)F")
+    out: set[int] = set()
+    for x, c, *_ in mol.GetSubstructMatches(pattern):
+        out.add(mol.GetBondBetweenAtoms(x, c).GetIdx())
+        if mol.GetAtomWithIdx(x).GetAtomicNum() != 16:
+            out.update(bond.GetIdx() for bond in mol.GetAtomWithIdx(x).GetBonds())
+    return out
+
+
 def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     """What the route search can use from the analysis: the recommended strategy (linear / convergent / mixed), the
     strategic bonds with the precursors a capping rule gives (acyclic bonds first, ring bonds as a fallback), the
@@ -454,8 +475,9 @@ def synthesis_guidance(smiles: str, analysis: dict[str, Any]) -> dict[str, Any]:
     key = (decision.get("convergent_feasibility") or {}).get("key_disconnection") or {}
     oxidised = _oxidised_sulfur_bonds(smiles)
     replaced = {x["bond_idx"] for x in oxidised}
+    unit = _trifluoromethyl_heteroatom_bonds(smiles)
     candidates = [b for b in (analysis.get("atom_bond_map") or {}).get("strategic_bonds") or []
-                  if b.get("bond_idx") not in replaced] + oxidised
+                  if b.get("bond_idx") not in replaced and b.get("bond_idx") not in unit] + oxidised
     candidates.sort(key=lambda b: (b.get("in_ring", False),
                                    b.get("bond_idx") != key.get("bond_idx") and not b.get("sulfide_key"),
                                    -float(b.get("strategic_priority") or 0)))

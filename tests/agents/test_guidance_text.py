@@ -257,3 +257,15 @@ def test_an_acyl_guanidine_and_a_plain_aryl_amine_keep_their_cappings():
     smiles = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"
     bond = synthesis_guidance(smiles, analyze_molecule(smiles))["strategic_bonds"][0]
     assert bond["capping_rule"] == "Buchwald-Hartwig" and not any("guanidine" in n for n in bond["notes"])
+
+
+@pytest.mark.parametrize("smiles", [
+    "Nc1nc2ccc(OC(F)(F)F)cc2s1",  # riluzole: once a Williamson ether synthesis from CF3Br
+    "CN(C(F)(F)F)c1ccccc1",
+    "FC(F)(F)Sc1ccc(CC(=O)O)cc1",
+])
+def test_a_trifluoromethyl_group_on_a_heteroatom_is_no_strategic_bond(smiles):
+    # no fragment is a CF3 reagent (CF3Br, trifluoromethanol, an N-CF3 amine): the group comes with its building block
+    guide = synthesis_guidance(smiles, analyze_molecule(smiles))
+    assert not any("C(F)(F)" in f and f.count("F") == 3 and len(f) <= 12
+                   for b in guide["strategic_bonds"] for f in b["fragments"])
