@@ -244,7 +244,7 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   substitutes the amine's ring (an electrophilic substitution, fast at room temperature) or halogenates and oxidises
   the alkyl amine's nitrogen before the radical chain takes the benzylic hydrogen. Example: abemaciclib's side chain
   "from" 2-amino-5-methylpyridine and NBS (which gives 2-amino-3-bromo-5-methylpyridine; the published routes
-  reductively aminate 6-aminonicotinaldehyde or build the amine from the 2-halopyridine). A diaryl amine, an
+  couple 5-((4-ethylpiperazin-1-yl)methyl)pyridin-2-amine with the 2-chloropyrimidine). A diaryl amine, an
   amide, carbamate or sulfonamide N-H, an ammonium salt and a phenol are not flagged (one published PaRoutes step
   brominates the methyl of a 2-(benzotriazolyl)phenol). None of the 50,085 USPTO-50K reactions (164 benzylic C-H
   halogenations; one keeps a 2-aminopyrimidine whose ring carbons are all substituted) and none of the 31,125
@@ -382,8 +382,8 @@ MECHANISM_TEXT = {
                                  "Negishi, or Suzuki with an alkylborane)",
     "benzylic_halogenation": "the step halogenates the benzylic C-H at {atom} while its molecule keeps {amine}: "
                              "{why}; protect the amine (as its acetamide, Boc carbamate or phthalimide) before the "
-                             "halogenation, or make the "
-                             "halomethyl group from the alcohol (SOCl2, PBr3, an Appel reaction) or the aldehyde",
+                             "halogenation, or make the halomethyl group from the alcohol (SOCl2, PBr3, an Appel "
+                             "reaction) or the aldehyde",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
