@@ -1642,9 +1642,6 @@ def _rearranging_alkylations(reactants: Chem.Mol, new: list[tuple[Chem.Atom, Che
 #: A free aryl amine: an NH2, or an NH bonded to an sp3 carbon, on an aromatic carbon (no acyl, sulfonyl, imine,
 #: cyano or heteroatom partner; a diaryl amine's N-H is not matched).
 _FREE_ARYL_AMINE = Chem.MolFromSmarts("[NX3;+0;!a;H2,$([NH1]-[CX4]);!$(N-[#6]=,#[!#6]);!$(N-[!#6;!#1])]-[c,n]")
-#: A free primary or secondary alkyl amine: an sp3 nitrogen with one or two hydrogens and only sp3 carbon partners
-#: (no aryl, vinyl, acyl, imine or heteroatom partner).
-_FREE_ALKYL_AMINE = Chem.MolFromSmarts("[NX3;+0;!a;H2,H1;!$(N-a);!$(N-[!#6;!#1]);!$(N-[#6]=,#[*])]")
 _BENZYLIC_HALOGENATION_WHY = {
     "aryl amine": "N-bromo- and N-chlorosuccinimide and the halogens substitute the ring of a free aniline or "
                   "aminoazine ortho or para to the amino group (an electrophilic substitution, fast at room "
@@ -1664,11 +1661,10 @@ def _amine_ring_open(mol: Chem.Mol, ring_atom: Chem.Atom) -> bool:
         if idx not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
             continue
         pos = ring.index(idx)
-        n = len(ring)
-        offsets = (1, n - 1, 3) if n == 6 else tuple(range(1, n))
-        for off in offsets:
-            atom = mol.GetAtomWithIdx(ring[(pos + off) % n])
-            if atom.GetAtomicNum() == 6 and atom.GetTotalNumHs():
+        for k, i in enumerate(ring):
+            atom = mol.GetAtomWithIdx(i)
+            if k != pos and (len(ring) != 6 or _ortho_para(pos, k)) and atom.GetAtomicNum() == 6 \
+                    and atom.GetTotalNumHs():
                 return True
     return False
 
@@ -1680,8 +1676,9 @@ def _benzylic_halogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[i
     iodine of one precursor to a benzylic sp3 carbon of another that loses a hydrogen and had no heteroatom or
     halogen (a C-H halogenation, not a substitution), while the carbon's molecule keeps a free amine the
     halogenating agent attacks first: an aryl amine (:data:`_FREE_ARYL_AMINE`) whose ring has an open ortho or para
-    carbon (:func:`_amine_ring_open`), or an alkyl amine (:data:`_FREE_ALKYL_AMINE`); kind ``aryl amine`` or
-    ``alkyl amine``. The amine keeps its hydrogens in the product (it is not the step's other reacting group)."""
+    carbon (:func:`_amine_ring_open`), or an alkyl amine (``self_reactive``'s :data:`_ALKYL_AMINE`); kind ``aryl
+    amine`` or ``alkyl amine``. The amine keeps its hydrogens in the product (it is not the step's other reacting
+    group)."""
     out: list[tuple[int, int, int, str]] = []
     for x, y in new:
         for c, h in ((x, y), (y, x)):
@@ -1694,26 +1691,25 @@ def _benzylic_halogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[i
                     or any(nb.GetAtomicNum() != 6 for nb in c_react.GetNeighbors()) \
                     or _same_fragment(reactants, c_react, h_react):
                 continue
-            fragment = set(_fragment_of(reactants, c_react.GetIdx()))
-            hit = None
-            for match in reactants.GetSubstructMatches(_FREE_ARYL_AMINE):
-                n_react = reactants.GetAtomWithIdx(match[0])
-                n_prod = pmap.get(n_react.GetAtomMapNum())
-                if match[0] in fragment and n_prod is not None and n_prod.GetTotalNumHs() == n_react.GetTotalNumHs() \
-                        and _amine_ring_open(reactants, reactants.GetAtomWithIdx(match[1])):
-                    hit = (n_react.GetAtomMapNum(), "aryl amine")
-                    break
-            if hit is None:
-                for match in reactants.GetSubstructMatches(_FREE_ALKYL_AMINE):
-                    n_react = reactants.GetAtomWithIdx(match[0])
-                    n_prod = pmap.get(n_react.GetAtomMapNum())
-                    if match[0] in fragment and n_prod is not None \
-                            and n_prod.GetTotalNumHs() == n_react.GetTotalNumHs():
-                        hit = (n_react.GetAtomMapNum(), "alkyl amine")
-                        break
+            hit = _kept_free_amine(reactants, set(_fragment_of(reactants, c_react.GetIdx())), pmap)
             if hit is not None:
                 out.append((c.GetAtomMapNum(), h.GetAtomMapNum(), *hit))
     return out
+
+
+def _kept_free_amine(reactants: Chem.Mol, fragment: set[int], pmap: dict[int, Chem.Atom]) -> tuple[int, str] | None:
+    """(map number, kind) of the first free amine among the atoms ``fragment`` of ``reactants`` that the product keeps
+    with all its hydrogens (``pmap``: the product's atoms by map number): an aryl amine whose ring has an open ortho
+    or para carbon (kind ``aryl amine``), else an alkyl amine (``alkyl amine``); ``None`` when there is none."""
+    for pattern, kind in ((_FREE_ARYL_AMINE, "aryl amine"), (_ALKYL_AMINE, "alkyl amine")):
+        for match in reactants.GetSubstructMatches(pattern):
+            amine = reactants.GetAtomWithIdx(match[0])
+            kept = pmap.get(amine.GetAtomMapNum())
+            if match[0] not in fragment or kept is None or kept.GetTotalNumHs() != amine.GetTotalNumHs():
+                continue
+            if kind == "alkyl amine" or _amine_ring_open(reactants, reactants.GetAtomWithIdx(match[1])):
+                return amine.GetAtomMapNum(), kind
+    return None
 
 
 def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[int]:
@@ -3467,8 +3463,7 @@ def _replaced_group(c_react: Chem.Atom, c_prod: Chem.Atom) -> Chem.Atom | None:
     """The one nitrogen, oxygen or halogen neighbour that carbon ``c_react`` loses in a step that bonds another group
     to it (``c_prod``: the carbon in the product), as a Sandmeyer reaction replaces an aniline's nitrogen or a
     halogen exchange another halogen; ``None`` when it loses none, or more than one neighbour."""
-    after = {nb.GetAtomMapNum() for nb in c_prod.GetNeighbors()}
-    lost = [nb for nb in c_react.GetNeighbors() if nb.GetAtomMapNum() not in after]
+    lost = _lost_neighbours(c_react, c_prod)
     if len(lost) != 1 or lost[0].GetAtomicNum() not in _CARRIED_NAME:
         return None
     return lost[0]
