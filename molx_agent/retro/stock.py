@@ -3,7 +3,9 @@
 A stock answers two questions about a molecule: is it in stock (``smiles in stock``) and which
 stock said so (``stock.source_of(smiles)``).  An ion counts as in stock when its neutral parent or its
 full reagent form is (:func:`salt_forms`: ``[C-]#N`` -> ``C#N``, ``C[Mg+]`` -> ``C[Mg]Br``), since
-reaction data strip the counter-ions that stocks keep.  Implementations:
+reaction data strip the counter-ions that stocks keep; and an inorganic acid no one buys as such (hydrogen cyanide,
+hydrazoic, cyanic, thiocyanic, nitrous acid, hydrogen sulfide) counts as in stock when its anion is, which is how
+it is bought (NaCN, NaN3, KOCN, KSCN, NaNO2, NaSH).  Implementations:
 
 - :class:`ZincStock` -- the ZINC20 in-stock Bloom filter shipped inside the ``molbloom`` wheel
   (``catalog="zinc-instock-mini"``, 9.2 M molecules, false-positive rate about 7 %).  molbloom's
@@ -124,6 +126,20 @@ def heavy_atom_signature(smiles: str) -> str:
 _METAL_CATIONS = ("[Mg+]", "[Zn+]")
 _METAL_HALIDES = ("Br", "Cl", "I")
 
+#: Inorganic acids that are bought as their salts (gases, an explosive, acids that polymerise or decompose: HCN,
+#: HN3, HOCN, HSCN, HNO2, H2S), written as a template writes the acid (published routes draw thiocyanic acid, ``N#CS``,
+#: for the thiocyanate of a 2-aminobenzothiazole synthesis, nitrous acid for NaNO2 and acid), and the anion a stock
+#: lists for them (KSCN, NaNO2, NaSH, ...).
+_ACIDS_SOLD_AS_SALTS = {
+    "C#N": "[C-]#N",
+    "[N-]=[N+]=N": "[N-]=[N+]=[N-]",
+    "N=[N+]=[N-]": "[N-]=[N+]=[N-]",
+    "N#CO": "N#C[O-]",
+    "N#CS": "N#C[S-]",
+    "O=NO": "O=N[O-]",
+    "S": "[SH-]",
+}
+
 
 #: Counter-ions and solvates a catalogue writes beside the compound it sells (canonical SMILES): an entry made of
 #: one compound and some of these also offers the compound (``[C-]#N.[Na+]`` offers cyanide, ``CCN.Cl`` ethylamine).
@@ -153,8 +169,11 @@ def salt_forms(smiles: str) -> tuple[str, ...]:
     ``C[O-]`` or a Grignard reagent as ``C[Mg+]``, while a stock lists the neutral parent (``C#N``, ``CO``)
     or the full reagent (``C[Mg]Br``).  Returned: the neutral parent (RDKit ``Uncharger``; boron anions
     such as cyanoborohydride are left alone) and, for an organomagnesium or organozinc cation, the
-    bromide, chloride and iodide.  Canonical SMILES, without ``smiles`` itself.
+    bromide, chloride and iodide; for an inorganic acid bought only as a salt (``N#CS``, thiocyanic acid), its anion
+    (``N#C[S-]``, see ``_ACIDS_SOLD_AS_SALTS``).  Canonical SMILES, without ``smiles`` itself.
     """
+    if smiles in _ACIDS_SOLD_AS_SALTS:
+        return (_ACIDS_SOLD_AS_SALTS[smiles],)
     if "+" not in smiles and "-]" not in smiles:
         return ()
     mol = _quiet_mol(smiles)

@@ -825,6 +825,26 @@ def test_re_ranking_costs_an_aryl_nitrogen_taken_off_and_put_back(tmp_path, no_v
     assert res.stats["rescoring"]["amine_round_trips"] == 0
 
 
+def test_riluzole_from_the_aniline_and_thiocyanate_buys_the_thiocyanate_salt(tmp_path, no_validation):
+    # the Hugerschoff synthesis (G206) draws thiocyanic acid, N#CS, which no one buys: a stock that lists the
+    # thiocyanate anion (KSCN) solves the step, and the route's leaf is the anion as listed
+    riluzole, aniline = "Nc1nc2ccc(OC(F)(F)F)cc2s1", "Nc1ccc(OC(F)(F)F)cc1"
+    table = {riluzole: [([aniline, "N#CS"], 0.4, "2-Aminobenzothiazole from Aniline (Thiocyanate, Br2)")]}
+    path = tmp_path / "stock.smi"
+
+    def run():
+        model = _ModelWithView(DictSingleStepModel(table), DictSingleStepModel(table))
+        return search_routes(riluzole, stock=FileStock(path), model=model,
+                             config=dataclasses.replace(no_validation, union_depth=1))
+
+    path.write_text(aniline + "\nN#C[S-]\n")
+    res = run()
+    assert res.solved
+    assert sorted(n.smiles for n in res.routes[0].leaves()) == sorted([aniline, "N#C[S-]"])
+    path.write_text(aniline + "\n")  # no thiocyanate: nothing to buy
+    assert not run().solved
+
+
 # -- starting materials that are only Bloom-filter hits in the re-ranking: a verified route of similar score first
 METFORMIN = "CN(C)C(=N)NC(=N)N"
 DIMETHYLGUANIDINE = "CN(C)C(=N)N"  # sold, but here only a Bloom-filter (probable) hit

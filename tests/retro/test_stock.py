@@ -260,12 +260,40 @@ def test_a_salt_entry_offers_its_compound_and_is_what_the_route_buys(tmp_path):
     assert "NCC" in stock and listed_form(stock, "NCC") == "CCN.Cl"  # any spelling of ethylamine
     assert listed_form(stock, "[N-]=[N+]=[N-]") == "[N-]=[N+]=[N-].[Na+]"
     assert "CCO" not in stock  # a mixture of two compounds is not a salt
-    assert "C#N" not in stock  # the neutral acid is not what the salt sells
+    assert "O=C(O)c1ccccc1" not in FileStock(_write(tmp_path / "benzoate.smi", "O=C([O-])c1ccccc1.[Na+]\n"))
+    # (an organic acid is not what its salt sells; hydrogen cyanide is, as below: no one buys HCN)
     assert listed_form(stock, "c1ccccc1") == "c1ccccc1"
     assert stock.info()["n_salts"] == 3
     records = check_availability(["[C-]#N", "c1ccccc1"], stock)
     assert records[0]["available"] and records[0]["listed_as"] == "[C-]#N.[Na+]"
     assert "listed_as" not in records[1]
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_an_inorganic_acid_bought_only_as_a_salt_is_in_stock_as_its_anion(tmp_path):
+    # thiocyanic acid as published 2-aminobenzothiazole syntheses draw it (riluzole: the aniline, KSCN, Br2),
+    # hydrogen cyanide, hydrazoic acid (both spellings) and cyanic acid: each is bought as its anion's salt
+    assert salt_forms("N#CS") == ("N#C[S-]",)
+    assert salt_forms("C#N") == ("[C-]#N",)
+    assert salt_forms("N=[N+]=[N-]") == salt_forms("[N-]=[N+]=N") == ("[N-]=[N+]=[N-]",)
+    assert salt_forms("N#CO") == ("N#C[O-]",)
+    assert salt_forms("CS") == () and salt_forms("OC(=O)c1ccccc1") == ()  # an organic acid has no such form
+    stock = FileStock(_write(tmp_path / "ions.smi", "N#C[S-]\n[Na+].[C-]#N\n[N-]=[N+]=[N-].[Na+]\n"), name="ions")
+    assert "N#CS" in stock and listed_form(stock, "N#CS") == "N#C[S-]"
+    assert listed_form(stock, "C#N") == "[C-]#N.[Na+]"
+    assert listed_form(stock, "N=[N+]=[N-]") == "[N-]=[N+]=[N-].[Na+]"
+    assert "N#CO" not in stock  # no cyanate listed
+    assert "N#CS" not in FileStock(_write(tmp_path / "none.smi", "Nc1ccccc1\n"))
+    # the packaged stock: riluzole's two precursors by the Hugerschoff synthesis (G206) are verified, the
+    # thiocyanate bought as the anion
+    default = stock_mod.default_stock()
+    for smiles in ("N#CS", "Nc1ccc(OC(F)(F)F)cc1"):
+        assert stock_mod.stock_tier(default, smiles)[1] == "verified"
+    assert listed_form(default, "N#CS") == "N#C[S-]"
 
 
 def test_packaged_reagents_list_salts_and_prefer_a_direct_entry():
