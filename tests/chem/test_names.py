@@ -98,3 +98,16 @@ def test_a_drug_named_inside_a_longer_name_is_not_matched_for_it():
     assert [n for n, _ in find_names_in_text("艾司西酞普兰和西酞普兰")] == ["escitalopram", "citalopram"]
     assert resolve_name("valacyclovir") == resolve_name("伐昔洛韦") == resolve_name("valaciclovir")
     assert resolve_name("替米沙坦") == resolve_name("telmisartan")
+
+
+def test_reagent_names_do_not_match_inside_other_names_or_words():
+    # the commodity reagents of the names table (bromine, formic acid, ethyl formate, potassium iodide, ...) are
+    # named where a query names them, and not inside a longer name or an ordinary abbreviation: formic acid has
+    # no alias 甲酸 (it would match inside every methyl benzoate or phthalate), ethyl chloroformate is listed so
+    # that 氯甲酸乙酯 is not ethyl formate, and KI, HI, O3 and DMC are no aliases (Ki values, a greeting)
+    assert [n for n, _ in find_names_in_text("用液溴溴化苯胺")] == ["bromine", "aniline"]
+    assert [n for n, _ in find_names_in_text("KSCN and Br2 in AcOH")] == ["potassium thiocyanate", "bromine", "acetic acid"]
+    assert resolve_name("蚁酸") == resolve_name("formic acid") == "O=CO"
+    assert find_names_in_text("请为对苯二甲酸二甲酯设计路线") == []
+    assert [n for n, _ in find_names_in_text("用氯甲酸乙酯保护")] == ["ethyl chloroformate"]
+    assert find_names_in_text("the Ki and KI values; HI there; O3 and DMC") == []
