@@ -17,6 +17,22 @@ from importlib import resources
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
+#: Chinese names have no spaces, so a known name can sit inside a longer one (苯胺 in 4-氟苯胺, 苯甲酸 in
+#: 4-甲氧基苯甲酸甲酯): a Chinese match counts only when the character before it cannot continue a chemical name
+#: (a locant, a substituent or skeleton morpheme) and the text after it does not (an ester, anhydride, acyl or
+#: substituent ending, or a chain with its functional group: 溴苯 in 对溴苯甲酸).  Salt words before a drug (盐酸利鲁唑, 甲磺酸伊马替尼, 硫酸氢氯吡格雷) leave it named: 酸 and 氢
+#: are not in the set.
+_CJK_NAME_BEFORE = frozenset(
+    "0123456789-,'′αβγδω"
+    "氟氯溴碘硝氨胺基甲乙丙丁戊己庚辛壬癸苯萘吡啶嗪嘧噻唑呋喃吲哚喹啉异叔仲环羟巯氰硫磺酰酯醚烷烯炔苄肼脲胍哌吗"
+    "氧羧醛酮醇酚腈叠亚代联一二三四五六"
+)
+_CJK_NAME_AFTER = re.compile(r"(?:基|酯|酐|酰|(?:甲|乙|丙|丁|异丙|叔丁|苄)酯|(?:甲|乙|丙|丁)(?:酸|醛|酮|醇|腈|酚|胺|醚))")
+
+
+def _inside_longer_cjk_name(text: str, start: int, end: int) -> bool:
+    return (start > 0 and text[start - 1] in _CJK_NAME_BEFORE) or bool(_CJK_NAME_AFTER.match(text, end))
+
 
 @dataclass(frozen=True)
 class NameEntry:
@@ -179,7 +195,8 @@ def find_name_matches(text: str) -> list[NameMatch]:
         for alias, _entry in cjk:
             start = text.find(alias)
             while start != -1:
-                candidates.append((start, start + len(alias), alias))
+                if not _inside_longer_cjk_name(text, start, start + len(alias)):
+                    candidates.append((start, start + len(alias), alias))
                 start = text.find(alias, start + 1)
     # longest first so "penicillin G" beats "penicillin" and 5-氟尿嘧啶 beats 氟尿嘧啶
     for start, end, matched in sorted(candidates, key=lambda c: (-(c[1] - c[0]), c[0])):

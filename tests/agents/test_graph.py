@@ -52,6 +52,16 @@ def test_molecule_query_end_to_end_chinese():
     assert "意图" in state["final_answer"]
 
 
+def test_a_chinese_name_the_table_lacks_is_not_read_as_a_shorter_name_inside_it():
+    # 4-氟苯胺 (4-fluoroaniline) is no known name: the agent asks for a SMILES, in Chinese, instead of planning a
+    # route to the aniline whose name sits inside it
+    state = MolxAgent(llm=None).invoke("请为4-氟苯胺设计逆合成路线")
+    assert state["tasks"]["t1"]["status"] == "failed" and state["errors"][0]["code"] == "no_molecule"
+    answer = state["final_answer"]
+    assert "没有在问题中找到分子" in answer and "给出 SMILES" in answer and "give a SMILES" not in answer
+    assert "Nc1ccccc1" not in answer
+
+
 def test_invalid_smiles_gives_a_clear_failure():
     state = MolxAgent(llm=None).invoke("What is the TPSA of C1CC?")
     assert state["tasks"]["t1"]["status"] == "failed"

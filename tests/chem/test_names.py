@@ -111,3 +111,21 @@ def test_reagent_names_do_not_match_inside_other_names_or_words():
     assert find_names_in_text("请为对苯二甲酸二甲酯设计路线") == []
     assert [n for n, _ in find_names_in_text("用氯甲酸乙酯保护")] == ["ethyl chloroformate"]
     assert find_names_in_text("the Ki and KI values; HI there; O3 and DMC") == []
+
+
+def test_a_chinese_name_inside_a_longer_chinese_name_is_not_matched():
+    # Chinese names have no spaces: 4-氟苯胺 (4-fluoroaniline) is no request for 苯胺 (aniline), nor 4-甲氧基苯甲酸甲酯
+    # for benzoic acid or 对溴苯甲酸 for bromobenzene; a name the table lacks resolves to nothing (the agent asks for
+    # a SMILES) rather than to a wrong molecule
+    for text in ("请为4-氟苯胺设计逆合成路线", "请为4-甲氧基苯甲酸甲酯设计逆合成路线", "请为对溴苯甲酸设计路线",
+                 "请为4-羟基他莫昔芬设计路线", "N-乙酰-L-谷氨酸"):
+        assert find_names_in_text(text) == [], text
+    # the name alone, in a list, or after a salt word still counts
+    assert [n for n, _ in find_names_in_text("请为苯胺设计路线")] == ["aniline"]
+    assert [n for n, _ in find_names_in_text("分析苯胺、苯甲酸和对乙酰氨基酚")] == ["aniline", "benzoic acid", "paracetamol"]
+    assert "riluzole" in [n for n, _ in find_names_in_text("盐酸利鲁唑")]
+    assert [n for n, _ in find_names_in_text("甲磺酸伊马替尼的合成")] == ["imatinib"]
+    assert [n for n, _ in find_names_in_text("伊马替尼甲磺酸盐")] == ["imatinib"]
+    assert "clopidogrel" in [n for n, _ in find_names_in_text("硫酸氢氯吡格雷")]
+    assert [n for n, _ in find_names_in_text("imatinib（伊马替尼）")] == ["imatinib"]
+    assert [n for n, _ in find_names_in_text("请为5-氟尿嘧啶设计路线")] == ["fluorouracil"]
