@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from molx_agent.agents.modules.prompts import (
     FINAL_ANSWER_HEADERS,
     FINAL_SUMMARY_PROMPT,
+    INPUT_ERRORS_ZH,
     INTENT_LABELS,
     verdict_zh,
 )
@@ -24,6 +25,7 @@ MAX_REMAINING = 8
 _FACTS_CHARS = 12000
 #: a number in prose (not a digit inside a SMILES, an id or a word: "c1ccc", "t2", "GSK3B")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w])")
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 def _report_paths(result: dict[str, Any]) -> list[str]:
@@ -37,6 +39,9 @@ def _problem_line(tid: str, task: dict[str, Any], result: dict[str, Any], h: dic
     err = result.get("error") or {}
     msg = err.get("message") if isinstance(err, dict) else str(err)
     hint = err.get("hint") if isinstance(err, dict) else None
+    if lang == "zh" and isinstance(err, dict) and err.get("code") in INPUT_ERRORS_ZH:
+        zh_msg, hint = INPUT_ERRORS_ZH[err["code"]]
+        msg = zh_msg if zh_msg and not _CJK.search(str(msg or "")) else msg
     line = f"{tid} ({task['type']}) {h['failed']}: {msg or task.get('error', '')}"
     if hint:
         line += f" ({h['hint']}: {hint})" if lang != "zh" else f"（{h['hint']}：{hint}）"

@@ -62,6 +62,17 @@ def test_a_chinese_name_the_table_lacks_is_not_read_as_a_shorter_name_inside_it(
     assert "Nc1ccccc1" not in answer
 
 
+def test_an_input_error_reads_in_chinese_in_a_chinese_answer():
+    # the data cleaner raises "no data file" with English text; a Chinese query's answer says it in Chinese
+    state = MolxAgent(llm=None).invoke("请分析这组化合物的构效关系")
+    assert state["errors"][0]["code"] == "no_data_file"
+    answer = state["final_answer"]
+    assert "没有给出数据文件" in answer and "给出 CSV/Excel/SDF 文件" in answer
+    assert "pass a CSV" not in answer and "no data file" not in answer
+    english = MolxAgent(llm=None).invoke("Analyse the SAR of my series")["final_answer"]
+    assert "no data file was given to clean" in english and "pass a CSV/Excel/SDF file" in english
+
+
 def test_invalid_smiles_gives_a_clear_failure():
     state = MolxAgent(llm=None).invoke("What is the TPSA of C1CC?")
     assert state["tasks"]["t1"]["status"] == "failed"

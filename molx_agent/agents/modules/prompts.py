@@ -88,6 +88,18 @@ FINAL_ANSWER_HEADERS = {
     },
 }
 
+#: Chinese message and hint for the input errors a worker raises with English text (the answer of a Chinese query
+#: shows these instead; ``None`` keeps the worker's own text).
+INPUT_ERRORS_ZH: dict[str, tuple[str | None, str]] = {
+    "no_target": ("没有可用于路线搜索的目标分子",
+                  "用 SMILES 或已知药物名给出目标分子，例如“请为 CC(=O)Nc1ccc(O)cc1 设计合成路线”"),
+    "no_reaction": ("没有可验证的反应 SMILES，也没有可验证的路线",
+                    "把反应写成“反应物>>产物”，例如 CC(=O)Cl.Nc1ccc(O)cc1>>CC(=O)Nc1ccc(O)cc1"),
+    "no_data_file": ("没有给出数据文件",
+                     "给出 CSV/Excel/SDF 文件，例如 molx-agent run --data series.csv"),
+    "multiple_sheets": (None, "在请求中写明工作表（例如“sheet Ki”），或运行 `molx-agent sar FILE --sheet NAME`"),
+}
+
 INTENT_LABELS = {
     "en": {
         "retrosynthesis": "retrosynthesis",
