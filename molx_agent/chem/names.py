@@ -19,11 +19,11 @@ _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 #: Chinese names have no spaces, so a known name can sit inside a longer one (苯胺 in 4-氟苯胺, 苯甲酸 in
 #: 4-甲氧基苯甲酸甲酯): a Chinese match counts only when the character before it cannot continue a chemical name
-#: (a locant, a substituent or skeleton morpheme) and the text after it does not (an ester, anhydride, acyl or
-#: substituent ending, or a chain with its functional group: 溴苯 in 对溴苯甲酸).  Salt words before a drug (盐酸利鲁唑, 甲磺酸伊马替尼, 硫酸氢氯吡格雷) leave it named: 酸 and 氢
-#: are not in the set.
+#: (a locant digit or hyphen, a substituent or skeleton morpheme) and the text after it does not (an ester,
+#: anhydride, acyl or substituent ending, or a chain with its functional group: 溴苯 in 对溴苯甲酸).  Salt words
+#: before a drug (盐酸利鲁唑, 甲磺酸伊马替尼, 硫酸氢氯吡格雷) leave it named: 酸 and 氢 are not in the set.
 _CJK_NAME_BEFORE = frozenset(
-    "0123456789-,'′αβγδω"
+    "0123456789-αβγδω"
     "氟氯溴碘硝氨胺基甲乙丙丁戊己庚辛壬癸苯萘吡啶嗪嘧噻唑呋喃吲哚喹啉异叔仲环羟巯氰硫磺酰酯醚烷烯炔苄肼脲胍哌吗"
     "氧羧醛酮醇酚腈叠亚代联一二三四五六"
 )

@@ -129,3 +129,4 @@ def test_a_chinese_name_inside_a_longer_chinese_name_is_not_matched():
     assert "clopidogrel" in [n for n, _ in find_names_in_text("硫酸氢氯吡格雷")]
     assert [n for n, _ in find_names_in_text("imatinib（伊马替尼）")] == ["imatinib"]
     assert [n for n, _ in find_names_in_text("请为5-氟尿嘧啶设计路线")] == ["fluorouracil"]
+    assert [n for n, _ in find_names_in_text("分析阿司匹林,布洛芬")] == ["aspirin", "ibuprofen"]
