@@ -130,3 +130,12 @@ def test_a_chinese_name_inside_a_longer_chinese_name_is_not_matched():
     assert [n for n, _ in find_names_in_text("imatinib（伊马替尼）")] == ["imatinib"]
     assert [n for n, _ in find_names_in_text("请为5-氟尿嘧啶设计路线")] == ["fluorouracil"]
     assert [n for n, _ in find_names_in_text("分析阿司匹林,布洛芬")] == ["aspirin", "ibuprofen"]
+
+
+def test_every_chinese_name_is_found_in_a_request():
+    # the rule that keeps a name inside a longer name unmatched leaves every name of the table matched where a
+    # request names it
+    for e in load_name_table():
+        for zh in (z for z in e.zh if len(z) >= 2):
+            for text in (f"请为{zh}设计逆合成路线", f"{zh}的分子量是多少", f"分析{zh}和阿司匹林"):
+                assert e.name in [n for n, _ in find_names_in_text(text)], text
