@@ -610,9 +610,7 @@ class AnalysisAgent(BaseAgent):
                 "没有在问题中找到分子（SMILES 或已知药物/试剂名）" if lang == "zh"
                 else "no molecule (SMILES or known drug/reagent name) found in the query",
                 value=inputs.get("query"),
-                hint="给出 SMILES（例如 CC(=O)Oc1ccccc1C(=O)O）或常用名（例如 阿司匹林）；表中没有的取代衍生物名称"
-                "（如 4-氟苯胺）请给 SMILES" if lang == "zh"
-                else "give a SMILES, e.g. CC(=O)Oc1ccccc1C(=O)O, or a common name such as aspirin",
+                hint="give a SMILES, e.g. CC(=O)Oc1ccccc1C(=O)O, or a common name such as aspirin",
             )
         names = _names_by_smiles(inputs)
         options = inputs.get("options") or {}

@@ -91,6 +91,8 @@ FINAL_ANSWER_HEADERS = {
 #: Chinese message and hint for the input errors a worker raises with English text (the answer of a Chinese query
 #: shows these instead; ``None`` keeps the worker's own text).
 INPUT_ERRORS_ZH: dict[str, tuple[str | None, str]] = {
+    "no_molecule": (None, "给出 SMILES（例如 CC(=O)Oc1ccccc1C(=O)O）或常用名（例如 阿司匹林）；表中没有的取代衍生物名称"
+                          "（如 4-氟苯胺）请给 SMILES"),
     "no_target": ("没有可用于路线搜索的目标分子",
                   "用 SMILES 或已知药物名给出目标分子，例如“请为 CC(=O)Nc1ccc(O)cc1 设计合成路线”"),
     "no_reaction": ("没有可验证的反应 SMILES，也没有可验证的路线",
