@@ -40,7 +40,7 @@ PROPERTY_LABELS: dict[str, tuple[str, str, str, tuple[str, ...], tuple[str, ...]
 }
 
 
-#: Chinese labels of the common functional groups of ``data/functional_groups.json`` (others stay English).
+#: Chinese labels of the functional groups of ``data/functional_groups.json`` (every group has one: a test).
 FG_LABELS_ZH: dict[str, str] = {
     "carboxylic_acid": "羧酸", "carboxylate": "羧酸根", "acid_chloride": "酰氯", "anhydride": "酸酐", "ester": "酯",
     "lactone": "内酯", "amide_generic": "酰胺", "primary_amide": "伯酰胺", "secondary_amide": "仲酰胺",
@@ -62,7 +62,15 @@ FG_LABELS_ZH: dict[str, str] = {
     "tetrazole": "四唑", "oxazole": "噁唑", "isoxazole": "异噁唑", "thiazole": "噻唑", "thiophene": "噻吩",
     "furan": "呋喃", "indole": "吲哚", "benzimidazole": "苯并咪唑", "quinoline": "喹啉", "isoquinoline": "异喹啉",
     "quinazoline": "喹唑啉", "purine": "嘌呤", "piperidine": "哌啶", "piperazine": "哌嗪", "morpholine": "吗啉",
-    "pyrrolidine": "吡咯烷",
+    "pyrrolidine": "吡咯烷", "acid_halide": "酰卤", "weinreb_amide": "Weinreb 酰胺", "carbonate": "碳酸酯",
+    "isocyanate": "异氰酸酯", "isothiocyanate": "异硫氰酸酯", "formamide": "甲酰胺", "thioamide": "硫代酰胺",
+    "enol": "烯醇", "peroxide": "过氧化物", "hemiacetal": "半缩醛", "hydroxylamine": "羟胺", "amidoxime": "偕胺肟",
+    "diazo": "重氮", "n_oxide": "N-氧化物", "aryl_triflate": "芳基三氟甲磺酸酯", "vinyl_halide": "烯基卤",
+    "heteroaryl_halide": "杂芳基卤", "trifluoroborate": "三氟硼酸盐", "organostannane": "有机锡", "organozinc": "有机锌",
+    "grignard": "格氏试剂", "organolithium": "有机锂", "phosphonate": "膦酸酯", "phosphonium_ylide": "磷叶立德",
+    "phosphine": "膦", "diene": "二烯", "allene": "联烯", "triazole_123": "1,2,3-三唑", "triazole_124": "1,2,4-三唑",
+    "oxadiazole_124": "1,2,4-噁二唑", "oxadiazole_134": "1,3,4-噁二唑", "benzoxazole": "苯并噁唑",
+    "benzothiazole": "苯并噻唑",
 }
 
 
@@ -103,7 +111,7 @@ CAPPING_NAMES_ZH: dict[str, str] = {
     S_ALKYLATION: "S-烷基化（SN2）", f"{S_ALKYLATION}, then oxidation to the sulfoxide": "S-烷基化（SN2）后氧化为亚砜",
     f"{S_ALKYLATION}, then oxidation to the sulfone": "S-烷基化（SN2）后氧化为砜",
     FC_ACYLATION: "Friedel-Crafts 酰基化", "radical C-H fluoroalkylation": "自由基 C-H 氟烷基化",
-    GUANIDINYLATION: "胍基化（S-甲基异硫脲）",
+    GUANIDINYLATION: "胍基化（S-甲基异硫脲）", "SNAr amination": "SNAr 胺化",
 }
 
 
@@ -587,7 +595,7 @@ def describe_molecule(entry: dict[str, Any], asked: list[str], lang: str) -> str
         def count(g: dict[str, Any]) -> str:  # a capped count is a lower bound and says so
             return f" ×≥{g['count']}" if g.get("count_capped") else (f" ×{g['count']}" if g["count"] > 1 else "")
 
-        lines.append(f"- {head}: " + ", ".join(label(g) + count(g) for g in groups))
+        lines.append(f"- {head}: " + ("、" if lang == "zh" else ", ").join(label(g) + count(g) for g in groups))
     return "\n".join(lines)
 
 

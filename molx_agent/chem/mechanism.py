@@ -153,7 +153,10 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   ring: meta to every ortho/para director (toluene brominated meta) while one of them has a free ortho or para
   position; ortho or para to a weak donor (alkyl, aryl, acyloxy) or a halogen only, while a heteroatom donor (hydroxy,
   alkoxy, amino, acylamino, thioether) has a free position (4-methylanisole brominated next to its methyl); or, on a
-  ring with meta directors alone, ortho or para to one of them. A donor that carries a group and is flanked by two
+  ring with meta directors alone, ortho or para to one of them, or, where every position is (two meta directors ortho
+  to each other: a phthalimide, phthalic anhydride or phthalate), ortho to one of them while a position para to one
+  and ortho to none is free (phthalimide is nitrated at C4; pomalidomide's 3-aminophthalimide comes from
+  3-nitrophthalic anhydride, not from thalidomide's nitration). A donor that carries a group and is flanked by two
   substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded ortho
   positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
   while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends it to beta);
@@ -192,7 +195,10 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   acylates that amine as well, and the amino acid couples with itself (sarcosine to its diketopiperazine). Peptide
   and penicillin chemistry couples the Boc, Cbz or Fmoc derivative (or the Dane salt, the acid chloride
   hydrochloride, an enzyme with the amino ester), then deprotects. Example: ampicillin "from" 6-APA and free
-  D-phenylglycine with a coupling reagent. Spared: an amine on a quaternary carbon (hindered), an acid chloride or
+  D-phenylglycine with a coupling reagent. Also any other alkyl amine N-H kept on the activated acid (a ring N-H,
+  a hindered secondary amine) when the amine partner keeps a free carboxylic acid of its own: two unprotected amino
+  acids, both activated, oligomerise (tadalafil's Pictet-Spengler acid with free sarcosine; on no USPTO-50K
+  reaction or published step). Spared: an amine on a quaternary carbon (hindered), an acid chloride or
   ester partner, a ring closure. On 4 of the 50,085 recorded USPTO-50K reactions (records that omit the protecting
   group the patent used: beta-alanine, glycine, glutamic acid and an aminomethylphenylthioacetic acid coupled free)
   and on none of the 31,125 ref-lin-600 and PaRoutes reference steps; the N-methyl case on none of either (tadalafil
@@ -322,6 +328,12 @@ MECHANISM_TEXT = {
                               "amine ({amine}): the activated acid acylates that amine as well and the amino acid couples "
                               "with itself; couple its Boc, Cbz or Fmoc derivative (or its Dane salt or acid chloride "
                               "hydrochloride) and deprotect after",
+    # the same code, for an acid that keeps a more substituted amine N-H while its partner is a free amino acid too
+    "unprotected_amino_acids_coupled": "the acid ({acid}) is activated while its molecule keeps a free amine N-H "
+                                       "({amine}), and the amine ({partner}) belongs to a free amino acid: the "
+                                       "coupling reagent activates both acids and each amine meets both, so the two "
+                                       "amino acids oligomerise; couple one as its Boc, Cbz or Fmoc derivative and the "
+                                       "other as its ester, and deprotect after",
     "arene_hydroxylation": "the step puts the oxygen of {source} on an aromatic C-H ({atom}): a peroxide alone "
                            "hydroxylates no arene cleanly or at a chosen carbon; a phenol comes from the aryl boronic "
                            "acid (a C-H borylation or a metalation first, which the step does not name), the aryl "
@@ -1113,15 +1125,33 @@ _FREE_N_METHYL_AMINE = Chem.MolFromSmarts(
     "[NX3;H1;+0;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a);$(N[CH3])]-[CH2X4]")
 
 
+#: A free primary or secondary alkyl amine of any substitution (a ring N-H such as proline's or a tetrahydro-beta-
+#: carboline's): not an amide, sulfonamide, aniline, hydrazine or hydroxylamine.
+_FREE_ALKYL_AMINE_NH = Chem.MolFromSmarts("[NX3;H1,H2;+0;!a;!$(N-[!#6;!#1]);!$(N-C=[O,S,N]);!$(N-a)]-[CX4]")
+
+
+def _keeps_free_acid(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], atom: Chem.Atom) -> bool:
+    """Whether the molecule of reactant ``atom`` has a carboxylic acid (:func:`_carboxylic_acid`) that is still one in
+    the product."""
+    for idx in _fragment_of(reactants, atom.GetIdx()):
+        c = reactants.GetAtomWithIdx(idx)
+        if _carboxylic_acid(c) and c.GetAtomMapNum() in pmap and _carboxylic_acid(pmap[c.GetAtomMapNum()]):
+            return True
+    return False
+
+
 def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
-                            new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
-    """(acid carbon, nucleophile nitrogen, kept amine nitrogen) map numbers of each amidation whose free acid keeps a
-    free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own molecule
+                            new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, bool]]:
+    """(acid carbon, nucleophile nitrogen, kept amine nitrogen, both free) map numbers of each amidation whose free
+    acid keeps a free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own
+    molecule; or keeps any free alkyl amine N-H (:data:`_FREE_ALKYL_AMINE_NH`, a ring N-H too) while the amine
+    partner keeps a free carboxylic acid of its own: two unprotected amino acids coupled (``both free`` True)
     (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
-    hits: list[tuple[int, int, int]] = []
-    amines = (*reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE),
-              *reactants.GetSubstructMatches(_FREE_N_METHYL_AMINE))
-    if not amines:
+    hits: list[tuple[int, int, int, bool]] = []
+    unhindered = {m[0] for m in (*reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE),
+                                 *reactants.GetSubstructMatches(_FREE_N_METHYL_AMINE))}
+    any_nh = {m[0] for m in reactants.GetSubstructMatches(_FREE_ALKYL_AMINE_NH)}
+    if not unhindered and not any_nh:
         return hits
     for x, y in new:
         for n, c in ((x, y), (y, x)):
@@ -1132,12 +1162,19 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
             if not _carboxylic_acid(acid) or _same_fragment(reactants, acid, nuc):
                 continue
             fragment = set(_fragment_of(reactants, acid.GetIdx()))
-            for idx, _carbon in amines:
+            partner_acid: bool | None = None
+            for idx in sorted(unhindered | any_nh, key=lambda i: (i not in unhindered, i)):
                 amine = reactants.GetAtomWithIdx(idx)
                 ma = amine.GetAtomMapNum()
-                if idx in fragment and ma and ma in pmap and pmap[ma].GetTotalNumHs() == amine.GetTotalNumHs():
-                    hits.append((mc, mn, ma))
-                    break
+                if idx not in fragment or not ma or ma not in pmap or pmap[ma].GetTotalNumHs() != amine.GetTotalNumHs():
+                    continue
+                if idx not in unhindered:
+                    if partner_acid is None:
+                        partner_acid = _keeps_free_acid(reactants, pmap, nuc)
+                    if not partner_acid:
+                        continue
+                hits.append((mc, mn, ma, idx not in unhindered))
+                break
     return hits
 
 
@@ -2857,7 +2894,8 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
     every ortho/para director while one of them has a free ortho or para position; a site that only weak donors or
     halogens direct to while a heteroatom donor has a free position (its para position for an acylamino group,
     whose ortho positions its bulk shields); on a ring with meta directors only, a site ortho or para to one while a
-    position meta to all is free. A heteroatom donor that carries a group (NHAc, OMe, NMe2; not NH2 or OH, not one
+    position meta to all is free, or, where none is (a phthalimide, a phthalate), a site ortho to one while a position
+    ortho to none is free. A heteroatom donor that carries a group (NHAc, OMe, NMe2; not NH2 or OH, not one
     held in a fused ring) and is flanked by two ortho substituents counts as a weak one (twisted out of the ring's
     plane, it donates little: 2,6-dimethylacetanilide nitrates meta to its NHAc)."""
     ring = _ring_groups(mol, order, sites, kind in ("nitration", "sulfonation"))
@@ -2884,7 +2922,15 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
     if metas and all(any(_ortho_para(s, g[0]) for g in metas) for s in sites) and any(
             not any(_ortho_para(f, g[0]) for g in metas) for f in free):
         return f"ortho or para to the {names(metas)}, which directs meta"
+    if metas and all(any(_ortho(s, g[0]) for g in metas) for s in sites) and any(
+            not any(_ortho(f, g[0]) for g in metas) for f in free):
+        return (f"ortho to one of the ring's meta directors (the {names(metas)}), while a position ortho to none of "
+                "them is free (a phthalimide is nitrated at C4, not C3)")
     return None
+
+
+def _ortho(i: int, j: int) -> bool:
+    return min(abs(i - j), 6 - abs(i - j)) == 1
 
 
 def _nucleophile_kind(atom: Chem.Atom) -> str | None:
@@ -3118,10 +3164,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
                             atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
                             source=source)})
-    for mc, mn, ma in _unprotected_amino_acid(reactants, rmap, pmap, new):
+    for mc, mn, ma, both_free in _unprotected_amino_acid(reactants, rmap, pmap, new):
+        text = MECHANISM_TEXT["unprotected_amino_acids_coupled" if both_free else "unprotected_amino_acid"]
         out.append({"code": "unprotected_amino_acid", "atoms": [mc, mn, ma],
-                    "reason": MECHANISM_TEXT["unprotected_amino_acid"].format(
-                        acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}")})
+                    "reason": text.format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}",
+                                          partner=f"atom {mn}")})
     for x, y in new:
         for o, c in ((x, y), (y, x)):
             if o.GetAtomicNum() != 8 or c.GetAtomicNum() != 6:

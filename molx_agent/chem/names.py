@@ -34,6 +34,27 @@ def _inside_longer_cjk_name(text: str, start: int, end: int) -> bool:
     return (start > 0 and text[start - 1] in _CJK_NAME_BEFORE) or bool(_CJK_NAME_AFTER.match(text, end))
 
 
+#: What may stand between a Chinese salt word and its drug: nothing (盐酸利鲁唑), or the hydrogen of an acid salt
+#: (硫酸氢氯吡格雷, 磷酸二氢...).
+_CJK_SALT_JOINS = frozenset({"", "氢", "二氢"})
+
+
+#: Acids of the table that form a drug's salt when their Chinese name stands before it. Acetic, benzoic and other
+#: carboxylic acids are left out: 醋酸地塞米松 and 苯甲酸雌二醇 are esters, other molecules than the drug.
+_SALT_ACIDS = frozenset({"hydrochloric acid", "hydroiodic acid", "sulfuric acid", "nitric acid", "fumaric acid",
+                         "maleic acid", "oxalic acid", "succinic acid", "L-tartaric acid"})
+
+
+def _salt_word(text: str, match: NameMatch, following: NameMatch | None) -> bool:
+    """Whether ``match`` is the acid of a Chinese salt name: a salt-forming acid (:data:`_SALT_ACIDS`) written in
+    Chinese directly before a drug's name, so 盐酸 in 盐酸利鲁唑 names riluzole's salt, not a second molecule."""
+    if (following is None or match.name not in _SALT_ACIDS or not _CJK.search(match.matched)
+            or text[match.end:following.start] not in _CJK_SALT_JOINS):
+        return False
+    drug = lookup_name(following.matched)
+    return drug is not None and drug.kind == "drug"
+
+
 @dataclass(frozen=True)
 class NameEntry:
     """One row of the name table."""
@@ -172,7 +193,8 @@ def _text_patterns() -> tuple[re.Pattern[str], re.Pattern[str], list[tuple[str, 
 
 
 def find_name_matches(text: str) -> list[NameMatch]:
-    """Every known drug/reagent name in ``text``, longest match first, non-overlapping, in text order.
+    """Every known drug/reagent name in ``text``, longest match first, non-overlapping, in text order. The acid of a
+    Chinese salt name (盐酸 in 盐酸利鲁唑, 硫酸 in 硫酸氢氯吡格雷) is part of the drug's name, not a match.
 
     Time grows as ``n log n`` with the number of candidate matches (taken spans are kept sorted and a new span
     is checked against its two neighbours only), so a long text full of names is still fast.
@@ -210,7 +232,7 @@ def find_name_matches(text: str) -> list[NameMatch]:
         ends.insert(i, end)
         found.append(NameMatch(entry.name, entry.smiles, matched, start, end))
     found.sort(key=lambda m: m.start)
-    return found
+    return [m for i, m in enumerate(found) if not _salt_word(text, m, found[i + 1] if i + 1 < len(found) else None)]
 
 
 def find_names_in_text(text: str) -> list[tuple[str, str]]:

@@ -651,13 +651,60 @@ def _fluoroalkyl(mol: Chem.Mol, idx: int) -> bool:
         n.GetAtomicNum() == 9 for n in atom.GetNeighbors()) >= 2
 
 
+#: The name :func:`chemist_reaction_name` gives the "Buchwald-Hartwig" rule on an aryl carbon that an amine displaces a
+#: halide from without a catalyst (:func:`_snar_activated`).
+SNAR_AMINATION = "SNAr amination"
+_NITRO = Chem.MolFromSmarts("[N+](=O)[O-]")
+
+
+def _snar_activated(mol: Chem.Mol, idx: int) -> bool:
+    """Whether aromatic carbon ``idx`` takes a nucleophilic aromatic substitution of its halide by an amine: it sits
+    beside a pyridine-type ring nitrogen with a second ring heteroatom beside it or para to it (C2 of a
+    benzothiazole, thiazole, benzoxazole or benzimidazole; C2 and C4 of a pyrimidine, C4 of a quinazoline, a
+    triazine's carbons), or a nitro group is ortho or para to it on a benzene ring. A 2- or 4-halopyridine alone is
+    left to Buchwald-Hartwig, which chemists use for it as often."""
+    atom = mol.GetAtomWithIdx(idx)
+    if not atom.GetIsAromatic() or atom.GetAtomicNum() != 6:
+        return False
+    ring_info = mol.GetRingInfo()
+    for ring in ring_info.AtomRings():
+        if idx not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        pos = ring.index(idx)
+        size = len(ring)
+        near = [mol.GetAtomWithIdx(ring[(pos + d) % size]) for d in (1, -1)]
+        para = [mol.GetAtomWithIdx(ring[(pos + 3) % size])] if size == 6 else []
+        hetero = [a for a in near + para if a.GetAtomicNum() in (7, 8, 16)]
+        pyridine_n = any(a.GetAtomicNum() == 7 and a.GetTotalNumHs() == 0 and a.GetDegree() == 2 for a in near)
+        if pyridine_n and len(hetero) >= 2:
+            return True
+        if size == 6 and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring):
+            nitro_n = {m[0] for m in mol.GetSubstructMatches(_NITRO)}
+            for d in (1, -1, 3):
+                carbon = mol.GetAtomWithIdx(ring[(pos + d) % size])
+                if any(nb.GetIdx() in nitro_n for nb in carbon.GetNeighbors()):
+                    return True
+    return False
+
+
 def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
     """The reaction a :func:`suggest_capping` proposal stands for, as a chemist names it.  The seed's "Heck" rule
     (C(sp2)-H + Br-C(sp3)) on an aromatic carbon is a Friedel-Crafts alkylation (ibuprofen: isobutylbenzene and
     2-bromopropionic acid), which is also what a step judge's functional-group checks should read, or a radical C-H
-    fluoroalkylation when the bromide's carbon bears two or more fluorines (:data:`FLUOROALKYLATION`: CF3Br); every
-    other proposal keeps its rule's name (``reaction_type``, the seed's, is left as it is)."""
+    fluoroalkylation when the bromide's carbon bears two or more fluorines (:data:`FLUOROALKYLATION`: CF3Br); the
+    "Buchwald-Hartwig" rule on a carbon an amine displaces the halide from unaided is an SNAr amination
+    (:data:`SNAR_AMINATION`: riluzole's 2-aminobenzothiazole from the 2-bromide); every other proposal keeps its
+    rule's name (``reaction_type``, the seed's, is left as it is)."""
     name = str(proposal.get("reaction_type") or "")
+    if name == "Buchwald-Hartwig":
+        aryl = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "Br"), None)
+        try:
+            mol = parse_clean(smiles)
+        except (ValidationError, ChemistryError):
+            return name
+        if aryl is not None and 0 <= aryl < mol.GetNumAtoms() and _snar_activated(mol, aryl):
+            return SNAR_AMINATION
+        return name
     if name != "Heck":
         return name
     sp2 = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "H"), None)
@@ -706,6 +753,7 @@ __all__ = [
     "precursor_notes",
     "grignard_acyl_halide_note",
     "FLUOROALKYLATION",
+    "SNAR_AMINATION",
     "FLUOROALKYL_NOTE",
     "chemist_reaction_name",
     "cap_bond",

@@ -7,12 +7,17 @@ import pytest
 from molx_agent.agents.analysis import (
     BOND_LABELS_ZH,
     CAPPING_NAMES_ZH,
+    FG_LABELS_ZH,
+    _functional_groups,
     bond_label_zh,
     capping_name_zh,
     describe_guidance,
+    describe_molecule,
     synthesis_guidance,
 )
 from molx_agent.chem import analyze_molecule
+from molx_agent.chem.fg_detect import functional_group_library
+from molx_agent.chem.properties import compute_properties
 from molx_agent.chem.smart_cap import CAPPING_RULES
 
 
@@ -40,13 +45,22 @@ def test_every_capping_rule_has_a_chinese_name():
     # (alone, and through a sulfide)
     assert {r.reaction_type for r in CAPPING_RULES} | {"Friedel-Crafts alkylation", "S-alkylation (SN2)",
                                                         "Friedel-Crafts acylation", "radical C-H fluoroalkylation",
-                                                        "Guanidinylation (S-methylisothiourea)"} | {
+                                                        "Guanidinylation (S-methylisothiourea)",
+                                                        "SNAr amination"} | {
         f"S-alkylation (SN2), then oxidation to the {x}" for x in ("sulfoxide", "sulfone")} == set(CAPPING_NAMES_ZH)
     assert capping_name_zh("Buchwald-Hartwig") == "Buchwald-Hartwig 胺化"
     # a named template's name, e.g. a strategic bond's named reaction
     assert capping_name_zh("Ullmann Diaryl Ether Synthesis") == "Ullmann 二芳基醚合成"
     assert all(BOND_LABELS_ZH.values())
 
+
+def test_every_functional_group_reads_in_chinese():
+    assert {g.name for g in functional_group_library()} <= set(FG_LABELS_ZH)
+    # riluzole's groups in a Chinese answer: no English word left ("benzothiazole" was), listed with the Chinese comma
+    smiles = "Nc1nc2ccc(OC(F)(F)F)cc2s1"
+    entry = {"name": "利鲁唑", "properties": compute_properties(smiles), "functional_groups": _functional_groups(smiles)[0]}
+    line = next(x for x in describe_molecule(entry, [], "zh").splitlines() if x.startswith("- 官能团"))
+    assert "苯并噻唑" in line and "、" in line and not any("a" <= ch.lower() <= "z" for ch in line), line
 
 def test_a_chinese_strategy_line_names_the_bond_and_its_reaction_in_chinese():
     smiles = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"  # mefenamic acid

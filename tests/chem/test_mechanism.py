@@ -2096,6 +2096,48 @@ def test_free_sarcosine_activated_at_its_acid_is_an_unprotected_amino_acid_but_h
     assert step_mechanism(SARCOSINE_COUPLING.replace("[NH:2]", "[N:2](C)")) == []
 
 
+
+#: Tadalafil's first route of 2026-12-07 after the sarcosine rule: the Pictet-Spengler acid (drawn here as
+#: tetrahydroisoquinoline-3-carboxylic acid) activated while it keeps its ring N-H, coupled with free sarcosine.
+TWO_FREE_AMINO_ACIDS = (
+    "[CH3:1][NH:2][CH2:3][C:4](=[O:5])[OH:6].[C:8](=[O:9])([C@@H:10]1[NH:11][CH2:12][c:13]2[cH:14][cH:15][cH:16]"
+    "[cH:17][c:18]2[CH2:19]1)[OH:20]>>[CH3:1][N:2]([CH2:3][C:4](=[O:5])[OH:6])[C:8](=[O:9])[C@@H:10]1[NH:11][CH2:12]"
+    "[c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]2[CH2:19]1")
+
+
+def test_two_free_amino_acids_coupled_are_flagged_even_with_a_ring_nh_but_not_with_the_partner_esterified():
+    flags = step_mechanism(TWO_FREE_AMINO_ACIDS)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("unprotected_amino_acid", [8, 2, 11])]
+    assert "free amine N-H (atom 11)" in flags[0]["reason"] and "oligomerise" in flags[0]["reason"]
+    # sarcosine methyl ester as the partner: a hindered ring N-H kept beside the activated acid is what USPTO-50K
+    # records (the N-methyl amino acids of the hemiasterlin analogues), not flagged
+    assert step_mechanism(TWO_FREE_AMINO_ACIDS.replace("[OH:6]", "[O:6]C")) == []
+    # the ring N-H Boc-protected: nothing free on the activated acid
+    assert step_mechanism(TWO_FREE_AMINO_ACIDS.replace("[NH:11]", "[N:11](C(=O)OC(C)(C)C)")) == []
+    # an amide N-H or an aniline N-H kept on the acid is no amine (the two published anilines coupled so)
+    aniline = ("[CH3:1][NH:2][CH2:3][C:4](=[O:5])[OH:6].[C:8](=[O:9])([c:10]1[cH:11][cH:12][c:13]([NH2:14])[cH:15]"
+               "[cH:16]1)[OH:20]>>[CH3:1][N:2]([CH2:3][C:4](=[O:5])[OH:6])[C:8](=[O:9])[c:10]1[cH:11][cH:12][c:13]"
+               "([NH2:14])[cH:15][cH:16]1")
+    assert step_mechanism(aniline) == []
+
+#: N-methylphthalimide nitrated: pomalidomide's first route of 2026-12-07 nitrated thalidomide at C4 (ortho to a
+#: carbonyl) for its 4-amino group; phthalimide is nitrated at C5 (4-nitrophthalimide), and 3-nitrophthalic anhydride
+#: is bought.
+_PHTHALIMIDE = "[CH3:1][N:2]1[C:3](=[O:4])[c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]2[C:11]1=[O:12]"
+_NITRIC = "[N+:20](=[O:21])([O-:22])[OH:23]"
+
+
+def test_a_phthalimide_nitrated_ortho_to_its_carbonyl_is_a_regiochemistry_flag_but_not_at_c5():
+    c4 = f"{_PHTHALIMIDE}.{_NITRIC}>>" + _PHTHALIMIDE.replace("[cH:6]", "[c:6]([N+:20](=[O:21])[O-:22])")
+    flags = step_mechanism(c4)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("aromatic_regiochemistry", [6, 20])]
+    assert "ortho to none of them is free" in flags[0]["reason"]
+    c5 = f"{_PHTHALIMIDE}.{_NITRIC}>>" + _PHTHALIMIDE.replace("[cH:7]", "[c:7]([N+:20](=[O:21])[O-:22])")
+    assert step_mechanism(c5) == []
+    # dimethyl terephthalate: every free position is ortho to one ester, so none is preferred
+    tere = "[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[O:11][CH3:12])[cH:13][cH:14]1"
+    assert step_mechanism(f"{tere}.{_NITRIC}>>" + tere.replace("[cH:6]", "[c:6]([N+:20](=[O:21])[O-:22])")) == []
+
 # ibuprofen's first route of 2026-12-06: 4-bromophenylacetic acid alpha-methylated by MeI, then its ester
 _ARYLACETIC = "[CH2:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
 _ARYLPROPIONIC = "[CH3:1][CH:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"

@@ -227,6 +227,24 @@ def test_the_heck_rule_on_an_arene_is_named_friedel_crafts():
     assert chemist_reaction_name("CC(=O)Nc1ccccc1", amide) == amide["reaction_type"]
 
 
+@pytest.mark.parametrize("smiles, name", [
+    ("Nc1nc2ccc(OC(F)(F)F)cc2s1", "SNAr amination"),  # riluzole: C2 of a benzothiazole
+    ("CNc1ncccn1", "SNAr amination"),  # C2 of a pyrimidine
+    ("CNc1ncnc2ccccc12", "SNAr amination"),  # C4 of a quinazoline
+    ("CNc1ccc([N+](=O)[O-])cc1", "SNAr amination"),  # para-nitro
+    ("CNc1ccccc1", "Buchwald-Hartwig"),  # a plain aryl
+    ("CNc1ccccn1", "Buchwald-Hartwig"),  # a 2-halopyridine alone: either, the rule's name stays
+    ("CNc1cccc([N+](=O)[O-])c1", "Buchwald-Hartwig"),  # meta-nitro activates nothing
+])
+def test_an_aryl_amine_on_an_activated_carbon_is_named_an_snar_amination(smiles, name):
+    from molx_agent.chem.smart_cap import chemist_reaction_name
+
+    mol = Chem.MolFromSmiles(smiles)
+    nitrogen = 0 if smiles.startswith("N") else 1
+    bond = mol.GetBondBetweenAtoms(nitrogen, nitrogen + 1).GetIdx()
+    buchwald = next(p for p in suggest_capping(smiles, bond) if p["reaction_type"] == "Buchwald-Hartwig")
+    assert chemist_reaction_name(smiles, buchwald) == name
+
 def test_an_arene_c_h_and_a_fluoroalkyl_bromide_is_named_a_radical_fluoroalkylation_with_a_note():
     # trifluorotoluene's Ar-CF3 bond: no Friedel-Crafts cation at CF3; CF3MgBr is no reagent either
     smiles = "FC(F)(F)c1ccccc1"
