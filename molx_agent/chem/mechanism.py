@@ -147,6 +147,14 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   reaction), a step that displaces a halide with azide itself, and a 1-substituted tetrazole from a secondary amide
   (its imidoyl chloride, made in the same pot, takes the azide first: one published PaRoutes step keeps a benzylic
   chloride so) are not this case. On none of the 50,085 USPTO-50K reactions and 31,125 published steps.
+  Also a C-H carbon made a carbanion (an alkylation, addition or olefination at an activated carbon) for a bond to
+  another molecule while its own molecule keeps an alkyl chloride, bromide or iodide two or four sp3 carbons along,
+  kept in the product: the carbanion closes the cyclopropane (3-exo-tet) or cyclopentane (5-exo-tet) first
+  (4-chlorobutyronitrile gives cyclopropyl cyanide with base). Example: amitriptyline's side chain "by" a Horner
+  olefination of dibenzosuberone with diethyl 3-bromopropylphosphonate. Spared: a ketone's or aldehyde's
+  alpha-carbon in any step but an alkylation by a halide or sulfonate (its enol or enamine reacts in acid: a
+  published route alpha-methylenates 4-chlorobutyrophenone with formaldehyde; a Fischer indole synthesis from
+  5-bromopentanal). On none of the 50,085 USPTO-50K reactions and 31,125 published steps.
 - ``aromatic_regiochemistry``: an electrophilic aromatic substitution (a halogenation, nitration, sulfonation, or a
   Friedel-Crafts acylation by an acyl halide, anhydride or acid, or alkylation by a secondary, tertiary, benzylic or
   allylic carbon or an alkene) at an aromatic C-H, between two molecules, where no electrophile goes. On a benzene
@@ -334,6 +342,13 @@ MECHANISM_TEXT = {
                                        "coupling reagent activates both acids and each amine meets both, so the two "
                                        "amino acids oligomerise; couple one as its Boc, Cbz or Fmoc derivative and the "
                                        "other as its ester, and deprotect after",
+    # the same code, for an amino acid esterified by an alcohol that is no Fischer esterification's solvent
+    "unprotected_amino_acid_ester": "the acid ({acid}) is esterified by the alcohol ({partner}) while its molecule "
+                                    "keeps a free primary or N-methyl amine ({amine}): a coupling reagent makes the "
+                                    "activated acid acylate that amine first (the amino acid couples with itself), "
+                                    "and a Fischer esterification needs the alcohol as its solvent; couple the Boc- "
+                                    "or Cbz-amino acid and deprotect after (valaciclovir: Cbz-valine and acyclovir "
+                                    "with DCC, then hydrogenolysis)",
     "arene_hydroxylation": "the step puts the oxygen of {source} on an aromatic C-H ({atom}): a peroxide alone "
                            "hydroxylates no arene cleanly or at a chosen carbon; a phenol comes from the aryl boronic "
                            "acid (a C-H borylation or a metalation first, which the step does not name), the aryl "
@@ -1140,14 +1155,31 @@ def _keeps_free_acid(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], atom: Chem
     return False
 
 
+def _simple_alcohol(mol: Chem.Mol, oxygen: Chem.Atom) -> bool:
+    """Whether the molecule of hydroxyl ``oxygen`` is an alcohol a Fischer esterification uses as its solvent or in
+    excess: carbon, hydrogen, ether oxygens, halogens and nitro groups only, one O-H, no C=O (methanol, propanol,
+    benzyl alcohol, 2-methoxyethanol, dodecanol, the 4-(trifluoromethyl)- and 3-nitrobenzyl alcohols that USPTO-50K
+    esterifies 5-aminolevulinic acid with)."""
+    atoms = [mol.GetAtomWithIdx(i) for i in _fragment_of(mol, oxygen.GetIdx())]
+    if any(a.GetAtomicNum() not in (6, 8, *_ALL_HALOGENS) and not (
+            a.GetAtomicNum() == 7 and a.GetFormalCharge() == 1 and sum(nb.GetAtomicNum() == 8 for nb in a.GetNeighbors())
+            == 2) for a in atoms):
+        return False
+    if sum(a.GetAtomicNum() == 8 and a.GetTotalNumHs() > 0 for a in atoms) != 1:
+        return False
+    return not any(_carbonyl_carbon(a) for a in atoms)
+
+
 def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
-                            new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, bool]]:
-    """(acid carbon, nucleophile nitrogen, kept amine nitrogen, both free) map numbers of each amidation whose free
-    acid keeps a free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own
-    molecule; or keeps any free alkyl amine N-H (:data:`_FREE_ALKYL_AMINE_NH`, a ring N-H too) while the amine
-    partner keeps a free carboxylic acid of its own: two unprotected amino acids coupled (``both free`` True)
+                            new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
+    """(acid carbon, nucleophile, kept amine nitrogen, kind) map numbers of each amidation whose free acid keeps a
+    free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own molecule
+    (kind ``"amide"``); or keeps any free alkyl amine N-H (:data:`_FREE_ALKYL_AMINE_NH`, a ring N-H too) while the
+    amine partner keeps a free carboxylic acid of its own: two unprotected amino acids coupled (``"both_free"``); and
+    of each esterification of such an acid (primary or N-methyl amine kept) by an alcohol that is not a Fischer
+    esterification's solvent (:func:`_simple_alcohol`; ``"ester"``: valaciclovir "from" free valine and acyclovir)
     (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
-    hits: list[tuple[int, int, int, bool]] = []
+    hits: list[tuple[int, int, int, str]] = []
     unhindered = {m[0] for m in (*reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE),
                                  *reactants.GetSubstructMatches(_FREE_N_METHYL_AMINE))}
     any_nh = {m[0] for m in reactants.GetSubstructMatches(_FREE_ALKYL_AMINE_NH)}
@@ -1155,12 +1187,24 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
         return hits
     for x, y in new:
         for n, c in ((x, y), (y, x)):
-            if n.GetAtomicNum() != 7 or c.GetAtomicNum() != 6:
+            if n.GetAtomicNum() not in (7, 8) or c.GetAtomicNum() != 6:
                 continue
             mc, mn = c.GetAtomMapNum(), n.GetAtomMapNum()
             acid, nuc = rmap[mc], rmap[mn]
+            ester = nuc.GetAtomicNum() == 8
+            if ester and not _carboxylic_acid(acid):
+                # the ester written with the acid's oxygen kept and the alcohol's carbon losing its hydroxyl
+                hydroxyl = _lost_hydroxyl(acid, pmap[mc]) if not acid.GetIsAromatic() else None
+                acyl = next((a for a in nuc.GetNeighbors() if _carboxylic_acid(a)), None)
+                if hydroxyl is None or acyl is None:
+                    continue
+                mn = mc  # the alcohol's carbon
+                acid, nuc, mc = acyl, hydroxyl, acyl.GetAtomMapNum()
             if not _carboxylic_acid(acid) or _same_fragment(reactants, acid, nuc):
                 continue
+            if ester and (not nuc.GetTotalNumHs() or any(a.GetIsAromatic() for a in nuc.GetNeighbors())
+                          or _simple_alcohol(reactants, nuc)):
+                continue  # a phenol, or a Fischer esterification in the alcohol as its solvent
             fragment = set(_fragment_of(reactants, acid.GetIdx()))
             partner_acid: bool | None = None
             for idx in sorted(unhindered | any_nh, key=lambda i: (i not in unhindered, i)):
@@ -1169,11 +1213,13 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
                 if idx not in fragment or not ma or ma not in pmap or pmap[ma].GetTotalNumHs() != amine.GetTotalNumHs():
                     continue
                 if idx not in unhindered:
+                    if ester:
+                        continue
                     if partner_acid is None:
                         partner_acid = _keeps_free_acid(reactants, pmap, nuc)
                     if not partner_acid:
                         continue
-                hits.append((mc, mn, ma, idx not in unhindered))
+                hits.append((mc, mn, ma, "ester" if ester else "amide" if idx in unhindered else "both_free"))
                 break
     return hits
 
@@ -2191,6 +2237,42 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
 #: (ethyl 4-chloroacetoacetate condenses with amidines, 2-aminopyridines and 2-aminoaryl ketones to pyrimidines,
 #: pyridopyrimidinones and quinolines that keep the CH2Cl: four published steps).
 _HALIDE_NAMES = {"Cl": "chloride", "Br": "bromide", "I": "iodide"}
+
+
+def _ketone_or_aldehyde_carbon(atom: Chem.Atom) -> bool:
+    """Whether ``atom`` is a ketone's or aldehyde's carbonyl carbon: C=O with only carbons (or hydrogens) besides."""
+    return _carbonyl_carbon(atom) and not atom.GetIsAromatic() and all(
+        nb.GetAtomicNum() == 6 for nb in atom.GetNeighbors()
+        if atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.SINGLE)
+
+
+def _own_halide_ring_closure(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom],
+                             carbon: Chem.Atom) -> tuple[int, int, str] | None:
+    """(map number of the halide's carbon, ring size, halide name) when the C-H carbon ``carbon``, made a carbanion for
+    a bond to another molecule, has in its own molecule an sp3 carbon carrying a chloride, bromide or iodide two or
+    four bonds away through sp3 carbons alone, and the product keeps that carbon-halogen bond: the carbanion closes
+    the cyclopropane (3-exo-tet) or cyclopentane (5-exo-tet) on it first, as 4-chlorobutyronitrile gives cyclopropyl
+    cyanide with base. ``None`` otherwise."""
+    fragment = set(_fragment_of(reactants, carbon.GetIdx()))
+    for idx in fragment:
+        c = reactants.GetAtomWithIdx(idx)
+        if idx == carbon.GetIdx() or c.GetAtomicNum() != 6 or c.GetIsAromatic() \
+                or c.GetHybridization() != Chem.HybridizationType.SP3:
+            continue
+        halogen = next((nb for nb in c.GetNeighbors() if nb.GetAtomicNum() in _HALOGENS), None)
+        if halogen is None or sum(nb.GetAtomicNum() in _ALL_HALOGENS for nb in c.GetNeighbors()) != 1:
+            continue
+        path = Chem.GetShortestPath(reactants, carbon.GetIdx(), idx)
+        if len(path) not in (3, 5) or any(
+                reactants.GetAtomWithIdx(i).GetAtomicNum() != 6 or reactants.GetAtomWithIdx(i).GetIsAromatic()
+                or reactants.GetAtomWithIdx(i).GetHybridization() != Chem.HybridizationType.SP3 for i in path[1:-1]):
+            continue
+        mc, mx = c.GetAtomMapNum(), halogen.GetAtomMapNum()
+        if not mc or not mx or mc not in pmap or mx not in pmap or \
+                product.GetBondBetweenAtoms(pmap[mc].GetIdx(), pmap[mx].GetIdx()) is None:
+            continue
+        return mc, len(path), _HALIDE_NAMES[halogen.GetSymbol()]
+    return None
 _ALPHA_HALO_CARBONYLS = (_smarts("[Cl,Br,I][CH2X4][CX3;!$(C(=O)[CX4][CX3]=O)](=O)[#6]"),)
 #: An azide source's terminal nitrogen: the azide ion, hydrazoic acid, or a silyl or stannyl azide (TMSN3, Bu3SnN3),
 #: which deliver the azide ion.  An organic azide (a click reaction's partner) is not one.
@@ -3058,6 +3140,26 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 bredt = not activated and a.IsInRing() and any(
                     kind in ("pi_hetero", "pi_carbon") and _bredt_violation(reactants, a, nb) is not None
                     for kind, nb in _alpha_neighbours(a, b_map))
+                # a ketone's or aldehyde's alpha-carbon reacts through its enol or enamine in acid (a Mannich or aldol
+                # step: a published route alpha-methylenates 4-chlorobutyrophenone with formaldehyde; a Fischer
+                # indole synthesis from 5-bromopentanal): only its alkylation by a halide or sulfonate needs the
+                # enolate
+                enol = any(_ketone_or_aldehyde_carbon(nb) for nb in a.GetNeighbors() if nb.GetAtomMapNum() != b_map) \
+                    and not (not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3
+                             and _leaving_atom(b, pmap[b_map]) is not None)
+                closure = _own_halide_ring_closure(reactants, product, pmap, a) if activated and not enol and not \
+                    _same_fragment(reactants, a, b) else None
+                if closure is not None:
+                    mk, size, halide = closure
+                    ring = "cyclopropane (3-exo-tet)" if size == 3 else "cyclopentane (5-exo-tet)"
+                    out.append({"code": "electrophile_selectivity", "atoms": [a_map, b_map, mk],
+                                "reason": MECHANISM_TEXT["electrophile_selectivity"].format(
+                                    nucleophile=f"carbanion at atom {a_map} of {_marked(reactants, [a_map, mk])}",
+                                    reacting=f"atom {b_map} of another molecule",
+                                    kept=f"the alkyl {halide} of its own chain (atom {mk})",
+                                    kept_short=f"alkyl {halide}",
+                                    forms=f"an intramolecular S_N2 closes a {ring} first, as 4-chlorobutyronitrile "
+                                          "gives cyclopropyl cyanide with base")})
                 if activated and not partner_loses_h and not b.GetIsAromatic() and not acetal \
                         and _leaves_alkyl(b, pmap[b_map]) and _free_acid_alpha_carbon(a, b_map):
                     out.append({"code": "reagent_choice", "atoms": [a_map, b_map],
@@ -3164,11 +3266,13 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
                             atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
                             source=source)})
-    for mc, mn, ma, both_free in _unprotected_amino_acid(reactants, rmap, pmap, new):
-        text = MECHANISM_TEXT["unprotected_amino_acids_coupled" if both_free else "unprotected_amino_acid"]
+    for mc, mn, ma, kind in _unprotected_amino_acid(reactants, rmap, pmap, new):
+        text = MECHANISM_TEXT[{"amide": "unprotected_amino_acid", "both_free": "unprotected_amino_acids_coupled",
+                               "ester": "unprotected_amino_acid_ester"}[kind]]
+        partner = f"atom {mn} of {_marked(reactants, [mn])}" if kind == "ester" else f"atom {mn}"
         out.append({"code": "unprotected_amino_acid", "atoms": [mc, mn, ma],
                     "reason": text.format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}",
-                                          partner=f"atom {mn}")})
+                                          partner=partner)})
     for x, y in new:
         for o, c in ((x, y), (y, x)):
             if o.GetAtomicNum() != 8 or c.GetAtomicNum() != 6:

@@ -2138,6 +2138,70 @@ def test_a_phthalimide_nitrated_ortho_to_its_carbonyl_is_a_regiochemistry_flag_b
     tere = "[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[O:11][CH3:12])[cH:13][cH:14]1"
     assert step_mechanism(f"{tere}.{_NITRIC}>>" + tere.replace("[cH:6]", "[c:6]([N+:20](=[O:21])[O-:22])")) == []
 
+#: Amitriptyline's first route of 2026-12-07: a Horner olefination of dibenzosuberone by diethyl 3-bromopropylphosphonate,
+#: the bromide kept for the dimethylamine.
+BROMOPROPYL_PHOSPHONATE_OLEFINATION = (
+    "[CH3:20][CH2:21][O:22][P:23](=[O:24])([CH2:1][CH2:2][CH2:3][Br:4])[O:25][CH2:26][CH3:27].[O:30]=[C:5]1[c:6]2"
+    "[cH:7][cH:8][cH:9][cH:10][c:11]2[CH2:12][CH2:13][c:14]2[cH:15][cH:16][cH:17][cH:18][c:19]12>>[Br:4][CH2:3][CH2:2]"
+    "[CH:1]=[C:5]1[c:6]2[cH:7][cH:8][cH:9][cH:10][c:11]2[CH2:12][CH2:13][c:14]2[cH:15][cH:16][cH:17][cH:18][c:19]12")
+
+
+def test_a_carbanion_that_keeps_its_own_gamma_halide_closes_the_ring_first():
+    flags = step_mechanism(BROMOPROPYL_PHOSPHONATE_OLEFINATION)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("electrophile_selectivity", [1, 5, 3])]
+    assert "cyclopropane (3-exo-tet)" in flags[0]["reason"] and "alkyl bromide of its own chain" in flags[0]["reason"]
+    # a nitrile's alpha-carbon benzylated with a chloride four carbons along: the cyclopentane (5-exo-tet)
+    five = ("[N:1]#[C:2][CH2:3][CH2:4][CH2:5][CH2:6][CH2:7][Cl:8].[Br:10][CH2:11][c:12]1[cH:13][cH:14][cH:15][cH:16]"
+            "[cH:17]1>>[N:1]#[C:2][CH:3]([CH2:11][c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1)[CH2:4][CH2:5][CH2:6]"
+            "[CH2:7][Cl:8]")
+    assert "cyclopentane (5-exo-tet)" in step_mechanism(five)[0]["reason"]
+    # three carbons along (a cyclobutane, slower), or the bromide on the partner: not this case
+    four = five.replace("[CH2:6][CH2:7][Cl:8].", "[CH2:6][Cl:8].").replace("[CH2:6][CH2:7][Cl:8]", "[CH2:6][Cl:8]")
+    assert step_mechanism(four) == []
+    # a ketone's alpha-carbon methylenated by formaldehyde (Mannich: the acid-catalysed enol, no carbanion), as a
+    # published PaRoutes route does beside a gamma-chloride
+    mannich = ("O=[CH2:1].[CH2:2]([CH2:3][CH2:4][Cl:5])[C:6](=[O:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1>>"
+               "[CH2:1]=[C:2]([CH2:3][CH2:4][Cl:5])[C:6](=[O:7])[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1")
+    assert step_mechanism(mannich) == []
+    # a Fischer indole synthesis from 5-bromopentanal (the ene-hydrazine in acid), an all-600 best route's step
+    fischer = ("[CH:9]([CH2:10][CH2:11][CH2:12][Br:13])=[O:901].[O:1]=[C:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]([NH:8]"
+               "[NH2:900])[cH:14][cH:15]1>>[O:1]=[C:2]([OH:3])[c:4]1[cH:5][cH:6][c:7]2[nH:8][cH:9][c:10]([CH2:11]"
+               "[CH2:12][Br:13])[c:14]2[cH:15]1")
+    assert step_mechanism(fischer) == []
+    # but the ketone's enolate alkylated by benzyl bromide closes the cyclopropane first
+    enolate = ("[CH3:20][C:21](=[O:22])[CH2:2][CH2:3][CH2:4][Cl:5].[Br:10][CH2:11][c:12]1[cH:13][cH:14][cH:15][cH:16]"
+               "[cH:17]1>>[CH3:20][C:21](=[O:22])[CH:2]([CH2:11][c:12]1[cH:13][cH:14][cH:15][cH:16][cH:17]1)[CH2:3]"
+               "[CH2:4][Cl:5]")
+    assert [f["code"] for f in step_mechanism(enolate)] == ["electrophile_selectivity"]
+
+#: Valaciclovir's first route of 2026-12-07: free L-valine esterified by acyclovir (Fischer/Steglich).
+FREE_VALINE_ESTERIFIED = (
+    "[CH2:9]([CH2:10][O:11][CH2:12][n:13]1[cH:14][n:15][c:16]2[c:17](=[O:18])[nH:19][c:20]([NH2:21])[n:22][c:23]12)"
+    "[OH:900].[CH3:1][CH:2]([CH3:3])[C@H:4]([NH2:5])[C:6](=[O:7])[OH:8]>>[CH3:1][CH:2]([CH3:3])[C@H:4]([NH2:5])[C:6]"
+    "(=[O:7])[O:8][CH2:9][CH2:10][O:11][CH2:12][n:13]1[cH:14][n:15][c:16]2[c:17](=[O:18])[nH:19][c:20]([NH2:21])"
+    "[n:22][c:23]12")
+
+
+def test_a_free_amino_acid_esterified_by_a_drug_alcohol_is_flagged_but_not_in_methanol_or_a_benzyl_alcohol():
+    flags = step_mechanism(FREE_VALINE_ESTERIFIED)
+    assert [(f["code"], f["atoms"]) for f in flags] == [("unprotected_amino_acid", [6, 9, 5])]
+    assert "esterified by the alcohol" in flags[0]["reason"] and "Cbz-valine" in flags[0]["reason"]
+    # the same written with the alcohol's oxygen kept (the acyl carbon's new bond)
+    acyl = ("[OH:8][CH2:9][CH2:10][O:11][CH2:12][n:13]1[cH:14][n:15][c:16]2[c:17](=[O:18])[nH:19][c:20]([NH2:21])"
+            "[n:22][c:23]12.[CH3:1][CH:2]([CH3:3])[C@H:4]([NH2:5])[C:6](=[O:7])[OH:900]>>[CH3:1][CH:2]([CH3:3])[C@H:4]"
+            "([NH2:5])[C:6](=[O:7])[O:8][CH2:9][CH2:10][O:11][CH2:12][n:13]1[cH:14][n:15][c:16]2[c:17](=[O:18])[nH:19]"
+            "[c:20]([NH2:21])[n:22][c:23]12")
+    assert [(f["code"], f["atoms"]) for f in step_mechanism(acyl)] == [("unprotected_amino_acid", [6, 8, 5])]
+    # Fischer esterifications in the alcohol (methanol; 3-nitrobenzyl alcohol, as USPTO-50K records for
+    # 5-aminolevulinic acid) and the Boc-amino acid are not flagged
+    methanol = ("[CH3:9][OH:900].[CH3:1][CH:2]([CH3:3])[C@H:4]([NH2:5])[C:6](=[O:7])[OH:8]>>[CH3:1][CH:2]([CH3:3])"
+                "[C@H:4]([NH2:5])[C:6](=[O:7])[O:8][CH3:9]")
+    assert step_mechanism(methanol) == []
+    nitrobenzyl = methanol.replace("[CH3:9][OH:900]", "[CH2:9]([OH:900])c1cccc([N+](=O)[O-])c1").replace(
+        "[O:8][CH3:9]", "[O:8][CH2:9]c1cccc([N+](=O)[O-])c1")
+    assert step_mechanism(nitrobenzyl) == []
+    assert step_mechanism(FREE_VALINE_ESTERIFIED.replace("[NH2:5]", "[NH:5]C(=O)OC(C)(C)C")) == []
+
 # ibuprofen's first route of 2026-12-06: 4-bromophenylacetic acid alpha-methylated by MeI, then its ester
 _ARYLACETIC = "[CH2:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
 _ARYLPROPIONIC = "[CH3:1][CH:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"
