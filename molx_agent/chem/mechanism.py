@@ -1224,6 +1224,41 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
     return hits
 
 
+def _ketone_or_aldehyde_carbon(atom: Chem.Atom) -> bool:
+    """Whether ``atom`` is a ketone's or aldehyde's carbonyl carbon: C=O with only carbons (or hydrogens) besides."""
+    return _carbonyl_carbon(atom) and not atom.GetIsAromatic() and all(
+        nb.GetAtomicNum() == 6 for nb in atom.GetNeighbors()
+        if atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.SINGLE)
+
+
+def _own_halide_ring_closure(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom],
+                             carbon: Chem.Atom) -> tuple[int, int, str] | None:
+    """(map number of the halide's carbon, ring size, halide name) when the C-H carbon ``carbon``, made a carbanion for
+    a bond to another molecule, has in its own molecule an sp3 carbon carrying a chloride, bromide or iodide two or
+    four bonds away through sp3 carbons alone, and the product keeps that carbon-halogen bond: the carbanion closes
+    the cyclopropane (3-exo-tet) or cyclopentane (5-exo-tet) on it first, as 4-chlorobutyronitrile gives cyclopropyl
+    cyanide with base. ``None`` otherwise."""
+    for idx in _fragment_of(reactants, carbon.GetIdx()):
+        c = reactants.GetAtomWithIdx(idx)
+        if idx == carbon.GetIdx() or c.GetAtomicNum() != 6 or c.GetIsAromatic() \
+                or c.GetHybridization() != Chem.HybridizationType.SP3:
+            continue
+        halogen = next((nb for nb in c.GetNeighbors() if nb.GetAtomicNum() in _HALOGENS), None)
+        if halogen is None or sum(nb.GetAtomicNum() in _ALL_HALOGENS for nb in c.GetNeighbors()) != 1:
+            continue
+        path = Chem.GetShortestPath(reactants, carbon.GetIdx(), idx)
+        if len(path) not in (3, 5) or any(
+                reactants.GetAtomWithIdx(i).GetAtomicNum() != 6 or reactants.GetAtomWithIdx(i).GetIsAromatic()
+                or reactants.GetAtomWithIdx(i).GetHybridization() != Chem.HybridizationType.SP3 for i in path[1:-1]):
+            continue
+        mc, mx = c.GetAtomMapNum(), halogen.GetAtomMapNum()
+        if not mc or not mx or mc not in pmap or mx not in pmap or \
+                product.GetBondBetweenAtoms(pmap[mc].GetIdx(), pmap[mx].GetIdx()) is None:
+            continue
+        return mc, len(path), _HALIDE_NAMES[halogen.GetSymbol()]
+    return None
+
+
 def _acceptor_beta_carbon(atom: Chem.Atom) -> bool:
     """Whether non-aromatic carbon ``atom`` is the beta-carbon of an alkene conjugated to an acceptor: its C=C partner
     carries a C=O, C=N, C#N, S=O or nitro group (an acrylate's, enone's, acrylonitrile's, vinyl sulfone's or
@@ -2237,42 +2272,6 @@ def _strong_electrophiles(reactants: Chem.Mol, product: Chem.Mol,
 #: (ethyl 4-chloroacetoacetate condenses with amidines, 2-aminopyridines and 2-aminoaryl ketones to pyrimidines,
 #: pyridopyrimidinones and quinolines that keep the CH2Cl: four published steps).
 _HALIDE_NAMES = {"Cl": "chloride", "Br": "bromide", "I": "iodide"}
-
-
-def _ketone_or_aldehyde_carbon(atom: Chem.Atom) -> bool:
-    """Whether ``atom`` is a ketone's or aldehyde's carbonyl carbon: C=O with only carbons (or hydrogens) besides."""
-    return _carbonyl_carbon(atom) and not atom.GetIsAromatic() and all(
-        nb.GetAtomicNum() == 6 for nb in atom.GetNeighbors()
-        if atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.SINGLE)
-
-
-def _own_halide_ring_closure(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom],
-                             carbon: Chem.Atom) -> tuple[int, int, str] | None:
-    """(map number of the halide's carbon, ring size, halide name) when the C-H carbon ``carbon``, made a carbanion for
-    a bond to another molecule, has in its own molecule an sp3 carbon carrying a chloride, bromide or iodide two or
-    four bonds away through sp3 carbons alone, and the product keeps that carbon-halogen bond: the carbanion closes
-    the cyclopropane (3-exo-tet) or cyclopentane (5-exo-tet) on it first, as 4-chlorobutyronitrile gives cyclopropyl
-    cyanide with base. ``None`` otherwise."""
-    fragment = set(_fragment_of(reactants, carbon.GetIdx()))
-    for idx in fragment:
-        c = reactants.GetAtomWithIdx(idx)
-        if idx == carbon.GetIdx() or c.GetAtomicNum() != 6 or c.GetIsAromatic() \
-                or c.GetHybridization() != Chem.HybridizationType.SP3:
-            continue
-        halogen = next((nb for nb in c.GetNeighbors() if nb.GetAtomicNum() in _HALOGENS), None)
-        if halogen is None or sum(nb.GetAtomicNum() in _ALL_HALOGENS for nb in c.GetNeighbors()) != 1:
-            continue
-        path = Chem.GetShortestPath(reactants, carbon.GetIdx(), idx)
-        if len(path) not in (3, 5) or any(
-                reactants.GetAtomWithIdx(i).GetAtomicNum() != 6 or reactants.GetAtomWithIdx(i).GetIsAromatic()
-                or reactants.GetAtomWithIdx(i).GetHybridization() != Chem.HybridizationType.SP3 for i in path[1:-1]):
-            continue
-        mc, mx = c.GetAtomMapNum(), halogen.GetAtomMapNum()
-        if not mc or not mx or mc not in pmap or mx not in pmap or \
-                product.GetBondBetweenAtoms(pmap[mc].GetIdx(), pmap[mx].GetIdx()) is None:
-            continue
-        return mc, len(path), _HALIDE_NAMES[halogen.GetSymbol()]
-    return None
 _ALPHA_HALO_CARBONYLS = (_smarts("[Cl,Br,I][CH2X4][CX3;!$(C(=O)[CX4][CX3]=O)](=O)[#6]"),)
 #: An azide source's terminal nitrogen: the azide ion, hydrazoic acid, or a silyl or stannyl azide (TMSN3, Bu3SnN3),
 #: which deliver the azide ion.  An organic azide (a click reaction's partner) is not one.
@@ -2928,6 +2927,10 @@ def _ortho_para(i: int, j: int) -> bool:
     return min(abs(i - j), 6 - abs(i - j)) in (1, 3)
 
 
+def _ortho(i: int, j: int) -> bool:
+    return min(abs(i - j), 6 - abs(i - j)) == 1
+
+
 def _ring_groups(mol: Chem.Mol, order: list[int], sites: set[int],
                  acidic: bool) -> tuple[list[tuple[int, int, str]], set[int]] | None:
     """The directing groups of the benzene ring ``order`` as ``(position, class, name)`` and its free positions
@@ -3009,10 +3012,6 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
         return (f"ortho to one of the ring's meta directors (the {names(metas)}), while a position ortho to none of "
                 "them is free (a phthalimide is nitrated at C4, not C3)")
     return None
-
-
-def _ortho(i: int, j: int) -> bool:
-    return min(abs(i - j), 6 - abs(i - j)) == 1
 
 
 def _nucleophile_kind(atom: Chem.Atom) -> str | None:
