@@ -62,6 +62,7 @@ def test_every_functional_group_reads_in_chinese():
     line = next(x for x in describe_molecule(entry, [], "zh").splitlines() if x.startswith("- 官能团"))
     assert "苯并噻唑" in line and "、" in line and not any("a" <= ch.lower() <= "z" for ch in line), line
 
+
 def test_a_chinese_strategy_line_names_the_bond_and_its_reaction_in_chinese():
     smiles = "Cc1cccc(Nc2ccccc2C(=O)O)c1C"  # mefenamic acid
     guide = synthesis_guidance(smiles, analyze_molecule(smiles))

@@ -2096,7 +2096,6 @@ def test_free_sarcosine_activated_at_its_acid_is_an_unprotected_amino_acid_but_h
     assert step_mechanism(SARCOSINE_COUPLING.replace("[NH:2]", "[N:2](C)")) == []
 
 
-
 #: Tadalafil's first route of 2026-12-07 after the sarcosine rule: the Pictet-Spengler acid (drawn here as
 #: tetrahydroisoquinoline-3-carboxylic acid) activated while it keeps its ring N-H, coupled with free sarcosine.
 TWO_FREE_AMINO_ACIDS = (
@@ -2120,6 +2119,7 @@ def test_two_free_amino_acids_coupled_are_flagged_even_with_a_ring_nh_but_not_wi
                "([NH2:14])[cH:15][cH:16]1")
     assert step_mechanism(aniline) == []
 
+
 #: N-methylphthalimide nitrated: pomalidomide's first route of 2026-12-07 nitrated thalidomide at C4 (ortho to a
 #: carbonyl) for its 4-amino group; phthalimide is nitrated at C5 (4-nitrophthalimide), and 3-nitrophthalic anhydride
 #: is bought.
@@ -2137,6 +2137,7 @@ def test_a_phthalimide_nitrated_ortho_to_its_carbonyl_is_a_regiochemistry_flag_b
     # dimethyl terephthalate: every free position is ortho to one ester, so none is preferred
     tere = "[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[O:11][CH3:12])[cH:13][cH:14]1"
     assert step_mechanism(f"{tere}.{_NITRIC}>>" + tere.replace("[cH:6]", "[c:6]([N+:20](=[O:21])[O-:22])")) == []
+
 
 #: Amitriptyline's first route of 2026-12-07: a Horner olefination of dibenzosuberone by diethyl 3-bromopropylphosphonate,
 #: the bromide kept for the dimethylamine.
@@ -2174,6 +2175,7 @@ def test_a_carbanion_that_keeps_its_own_gamma_halide_closes_the_ring_first():
                "[CH2:4][Cl:5]")
     assert [f["code"] for f in step_mechanism(enolate)] == ["electrophile_selectivity"]
 
+
 #: Valaciclovir's first route of 2026-12-07: free L-valine esterified by acyclovir (Fischer/Steglich).
 FREE_VALINE_ESTERIFIED = (
     "[CH2:9]([CH2:10][O:11][CH2:12][n:13]1[cH:14][n:15][c:16]2[c:17](=[O:18])[nH:19][c:20]([NH2:21])[n:22][c:23]12)"
@@ -2201,6 +2203,7 @@ def test_a_free_amino_acid_esterified_by_a_drug_alcohol_is_flagged_but_not_in_me
         "[O:8][CH3:9]", "[O:8][CH2:9]c1cccc([N+](=O)[O-])c1")
     assert step_mechanism(nitrobenzyl) == []
     assert step_mechanism(FREE_VALINE_ESTERIFIED.replace("[NH2:5]", "[NH:5]C(=O)OC(C)(C)C")) == []
+
 
 # ibuprofen's first route of 2026-12-06: 4-bromophenylacetic acid alpha-methylated by MeI, then its ester
 _ARYLACETIC = "[CH2:2]([C:3](=[O:4])[OH:5])[c:6]1[cH:7][cH:8][c:9]([Br:10])[cH:11][cH:12]1"

@@ -132,7 +132,6 @@ def test_a_chinese_name_inside_a_longer_chinese_name_is_not_matched():
     assert [n for n, _ in find_names_in_text("分析阿司匹林,布洛芬")] == ["aspirin", "ibuprofen"]
 
 
-
 def test_the_acid_of_a_chinese_salt_name_is_part_of_the_drug_name_not_a_second_molecule():
     # 盐酸利鲁唑 is riluzole hydrochloride: one molecule to plan for, not hydrochloric acid and riluzole
     assert [n for n, _ in find_names_in_text("请为盐酸利鲁唑设计逆合成路线")] == ["riluzole"]
@@ -143,6 +142,7 @@ def test_the_acid_of_a_chinese_salt_name_is_part_of_the_drug_name_not_a_second_m
     assert [n for n, _ in find_names_in_text("盐酸和利鲁唑")] == ["hydrochloric acid", "riluzole"]
     # an acetate or benzoate before a steroid is an ester, another molecule: both names stay
     assert [n for n, _ in find_names_in_text("醋酸地塞米松")] == ["acetic acid", "dexamethasone"]
+
 
 def test_every_chinese_name_is_found_in_a_request():
     # the rule that keeps a name inside a longer name unmatched leaves every name of the table matched where a

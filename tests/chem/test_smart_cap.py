@@ -245,6 +245,7 @@ def test_an_aryl_amine_on_an_activated_carbon_is_named_an_snar_amination(smiles,
     buchwald = next(p for p in suggest_capping(smiles, bond) if p["reaction_type"] == "Buchwald-Hartwig")
     assert chemist_reaction_name(smiles, buchwald) == name
 
+
 def test_an_arene_c_h_and_a_fluoroalkyl_bromide_is_named_a_radical_fluoroalkylation_with_a_note():
     # trifluorotoluene's Ar-CF3 bond: no Friedel-Crafts cation at CF3; CF3MgBr is no reagent either
     smiles = "FC(F)(F)c1ccccc1"
