@@ -1172,13 +1172,13 @@ def _simple_alcohol(mol: Chem.Mol, oxygen: Chem.Atom) -> bool:
 
 def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
                             new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
-    """(acid carbon, nucleophile, kept amine nitrogen, kind) map numbers of each amidation whose free acid keeps a
-    free primary alkyl amine, or an unhindered N-methyl amine (:data:`_FREE_N_METHYL_AMINE`), in its own molecule
-    (kind ``"amide"``); or keeps any free alkyl amine N-H (:data:`_FREE_ALKYL_AMINE_NH`, a ring N-H too) while the
-    amine partner keeps a free carboxylic acid of its own: two unprotected amino acids coupled (``"both_free"``); and
-    of each esterification of such an acid (primary or N-methyl amine kept) by an alcohol that is not a Fischer
-    esterification's solvent (:func:`_simple_alcohol`; ``"ester"``: valaciclovir "from" free valine and acyclovir)
-    (:data:`MECHANISM_TEXT` ``unprotected_amino_acid``)."""
+    """(acid carbon, nucleophile, kept amine nitrogen) map numbers and the :data:`MECHANISM_TEXT` key of each
+    amidation whose free acid keeps a free primary alkyl amine, or an unhindered N-methyl amine
+    (:data:`_FREE_N_METHYL_AMINE`), in its own molecule (``unprotected_amino_acid``); or keeps any free alkyl amine
+    N-H (:data:`_FREE_ALKYL_AMINE_NH`, a ring N-H too) while the amine partner keeps a free carboxylic acid of its
+    own: two unprotected amino acids coupled (``unprotected_amino_acids_coupled``); and of each esterification of such
+    an acid (primary or N-methyl amine kept) by an alcohol that is not a Fischer esterification's solvent
+    (:func:`_simple_alcohol`; ``unprotected_amino_acid_ester``: valaciclovir "from" free valine and acyclovir)."""
     hits: list[tuple[int, int, int, str]] = []
     unhindered = {m[0] for m in (*reactants.GetSubstructMatches(_FREE_PRIMARY_ALKYL_AMINE),
                                  *reactants.GetSubstructMatches(_FREE_N_METHYL_AMINE))}
@@ -1219,16 +1219,20 @@ def _unprotected_amino_acid(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pma
                         partner_acid = _keeps_free_acid(reactants, pmap, nuc)
                     if not partner_acid:
                         continue
-                hits.append((mc, mn, ma, "ester" if ester else "amide" if idx in unhindered else "both_free"))
+                hits.append((mc, mn, ma, "unprotected_amino_acid_ester" if ester else "unprotected_amino_acid"
+                             if idx in unhindered else "unprotected_amino_acids_coupled"))
                 break
     return hits
 
 
-def _ketone_or_aldehyde_carbon(atom: Chem.Atom) -> bool:
-    """Whether ``atom`` is a ketone's or aldehyde's carbonyl carbon: C=O with only carbons (or hydrogens) besides."""
-    return _carbonyl_carbon(atom) and not atom.GetIsAromatic() and all(
-        nb.GetAtomicNum() == 6 for nb in atom.GetNeighbors()
-        if atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType() == Chem.BondType.SINGLE)
+def _via_enol(carbon: Chem.Atom, partner: Chem.Atom, partner_prod: Chem.Atom) -> bool:
+    """Whether C-H ``carbon``, bonding to ``partner``, is a ketone's or aldehyde's alpha-carbon in a step other than an
+    alkylation by a halide or sulfonate at an sp3 ``partner``: its enol or enamine reacts in acid (a Mannich or aldol
+    step, a Fischer indole synthesis), with no carbanion."""
+    alkylation = (not partner.GetIsAromatic() and partner.GetHybridization() == Chem.HybridizationType.SP3
+                  and _leaving_atom(partner, partner_prod) is not None)
+    return not alkylation and any(_ketone_carbon(nb) or _aldehyde_carbon(nb) for nb in carbon.GetNeighbors()
+                                  if nb.GetIdx() != partner.GetIdx())
 
 
 def _own_halide_ring_closure(reactants: Chem.Mol, product: Chem.Mol, pmap: dict[int, Chem.Atom],
@@ -3139,15 +3143,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 bredt = not activated and a.IsInRing() and any(
                     kind in ("pi_hetero", "pi_carbon") and _bredt_violation(reactants, a, nb) is not None
                     for kind, nb in _alpha_neighbours(a, b_map))
-                # a ketone's or aldehyde's alpha-carbon reacts through its enol or enamine in acid (a Mannich or aldol
-                # step: a published route alpha-methylenates 4-chlorobutyrophenone with formaldehyde; a Fischer
-                # indole synthesis from 5-bromopentanal): only its alkylation by a halide or sulfonate needs the
-                # enolate
-                enol = any(_ketone_or_aldehyde_carbon(nb) for nb in a.GetNeighbors() if nb.GetAtomMapNum() != b_map) \
-                    and not (not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3
-                             and _leaving_atom(b, pmap[b_map]) is not None)
-                closure = _own_halide_ring_closure(reactants, product, pmap, a) if activated and not enol and not \
-                    _same_fragment(reactants, a, b) else None
+                # an enol's step is spared (a published route alpha-methylenates 4-chlorobutyrophenone with
+                # formaldehyde; a Fischer indole synthesis from 5-bromopentanal)
+                closure = _own_halide_ring_closure(reactants, product, pmap, a) if activated and not \
+                    _same_fragment(reactants, a, b) and not _via_enol(a, b, pmap[b_map]) else None
                 if closure is not None:
                     mk, size, halide = closure
                     ring = "cyclopropane (3-exo-tet)" if size == 3 else "cyclopentane (5-exo-tet)"
@@ -3265,12 +3264,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["oxidation_without_oxidant"].format(
                             atom=f"the {a.GetSymbol()} at atom {ma} of {_marked(reactants, [ma])}",
                             source=source)})
-    for mc, mn, ma, kind in _unprotected_amino_acid(reactants, rmap, pmap, new):
-        text = MECHANISM_TEXT[{"amide": "unprotected_amino_acid", "both_free": "unprotected_amino_acids_coupled",
-                               "ester": "unprotected_amino_acid_ester"}[kind]]
-        partner = f"atom {mn} of {_marked(reactants, [mn])}" if kind == "ester" else f"atom {mn}"
+    for mc, mn, ma, text in _unprotected_amino_acid(reactants, rmap, pmap, new):
+        partner = f"atom {mn} of {_marked(reactants, [mn])}" if text == "unprotected_amino_acid_ester" else f"atom {mn}"
         out.append({"code": "unprotected_amino_acid", "atoms": [mc, mn, ma],
-                    "reason": text.format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}",
+                    "reason": MECHANISM_TEXT[text].format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}",
                                           partner=partner)})
     for x, y in new:
         for o, c in ((x, y), (y, x)):

@@ -666,8 +666,8 @@ def _snar_activated(mol: Chem.Mol, idx: int) -> bool:
     atom = mol.GetAtomWithIdx(idx)
     if not atom.GetIsAromatic() or atom.GetAtomicNum() != 6:
         return False
-    ring_info = mol.GetRingInfo()
-    for ring in ring_info.AtomRings():
+    nitro_n = {m[0] for m in mol.GetSubstructMatches(_NITRO)}
+    for ring in mol.GetRingInfo().AtomRings():
         if idx not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
             continue
         pos = ring.index(idx)
@@ -678,8 +678,7 @@ def _snar_activated(mol: Chem.Mol, idx: int) -> bool:
         pyridine_n = any(a.GetAtomicNum() == 7 and a.GetTotalNumHs() == 0 and a.GetDegree() == 2 for a in near)
         if pyridine_n and len(hetero) >= 2:
             return True
-        if size == 6 and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring):
-            nitro_n = {m[0] for m in mol.GetSubstructMatches(_NITRO)}
+        if nitro_n and size == 6 and all(mol.GetAtomWithIdx(i).GetAtomicNum() == 6 for i in ring):
             for d in (1, -1, 3):
                 carbon = mol.GetAtomWithIdx(ring[(pos + d) % size])
                 if any(nb.GetIdx() in nitro_n for nb in carbon.GetNeighbors()):
@@ -696,29 +695,25 @@ def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
     (:data:`SNAR_AMINATION`: riluzole's 2-aminobenzothiazole from the 2-bromide); every other proposal keeps its
     rule's name (``reaction_type``, the seed's, is left as it is)."""
     name = str(proposal.get("reaction_type") or "")
-    if name == "Buchwald-Hartwig":
-        aryl = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "Br"), None)
-        try:
-            mol = parse_clean(smiles)
-        except (ValidationError, ChemistryError):
-            return name
-        if aryl is not None and 0 <= aryl < mol.GetNumAtoms() and _snar_activated(mol, aryl):
-            return SNAR_AMINATION
+    if name not in ("Buchwald-Hartwig", "Heck"):
         return name
-    if name != "Heck":
-        return name
-    sp2 = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "H"), None)
     try:
         mol = parse_clean(smiles)
     except (ValidationError, ChemistryError):
         return name
-    if sp2 is not None and 0 <= sp2 < mol.GetNumAtoms() and mol.GetAtomWithIdx(sp2).GetIsAromatic():
-        sp3 = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == "Br"), None)
-        if sp3 is not None and 0 <= sp3 < mol.GetNumAtoms() and _fluoroalkyl(mol, sp3):
-            return FLUOROALKYLATION
-        return "Friedel-Crafts alkylation"
-    return name
 
+    def capped(cap: str) -> int | None:  # the atom the proposal caps with ``cap``, when it is one of the molecule's
+        idx = next((int(k) for k, v in (proposal.get("caps") or {}).items() if v == cap), None)
+        return idx if idx is not None and 0 <= idx < mol.GetNumAtoms() else None
+
+    if name == "Buchwald-Hartwig":
+        aryl = capped("Br")
+        return SNAR_AMINATION if aryl is not None and _snar_activated(mol, aryl) else name
+    sp2 = capped("H")
+    if sp2 is not None and mol.GetAtomWithIdx(sp2).GetIsAromatic():
+        sp3 = capped("Br")
+        return FLUOROALKYLATION if sp3 is not None and _fluoroalkyl(mol, sp3) else "Friedel-Crafts alkylation"
+    return name
 
 def custom_cap(smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> dict[str, Any]:
     """Break ``bond`` and put ``cap_i`` on its first atom and ``cap_j`` on its second.
