@@ -177,6 +177,67 @@ def test_acidic_ch_condensed_with_an_acetal_is_not_flagged(mapped):
     assert codes(mapped) == []
 
 
+# amitriptyline's first route of 2026-12-07: dibenzosuberane's doubly benzylic CH2 condensed with
+# 3-(dimethylamino)propanal to the exocyclic alkene in one step
+AMITRIPTYLINE_ALDEHYDE = (
+    "[CH2:7]1[c:8]2[cH:9][cH:10][cH:11][cH:12][c:13]2[CH2:14][CH2:15][c:16]2[cH:17][cH:18][cH:19][cH:20][c:21]21."
+    "[CH3:1][N:2]([CH3:3])[CH2:4][CH2:5][CH:6]=[O:900]>>[CH3:1][N:2]([CH3:3])[CH2:4][CH2:5][CH:6]=[C:7]1[c:8]2[cH:9]"
+    "[cH:10][cH:11][cH:12][c:13]2[CH2:14][CH2:15][c:16]2[cH:17][cH:18][cH:19][cH:20][c:21]21"
+)
+_DIPHENYLMETHANE = "[CH2:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1"
+_BENZALDEHYDE = "[CH:14]([c:15]1[cH:16][cH:17][cH:18][cH:19][cH:20]1)=[O:21]"
+
+
+@pytest.mark.parametrize("mapped", [
+    AMITRIPTYLINE_ALDEHYDE,
+    # diphenylmethane and benzaldehyde to triphenylethylene
+    f"{_DIPHENYLMETHANE}.{_BENZALDEHYDE}>>[CH:14](=[C:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[c:8]1[cH:9][cH:10]"
+    "[cH:11][cH:12][cH:13]1)[c:15]1[cH:16][cH:17][cH:18][cH:19][cH:20]1",
+    # 1-methylcyclohexene's allylic methyl and benzaldehyde to the diene
+    "[CH3:1][C:9]1=[CH:10][CH2:11][CH2:12][CH2:13][CH2:14]1.[CH:2]([c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1)=[O:900]>>"
+    "[CH:1](=[CH:2][c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1)[C:9]1=[CH:10][CH2:11][CH2:12][CH2:13][CH2:14]1",
+])
+def test_a_diarylmethane_or_allylic_ch_condensed_with_a_carbonyl_in_one_step_is_flagged(mapped):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"]
+    assert "condenses to the alkene in one step" in flags[0]["reason"]
+
+
+def test_the_amitriptyline_condensation_names_the_ch2_and_the_aldehyde_carbon():
+    assert step_mechanism(AMITRIPTYLINE_ALDEHYDE)[0]["atoms"] == [7, 6]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the diphenylmethyl anion added to benzaldehyde (BuLi, the alcohol kept): an addition, not a condensation
+    f"{_DIPHENYLMETHANE}.{_BENZALDEHYDE}>>[OH:21][CH:14]([CH:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[c:8]1[cH:9]"
+    "[cH:10][cH:11][cH:12][cH:13]1)[c:15]1[cH:16][cH:17][cH:18][cH:19][cH:20]1",
+    # fluorene and benzaldehyde to the benzylidenefluorene (an aromatic anion)
+    "[CH2:2]1[c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2-[c:9]2[cH:10][cH:11][cH:12][cH:13][c:14]21.[CH:1]([c:15]1[cH:16]"
+    "[cH:17][cH:18][cH:19][cH:20]1)=[O:900]>>[CH:1](=[C:2]1[c:3]2[cH:4][cH:5][cH:6][cH:7][c:8]2-[c:9]2[cH:10][cH:11]"
+    "[cH:12][cH:13][c:14]21)[c:15]1[cH:16][cH:17][cH:18][cH:19][cH:20]1",
+    # cyclopentadiene and acetone to 6,6-dimethylfulvene
+    "[CH2:4]1[CH:5]=[CH:6][CH:7]=[CH:8]1.[CH3:1][C:2]([CH3:3])=[O:900]>>[CH3:1][C:2]([CH3:3])=[C:4]1[CH:5]=[CH:6]"
+    "[CH:7]=[CH:8]1",
+    # 2-picoline and benzaldehyde to 2-styrylpyridine
+    "[CH3:2][c:3]1[cH:4][cH:5][cH:6][cH:7][n:8]1.[CH:1]([c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1)=[O:900]>>[CH:1]"
+    "(=[CH:2][c:3]1[cH:4][cH:5][cH:6][cH:7][n:8]1)[c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1",
+    # 4-nitrotoluene and benzaldehyde to 4-nitrostilbene
+    "[CH:9]([c:10]1[cH:11][cH:12][cH:13][cH:14][cH:15]1)=[O:900].[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][c:7]([CH3:8])"
+    "[cH:16][cH:17]1>>[O:1]=[N+:2]([O-:3])[c:4]1[cH:5][cH:6][c:7]([CH:8]=[CH:9][c:10]2[cH:11][cH:12][cH:13][cH:14]"
+    "[cH:15]2)[cH:16][cH:17]1",
+    # Horner-Wadsworth-Emmons: triethyl phosphonoacetate and benzaldehyde
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][P:903]([O:902][CH2:901][CH3:900])(=[O:904])[O:905][CH2:906][CH3:907]."
+    "[CH:7]([c:8]1[cH:9][cH:10][cH:11][cH:12][cH:13]1)=[O:908]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH:6]=[CH:7][c:8]1"
+    "[cH:9][cH:10][cH:11][cH:12][cH:13]1",
+    # sunitinib's Knoevenagel: an oxindole's CH2 and a pyrrole aldehyde
+    "[CH:11]([c:12]1[cH:13][cH:14][cH:15][nH:16]1)=[O:900].[O:1]=[C:2]1[NH:3][c:4]2[cH:5][cH:6][cH:7][cH:8][c:9]2"
+    "[CH2:10]1>>[O:1]=[C:2]1[NH:3][c:4]2[cH:5][cH:6][cH:7][cH:8][c:9]2[C:10]1=[CH:11][c:12]1[cH:13][cH:14][cH:15]"
+    "[nH:16]1",
+])
+def test_acidic_or_aromatic_anion_ch_condensed_with_a_carbonyl_is_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
 @pytest.mark.parametrize("mapped", [
     # an aldol at the lactam's beta carbon (the alpha CH2 is the acidic one)
     "[CH2:4]1[CH2:5][NH:6][C:7](=[O:8])[CH2:9]1.[CH3:1][CH:2]=[O:3]>>[CH3:1][CH:2]([OH:3])[CH:4]1[CH2:5][NH:6][C:7]"
