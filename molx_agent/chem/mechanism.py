@@ -33,9 +33,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   (:func:`_condensed_carbonyl`: an aldol or Knoevenagel condensation, a Wittig or Horner-Wadsworth-Emmons
   olefination), only a C-H that a carbonyl, nitrile, nitro, activating heteroatom (a phosphonium, phosphonate,
   sulfone) or a ring that takes the charge makes acidic counts (:func:`_acetal_partner_activated`), or, for a
-  carbonyl, one whose anion is aromatic (a cyclopentadiene's, indene's or fluorene's CH2): amitriptyline's
-  dibenzosuberane CH2 "condensed" with 3-(dimethylamino)propanal is flagged, while the diphenylmethyl anion added to
-  an aldehyde (the alcohol kept, a lithiation) is not.
+  carbonyl, one whose anion is aromatic (a cyclopentadiene's, indene's or fluorene's CH2); a ketone, the weaker
+  electrophile, takes only a C-H next to a C=O, C=N, C#N or an activating heteroatom (:func:`_condensation_activated`):
+  amitriptyline's dibenzosuberane CH2 "condensed" with 3-(dimethylamino)propanal and loratadine's aza-dibenzosuberane
+  CH2 (a 2-benzylpyridine's) with ethyl 4-oxopiperidine-1-carboxylate are flagged, while the diphenylmethyl anion
+  added to an aldehyde (the alcohol kept, a lithiation) is not. On none of the USPTO-50K reactions and published
+  steps.
 - ``aniline_c_alkylation``: an aromatic C-H alkylated by an alkyl halide or sulfonate (Friedel-Crafts) on a molecule
   that carries a free aryl N-H: the halide alkylates the nitrogen first, and Lewis acids complex the amine.
 - ``electrophile_coupling``: a new C-C bond between two carbons that each lose a halide or a sulfonate, where
@@ -480,6 +483,12 @@ _CONDENSATION_TEXT = ("; a carbonyl condenses to the alkene in one step only wit
                       "cyclopentadiene's or fluorene's: a diarylmethane or a plain benzylic C-H is first lithiated, "
                       "added to the carbonyl and the alcohol then dehydrated (or the organometallic made of the other "
                       "partner added to a ketone)")
+#: Appended to ``unactivated_carbanion`` when the step condenses a ketone to the alkene in one step.
+_KETONE_CONDENSATION_TEXT = ("; a ketone condenses to the alkene in one step only with a C-H next to a carbonyl, "
+                             "nitrile, nitro, sulfonyl, phosphonium or phosphonate group, or a cyclopentadiene's or "
+                             "fluorene's (a picolyl or nitrobenzyl C-H only with an aldehyde): otherwise the C-H is "
+                             "first lithiated, added to the ketone and the alcohol then dehydrated, or the "
+                             "organometallic made of the other partner added to the ketone")
 
 
 def _parse(smiles: str) -> Chem.Mol | None:
@@ -803,6 +812,18 @@ def _condensed_carbonyl(product: Chem.Mol, pmap: dict[int, Chem.Atom], a_map: in
     lost = {nb.GetIdx() for nb in _lost_neighbours(c_react, c_prod)}
     return any(b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(c_react).GetAtomicNum() == 8
                and b.GetOtherAtomIdx(c_react.GetIdx()) in lost for b in c_react.GetBonds())
+
+
+def _condensation_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, ketone: bool) -> bool:
+    """Whether an sp3 C-H is acidic enough to condense with a carbonyl to the alkene in one step: as with an acetal
+    (:func:`_acetal_partner_activated`) for an aldehyde; for a ketone, which is the weaker electrophile and whose
+    aldol adduct reverts, only next to a C=O, C=N or C#N or an activating heteroatom (a nitroalkane, sulfone,
+    phosphonium or phosphonate): 2-benzylpyridine's or 4-nitrotoluene's CH2 condenses with an aldehyde in hot acetic
+    anhydride, but with a ketone only as its lithium salt, the alcohol then dehydrated."""
+    if not ketone:
+        return _acetal_partner_activated(mol, atom, partner_map)
+    return any(kind == "pi_hetero" or (kind == "hetero" and _activating_heteroatom(nb, atom))
+               for kind, nb in _alpha_neighbours(atom, partner_map))
 
 
 def _aromatic_anion(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
@@ -3188,7 +3209,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 elif acetal:
                     activated = _acetal_partner_activated(reactants, a, b_map)
                 elif condensation:
-                    activated = (_acetal_partner_activated(reactants, a, b_map) or _aromatic_anion(reactants, a))
+                    activated = (_condensation_activated(reactants, a, b_map, _ketone_carbon(b))
+                                 or _aromatic_anion(reactants, a))
                 else:
                     activated = _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h)
                 bredt = not activated and a.IsInRing() and any(
@@ -3221,7 +3243,9 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     out.append({"code": "unactivated_carbanion", "atoms": [a_map, b_map],
                                 "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)
                                 + (_KETENE_TEXT if ketene else _ARYLATION_TEXT if arylation
-                                   else _ACETAL_TEXT if acetal else _CONDENSATION_TEXT if condensation else "")
+                                   else _ACETAL_TEXT if acetal
+                                   else (_KETONE_CONDENSATION_TEXT if _ketone_carbon(b) else _CONDENSATION_TEXT)
+                                   if condensation else "")
                                 + (_BREDT_TEXT if bredt else "")})
             elif a.GetIsAromatic() and not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):

@@ -207,6 +207,35 @@ def test_the_amitriptyline_condensation_names_the_ch2_and_the_aldehyde_carbon():
     assert step_mechanism(AMITRIPTYLINE_ALDEHYDE)[0]["atoms"] == [7, 6]
 
 
+# loratadine's first route of 2026-12-07: the aza-dibenzosuberane's CH2 (a 2-benzylpyridine's) "condensed" with
+# ethyl 4-oxopiperidine-1-carboxylate to the tetrasubstituted alkene
+LORATADINE_KETONE = (
+    "[CH2:10]1[c:11]2[cH:12][cH:13][c:14]([Cl:15])[cH:16][c:17]2[CH2:18][CH2:19][c:20]2[cH:21][cH:22][cH:23][n:24]"
+    "[c:25]21.[CH3:1][CH2:2][O:3][C:4](=[O:5])[N:6]1[CH2:7][CH2:8][C:9](=[O:900])[CH2:26][CH2:27]1>>[CH3:1][CH2:2]"
+    "[O:3][C:4](=[O:5])[N:6]1[CH2:7][CH2:8][C:9](=[C:10]2[c:11]3[cH:12][cH:13][c:14]([Cl:15])[cH:16][c:17]3[CH2:18]"
+    "[CH2:19][c:20]3[cH:21][cH:22][cH:23][n:24][c:25]32)[CH2:26][CH2:27]1"
+)
+
+
+def test_a_picolyl_ch2_condensed_with_a_ketone_in_one_step_is_flagged():
+    flags = step_mechanism(LORATADINE_KETONE)
+    assert [f["code"] for f in flags] == ["unactivated_carbanion"] and flags[0]["atoms"] == [10, 9]
+    assert "a ketone condenses to the alkene in one step only" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # Horner-Wadsworth-Emmons on cyclohexanone
+    "[C:7]1(=[O:908])[CH2:8][CH2:9][CH2:10][CH2:11][CH2:12]1.[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][P:903]([O:902]"
+    "[CH2:901][CH3:900])(=[O:904])[O:905][CH2:906][CH3:907]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH:6]=[C:7]1[CH2:8]"
+    "[CH2:9][CH2:10][CH2:11][CH2:12]1",
+    # Knoevenagel of cyclohexanone with malononitrile
+    "[C:6]1(=[O:900])[CH2:7][CH2:8][CH2:9][CH2:10][CH2:11]1.[N:1]#[C:2][CH2:3][C:4]#[N:5]>>[N:1]#[C:2][C:3]([C:4]#"
+    "[N:5])=[C:6]1[CH2:7][CH2:8][CH2:9][CH2:10][CH2:11]1",
+])
+def test_a_ketone_condensed_with_a_carbonyl_or_phosphonate_activated_ch_is_not_flagged(mapped):
+    assert codes(mapped) == []
+
+
 @pytest.mark.parametrize("mapped", [
     # the diphenylmethyl anion added to benzaldehyde (BuLi, the alcohol kept): an addition, not a condensation
     f"{_DIPHENYLMETHANE}.{_BENZALDEHYDE}>>[OH:21][CH:14]([CH:1]([c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1)[c:8]1[cH:9]"

@@ -439,6 +439,16 @@ EXAMPLES: list[tuple[str, str, list[str]]] = [
     ('G371_biguanide_amine_dicyandiamide_retro', 'CN(C)C(=N)NC(=N)N', ['CNC', 'N#CNC(=N)N']),
     ('G372_biguanide_amine_dicyandiamide_conjugated_retro', 'CN(C)C(=N)N=C(N)N', ['CNC', 'N#CNC(=N)N']),
     ('G373_biguanide_amine_dicyandiamide_amino_retro', 'CN(C)C(N)=NC(=N)N', ['CNC', 'N#CNC(=N)N']),
+    # amitriptyline and cyclobenzaprine from their tertiary carbinols (the Grignard adducts of the tricyclic
+    # ketones), loratadine's and tamoxifen's tetrasubstituted alkenes likewise
+    ('G374_diaryl_carbinol_dehydration_retro', 'CN(C)CCC=C1c2ccccc2CCc2ccccc21',
+     ['CN(C)CCCC1(O)c2ccccc2CCc2ccccc21']),
+    ('G374_diaryl_carbinol_dehydration_retro', 'CN(C)CCC=C1c2ccccc2C=Cc2ccccc21',
+     ['CN(C)CCCC1(O)c2ccccc2C=Cc2ccccc21']),
+    ('G375_diaryl_carbinol_dehydration_tetrasubstituted_retro', 'CCOC(=O)N1CCC(=C2c3ccc(Cl)cc3CCc3cccnc32)CC1',
+     ['CCOC(=O)N1CCC(C2(O)c3ccc(Cl)cc3CCc3cccnc32)CC1']),
+    ('G375_diaryl_carbinol_dehydration_tetrasubstituted_retro', 'CC/C(=C(\\c1ccccc1)c1ccc(OCCN(C)C)cc1)c1ccccc1',
+     ['CCC(c1ccccc1)C(O)(c1ccccc1)c1ccc(OCCN(C)C)cc1']),
     ('G371_biguanide_amine_dicyandiamide_retro', 'N=C(N)NC(=N)NCCc1ccccc1', ['NCCc1ccccc1', 'N#CNC(=N)N']),
 ]
 
@@ -564,6 +574,13 @@ def test_aromatic_halogenation_respects_directing_groups(template_id, product, a
     ("G371_biguanide_amine_dicyandiamide_retro", "CN(C)C(=N)N=C(N)N"),
     ("G372_biguanide_amine_dicyandiamide_conjugated_retro", "CN(C)C(=N)NC(=N)N"),
     ("G373_biguanide_amine_dicyandiamide_amino_retro", "CN(C)C(=N)NC(=N)N"),
+    # a diaryl carbinol's dehydration: not an alkene with one aryl group, a 1,1-diarylethylene, an enol ether, or
+    # a ring alkene (3-phenylindene)
+    ("G374_diaryl_carbinol_dehydration_retro", "CC=C(C)c1ccccc1"),
+    ("G374_diaryl_carbinol_dehydration_retro", "C=C(c1ccccc1)c1ccccc1"),
+    ("G374_diaryl_carbinol_dehydration_retro", "C1=C(c2ccccc2)c2ccccc2C1"),
+    ("G375_diaryl_carbinol_dehydration_tetrasubstituted_retro", "COC(C)=C(c1ccccc1)c1ccccc1"),
+    ("G375_diaryl_carbinol_dehydration_tetrasubstituted_retro", "CC(C)=C(C)c1ccccc1"),
 ])
 def test_template_does_not_fire_on_the_wrong_site(template_id, product):
     assert apply_named_template(template_id, product) == []
