@@ -651,16 +651,10 @@ def _charge_reaches_acceptor(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
     that is not a ring atom of a five-membered ring (RDKit's resonance structures): a carbonyl, nitro or nitrile
     group, or an azine nitrogen, conjugated with it. An undecidable case answers ``True`` (activated: no flag)."""
     try:
-        rw = Chem.RWMol(mol)
-        anion = rw.GetAtomWithIdx(carbon.GetIdx())
-        n_h = anion.GetTotalNumHs()
-        if n_h < 1:
+        if carbon.GetTotalNumHs() < 1:
             return True
-        anion.SetNoImplicit(True)
-        anion.SetNumExplicitHs(n_h - 1)
-        anion.SetFormalCharge(anion.GetFormalCharge() - 1)
+        rw = _carbanion(mol, carbon)
         with rdBase.BlockLogs():
-            Chem.SanitizeMol(rw)
             before = {a.GetIdx() for a in rw.GetAtoms() if a.GetFormalCharge() < 0}
             ring_info = rw.GetRingInfo()
             for form in Chem.ResonanceMolSupplier(rw, Chem.KEKULE_ALL, _RESONANCE_FORMS):
@@ -673,6 +667,20 @@ def _charge_reaches_acceptor(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
         return False
     except Exception:  # noqa: BLE001 - no verdict without resonance forms: keep the lenient answer
         return True
+
+
+def _carbanion(mol: Chem.Mol, carbon: Chem.Atom) -> Chem.RWMol:
+    """A copy of ``mol`` with one hydrogen of ``carbon`` removed and its formal charge lowered by one, sanitised
+    (RDKit's exception when it cannot be)."""
+    rw = Chem.RWMol(mol)
+    anion = rw.GetAtomWithIdx(carbon.GetIdx())
+    n_h = anion.GetTotalNumHs()
+    anion.SetNoImplicit(True)
+    anion.SetNumExplicitHs(n_h - 1)
+    anion.SetFormalCharge(anion.GetFormalCharge() - 1)
+    with rdBase.BlockLogs():
+        Chem.SanitizeMol(rw)
+    return rw
 
 
 #: At most this many resonance forms of a carbanion are read (:func:`_charge_reaches_acceptor`).
@@ -830,17 +838,9 @@ def _aromatic_anion(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
     """Whether a carbanion at ``carbon`` (one hydrogen removed) is aromatic: a cyclopentadiene's, indene's or
     fluorene's CH, which condenses with aldehydes and ketones under a plain base (fulvenes, benzofulvenes)."""
     try:
-        rw = Chem.RWMol(mol)
-        anion = rw.GetAtomWithIdx(carbon.GetIdx())
-        n_h = anion.GetTotalNumHs()
-        if n_h < 1 or not anion.IsInRingSize(5):
+        if carbon.GetTotalNumHs() < 1 or not carbon.IsInRingSize(5):
             return False
-        anion.SetNoImplicit(True)
-        anion.SetNumExplicitHs(n_h - 1)
-        anion.SetFormalCharge(anion.GetFormalCharge() - 1)
-        with rdBase.BlockLogs():
-            Chem.SanitizeMol(rw)
-        return rw.GetAtomWithIdx(carbon.GetIdx()).GetIsAromatic()
+        return _carbanion(mol, carbon).GetAtomWithIdx(carbon.GetIdx()).GetIsAromatic()
     except Exception:  # noqa: BLE001 - no verdict: keep the lenient answer
         return True
 
@@ -3201,6 +3201,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                              and not _snar_ring(reactants, b)[1])  # an aryl halide that no ring activates
                 acetal = not b.GetIsAromatic() and _acetal_carbon(b, pmap[b_map])
                 condensation = not acetal and _condensed_carbonyl(product, pmap, a_map, b)
+                ketone = condensation and _ketone_carbon(b)
                 ketene = any(_acyl_halide_carbon(nb) for nb in a.GetNeighbors() if nb.GetAtomMapNum() != b_map)
                 if ketene:
                     activated = False
@@ -3209,8 +3210,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                 elif acetal:
                     activated = _acetal_partner_activated(reactants, a, b_map)
                 elif condensation:
-                    activated = (_condensation_activated(reactants, a, b_map, _ketone_carbon(b))
-                                 or _aromatic_anion(reactants, a))
+                    activated = _condensation_activated(reactants, a, b_map, ketone) or _aromatic_anion(reactants, a)
                 else:
                     activated = _activated(reactants, a, b_map, polar=not b.GetIsAromatic() and not partner_loses_h)
                 bredt = not activated and a.IsInRing() and any(
@@ -3244,8 +3244,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                                 "reason": MECHANISM_TEXT["unactivated_carbanion"].format(atom=label)
                                 + (_KETENE_TEXT if ketene else _ARYLATION_TEXT if arylation
                                    else _ACETAL_TEXT if acetal
-                                   else (_KETONE_CONDENSATION_TEXT if _ketone_carbon(b) else _CONDENSATION_TEXT)
-                                   if condensation else "")
+                                   else _KETONE_CONDENSATION_TEXT if ketone
+                                   else _CONDENSATION_TEXT if condensation else "")
                                 + (_BREDT_TEXT if bredt else "")})
             elif a.GetIsAromatic() and not b.GetIsAromatic() and b.GetHybridization() == Chem.HybridizationType.SP3:
                 if _leaves_alkyl(b, pmap[b_map]) and _free_aryl_amine(reactants, a.GetIdx()):
