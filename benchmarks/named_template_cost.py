@@ -57,12 +57,13 @@ def main() -> int:
 
     prefixes = tuple(p for p in args.exclude.split(",") if p)
     templates = list(load_named_templates())
-    kept = [t for t in templates if not (prefixes and t.id.startswith(prefixes))]
-    left_out = [t.id for t in templates if t not in kept]
+    left_out = [t.id for t in templates if prefixes and t.id.startswith(prefixes)]
+    kept = [t for t in templates if t.id not in left_out]
     products = val_products(args.n, args.seed)
+    classes = _load_classes()
     with_all, without = TemplateKNNModel(), TemplateKNNModel()
-    with_all._named = NamedTemplateMatcher(templates, classes=_load_classes())
-    without._named = NamedTemplateMatcher(kept, classes=_load_classes())
+    with_all._named = NamedTemplateMatcher(templates, classes=classes)
+    without._named = NamedTemplateMatcher(kept, classes=classes)
     times: dict[str, list[float]] = {"with": [], "without": []}
     for i, product in enumerate(products):
         order = (("with", with_all), ("without", without)) if i % 2 == 0 else (("without", without), ("with", with_all))

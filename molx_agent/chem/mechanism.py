@@ -3343,8 +3343,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
     for mc, mn, ma, text in _unprotected_amino_acid(reactants, rmap, pmap, new):
         partner = f"atom {mn} of {_marked(reactants, [mn])}" if text == "unprotected_amino_acid_ester" else f"atom {mn}"
         out.append({"code": "unprotected_amino_acid", "atoms": [mc, mn, ma],
-                    "reason": MECHANISM_TEXT[text].format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}", amine=f"atom {ma}",
-                                          partner=partner)})
+                    "reason": MECHANISM_TEXT[text].format(acid=f"atom {mc} of {_marked(reactants, [mc, ma])}",
+                                                          amine=f"atom {ma}", partner=partner)})
     for x, y in new:
         for o, c in ((x, y), (y, x)):
             if o.GetAtomicNum() != 8 or c.GetAtomicNum() != 6:

@@ -715,6 +715,7 @@ def chemist_reaction_name(smiles: MolLike, proposal: dict[str, Any]) -> str:
         return FLUOROALKYLATION if sp3 is not None and _fluoroalkyl(mol, sp3) else "Friedel-Crafts alkylation"
     return name
 
+
 def custom_cap(smiles: MolLike, bond: BondSpec, cap_i: str | None, cap_j: str | None) -> dict[str, Any]:
     """Break ``bond`` and put ``cap_i`` on its first atom and ``cap_j`` on its second.
 
