@@ -233,7 +233,14 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   2,4-dihydroxybenzaldehyde alkylates at 4-OH) is spared. A selectivity warning (medium confidence, the route is
   not demoted), not a verdict: it fires on 30 of the 50,085 recorded USPTO-50K reactions and on 26 of the 8,893
   published ref-lin-600 and PaRoutes routes, where a hindrance, a neighbouring group or the order of addition
-  decided (see ``docs/benchmarks.md``).
+  decided (see ``docs/benchmarks.md``). Also an ester hydrolysed to the acid while its molecule keeps another that
+  base or acid cleaves first: an unhindered aliphatic ester (CH3, CH2 or activated acyl carbon) kept while an aryl,
+  vinyl or hindered one is hydrolysed, or a smaller alkyl ester kept beside one of the same acyl kind (atorvastatin's
+  pyrrole-3-carboxylate saponified beside the side chain's CH2-CO2Et). Spared: a tert-butyl, benzyl, allyl,
+  2-silylethyl or acyloxymethyl ester cleaved (acid, hydrogenolysis, Pd or fluoride tell them apart), a kept
+  tert-butyl ester or lactone, two esters of one kind (one equivalent of base). On 1 of the 50,085 USPTO-50K
+  reactions (a 2-aryl-2-methylpropanoate hydrolysed beside a methyl arylacetate) and on none of the 31,125 published
+  steps.
 - ``amide_reductive_amination``: a new bond from the N-H of an amide, carbamate, urea or sulfonamide in one
   precursor to a ketone's carbonyl carbon in another, which ends as an sp3 carbon without its oxygen: a reductive
   amination by a nitrogen too weakly nucleophilic to form the iminium ion with a ketone. Example: bortezomib's
@@ -342,6 +349,11 @@ MECHANISM_TEXT = {
     "competing_site": "the {kind} at {reacting} reacts while its molecule keeps another {kind} ({kept}) that the "
                       "partner attacks as readily: forward, a mixture unless one of them is protected (or a symmetric "
                       "diamine or diol is used in excess)",
+    # the same code, for an ester hydrolysed beside another that base or acid cleaves at least as readily
+    "competing_ester": "{reacting} is hydrolysed to the acid while its molecule keeps {kept}, which base or acid "
+                       "cleaves first (its acyl group is less hindered or not conjugated, or its alkyl group is "
+                       "smaller): forward, both go or a mixture forms; carry the ester to keep as a tert-butyl or "
+                       "benzyl ester (cleaved by acid or hydrogenolysis), or hydrolyse before that ester is made",
     "unprotected_amino_acid": "the acid ({acid}) is activated while its molecule keeps a free primary or N-methyl "
                               "amine ({amine}): the activated acid acylates that amine as well and the amino acid couples "
                               "with itself; couple its Boc, Cbz or Fmoc derivative (or its Dane salt or acid chloride "
@@ -3162,6 +3174,117 @@ def _competing_sites(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Che
     return out
 
 
+#: An ester's alkyl group, by how readily base or acid hydrolyses the ester (:func:`_ester_parts`): an aryl ester
+#: first, then methyl, a primary and a secondary alkyl group.
+_ALKOXY_RANK = {"aryl": 4, "methyl": 3, "primary": 2, "secondary": 1}
+
+
+def _ester_parts(carbon: Chem.Atom) -> tuple[int, str, bool, str] | None:
+    """(acyl rank, alkyl kind, simple, name) of an ester carbonyl ``carbon`` (a non-aromatic C=O carbon bonded to a
+    carbon and to an O-C); ``None`` for anything else (an acid, a carbamate, a carbonate, a thioester, a lactone, a
+    tert-alkyl ester, which base leaves alone).  The acyl rank is :func:`_acyl_rank`'s.  The alkyl kind is a key of
+    :data:`_ALKOXY_RANK`; ``simple`` says a plain saponification cleaves it (a methyl, or an alkyl carbon whose other
+    neighbours are sp3 carbons without silicon: not a benzyl, allyl, 2-silylethyl or acyloxymethyl ester, which a
+    chemist removes otherwise).  The name is the ester's, for a reason ("ethyl ester", "secondary alkyl ester")."""
+    if carbon.GetAtomicNum() != 6 or carbon.GetIsAromatic() or carbon.GetFormalCharge():
+        return None
+    oxo = acyl = alkoxy = None
+    for bond in carbon.GetBonds():
+        nb = bond.GetOtherAtom(carbon)
+        if nb.GetAtomicNum() == 8 and bond.GetBondType() == Chem.BondType.DOUBLE:
+            oxo = nb
+        elif nb.GetAtomicNum() == 8 and bond.GetBondType() == Chem.BondType.SINGLE and nb.GetDegree() == 2:
+            alkoxy = nb
+        elif nb.GetAtomicNum() == 6 and bond.GetBondType() == Chem.BondType.SINGLE:
+            acyl = nb
+    if oxo is None or acyl is None or alkoxy is None or carbon.GetDegree() != 3:
+        return None
+    alkyl = next(a for a in alkoxy.GetNeighbors() if a.GetIdx() != carbon.GetIdx())
+    if alkyl.GetAtomicNum() != 6 or carbon.GetOwningMol().GetBondBetweenAtoms(carbon.GetIdx(),
+                                                                               alkoxy.GetIdx()).IsInRing():
+        return None  # an O-silyl or other hetero ester, or a lactone
+    if alkyl.GetIsAromatic():
+        kind, simple, name = "aryl", False, "aryl ester"
+    elif alkyl.GetHybridization() != Chem.HybridizationType.SP3:
+        return None
+    else:
+        heavy = alkyl.GetDegree()
+        if heavy > 3 or (heavy == 3 and not alkyl.GetTotalNumHs()):
+            return None  # a tert-alkyl ester
+        kind = {1: "methyl", 2: "primary", 3: "secondary"}[heavy]
+        others = [a for a in alkyl.GetNeighbors() if a.GetIdx() != alkoxy.GetIdx()]
+        simple = all(a.GetAtomicNum() == 6 and not a.GetIsAromatic()
+                     and a.GetHybridization() == Chem.HybridizationType.SP3
+                     and not any(b.GetAtomicNum() == 14 for b in a.GetNeighbors()) for a in others)
+        if kind == "primary" and others[0].GetAtomicNum() == 6 and others[0].GetDegree() == 1:
+            name = "ethyl ester"
+        else:
+            name = f"{kind} ester" if kind == "methyl" else f"{kind} alkyl ester"
+    return _acyl_rank(acyl, carbon), kind, simple, name
+
+
+def _acyl_rank(acyl: Chem.Atom, carbonyl: Chem.Atom) -> int:
+    """How readily an ester's acyl group is attacked by hydroxide or water, by the carbon ``acyl`` that carries its
+    ``carbonyl``: 3 for a CH3, a CH2, an sp carbon or an sp3 carbon bearing a heteroatom, nitrile or carbonyl
+    (activated); 2 for a CH; 1 for a conjugated (aromatic or vinyl) carbon, 2 when an aromatic one sits next to a ring
+    nitrogen (an azine-2- or azole-2-carboxylate); 0 for a quaternary sp3 carbon or an aryl carbon with substituents
+    at both ortho positions."""
+    if acyl.GetIsAromatic():
+        if any(nb.GetAtomicNum() == 7 and nb.GetIsAromatic() for nb in acyl.GetNeighbors()):
+            return 2
+        mol = acyl.GetOwningMol()
+        ortho = sum(1 for ring_nb in acyl.GetNeighbors() if ring_nb.GetIsAromatic()
+                    for sub in ring_nb.GetNeighbors()
+                    if sub.GetIdx() != acyl.GetIdx()
+                    and not mol.GetBondBetweenAtoms(ring_nb.GetIdx(), sub.GetIdx()).IsInRing())
+        return 0 if ortho >= 2 else 1
+    hybrid = acyl.GetHybridization()
+    if hybrid == Chem.HybridizationType.SP2:
+        return 1
+    if hybrid == Chem.HybridizationType.SP:
+        return 3
+    for nb in acyl.GetNeighbors():
+        if nb.GetIdx() == carbonyl.GetIdx():
+            continue
+        if nb.GetAtomicNum() not in (1, 6) or any(
+                b.GetBondType() in (Chem.BondType.DOUBLE, Chem.BondType.TRIPLE) and b.GetOtherAtom(nb).GetAtomicNum() in (7, 8)
+                for b in nb.GetBonds()):
+            return 3
+    return {0: 0, 1: 2}.get(acyl.GetTotalNumHs(), 3)
+
+
+def _competing_esters(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
+                      pmap: dict[int, Chem.Atom]) -> list[tuple[int, int, str, str]]:
+    """(reacting, kept acyl carbon map numbers, their ester names) of each ester that a step hydrolyses to the acid
+    (a simple alkyl ester, :func:`_ester_parts`) while its molecule keeps another ester that base or acid hydrolyses
+    first (so never a symmetry-equivalent one, mono-hydrolysed with one equivalent of base): an alkyl group no
+    bulkier and an acyl group clearly more reactive (an acyl rank, :func:`_acyl_rank`, two above: an unhindered
+    aliphatic ester beside an aryl or hindered one), or an acyl rank no lower and a smaller alkyl group (a methyl
+    ester kept while an ethyl ester is hydrolysed); see ``competing_site``."""
+    out: list[tuple[int, int, str, str]] = []
+    for m, c in rmap.items():
+        prod = pmap.get(m)
+        if prod is None or not _carboxylic_acid(prod):
+            continue
+        parts = _ester_parts(c)
+        if parts is None or not parts[2] or parts[1] == "aryl":
+            continue
+        for idx in _fragment_of(reactants, c.GetIdx()):
+            twin = reactants.GetAtomWithIdx(idx)
+            mt = twin.GetAtomMapNum()
+            if idx == c.GetIdx() or not mt or mt not in pmap:
+                continue
+            kept = _ester_parts(twin)
+            if kept is None or _ester_parts(pmap[mt]) != kept:
+                continue  # not an ester, or not kept as the same ester
+            alkyl_gain = _ALKOXY_RANK[kept[1]] - _ALKOXY_RANK[parts[1]]
+            if alkyl_gain < 0 or (kept[0] - parts[0] < 2 and not (kept[0] >= parts[0] and alkyl_gain > 0)):
+                continue  # the kept ester is bulkier, or its acyl group is not clearly the more reactive
+            out.append((m, mt, parts[3], kept[3]))
+            break
+    return out
+
+
 def _step_sides(mapped: str) -> tuple[Chem.Mol, Chem.Mol] | None:
     """The reactant and product sides of an atom-mapped ``reactants>>product``, the product's unmapped-group numbers
     adopted (:func:`_adopt_orphan_maps`); ``None`` without ``>>`` or when a side does not parse."""
@@ -3373,6 +3496,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         out.append({"code": "competing_site", "atoms": [mn, me, mt],
                     "reason": MECHANISM_TEXT["competing_site"].format(
                         kind=kind, reacting=f"atom {mn} of {_marked(reactants, [mn, mt])}", kept=f"atom {mt}")})
+    for mc, mt, name, kept_name in _competing_esters(reactants, rmap, pmap):
+        out.append({"code": "competing_site", "atoms": [mc, mt],
+                    "reason": MECHANISM_TEXT["competing_ester"].format(
+                        reacting=f"the {name} at atom {mc} of {_marked(reactants, [mc, mt])}",
+                        kept=f"the {kept_name} at atom {mt}")})
     kept_strong: list[tuple[str, int]] = []
     if any(x.GetAtomicNum() in _STRONG_FORMS or y.GetAtomicNum() in _STRONG_FORMS for x, y in new):
         strong, kept_strong = _strong_electrophiles(reactants, product, rmap)

@@ -1579,6 +1579,69 @@ def test_a_group_without_a_like_twin_or_told_apart_is_not_a_competing_site(mappe
     assert "competing_site" not in codes(mapped)
 
 
+ATORVASTATIN_DIESTER_HYDROLYSIS = (
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][C@H:7]([OH:8])[CH2:9][C@H:10]([OH:11])[CH2:12][CH2:13][n:14]1[c:15]"
+    "(-[c:16]2[cH:17][cH:18][c:19]([F:20])[cH:21][cH:22]2)[c:23](-[c:24]2[cH:25][cH:26][cH:27][cH:28][cH:29]2)[c:30]"
+    "([C:31](=[O:32])[O:33][CH2:901][CH3:900])[c:34]1[CH:35]([CH3:36])[CH3:37]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6]"
+    "[C@H:7]([OH:8])[CH2:9][C@H:10]([OH:11])[CH2:12][CH2:13][n:14]1[c:15](-[c:16]2[cH:17][cH:18][c:19]([F:20])[cH:21]"
+    "[cH:22]2)[c:23](-[c:24]2[cH:25][cH:26][cH:27][cH:28][cH:29]2)[c:30]([C:31](=[O:32])[OH:33])[c:34]1[CH:35]([CH3:36])"
+    "[CH3:37]")
+
+
+@pytest.mark.parametrize("mapped, atoms, reacting, kept", [
+    # atorvastatin's 240 s route: the hindered, electron-rich pyrrole-3-carboxylate saponified, the side chain's
+    # CH2-CO2Et kept
+    (ATORVASTATIN_DIESTER_HYDROLYSIS, [31, 4], "ethyl ester", "ethyl ester"),
+    # a methyl benzoate hydrolysed while a methyl 3-arylpropanoate is kept
+    ("[CH3:1][O:2][C:3](=[O:4])[CH2:5][CH2:6][c:7]1[cH:8][cH:9][c:10]([C:11](=[O:12])[O:13][CH3:900])[cH:14][cH:15]1>>"
+     "[CH3:1][O:2][C:3](=[O:4])[CH2:5][CH2:6][c:7]1[cH:8][cH:9][c:10]([C:11](=[O:12])[OH:13])[cH:14][cH:15]1", [11, 3],
+     "methyl ester", "methyl ester"),
+    # an ethyl ester hydrolysed while a methyl ester of the same kind is kept (both mappings of the cleavage)
+    ("[CH3:1][O:2][C:3](=[O:4])[CH2:5][CH2:6][CH2:7][C:8](=[O:9])[O:10][CH2:11][CH3:12]>>[CH3:1][O:2][C:3](=[O:4])"
+     "[CH2:5][CH2:6][CH2:7][C:8](=[O:9])[OH:10]", [8, 3], "ethyl ester", "methyl ester"),
+    ("[CH3:1][O:2][C:3](=[O:4])[CH2:5][CH2:6][CH2:7][C:8](=[O:9])OCC.[OH2:10]>>[CH3:1][O:2][C:3](=[O:4])[CH2:5][CH2:6]"
+     "[CH2:7][C:8](=[O:9])[OH:10]", [8, 3], "ethyl ester", "methyl ester"),
+])
+def test_an_ester_hydrolysed_beside_one_cleaved_first_is_a_competing_site(mapped, atoms, reacting, kept):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["competing_site"] and flags[0]["atoms"] == atoms
+    reason = flags[0]["reason"]
+    assert reason.startswith(f"the {reacting} at atom {atoms[0]} of ")
+    assert f"keeps the {kept} at atom {atoms[1]}, which base or acid cleaves first" in reason
+
+
+@pytest.mark.parametrize("mapped", [
+    # the aliphatic ester hydrolysed, the benzoate kept: the expected selectivity
+    "[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([CH2:9][CH2:10][C:11](=[O:12])[O:13][CH3:900])[cH:14][cH:15]1>>"
+    "[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([CH2:9][CH2:10][C:11](=[O:12])[OH:13])[cH:14][cH:15]1",
+    # a methyl ester hydrolysed beside a tert-butyl ester (base leaves it) and beside an ethyl ester (bulkier)
+    "[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[CH2:8][CH2:9][C:10](=[O:11])[O:12][CH3:13]>>[CH3:1][C:2]([CH3:3])"
+    "([CH3:4])[O:5][C:6](=[O:7])[CH2:8][CH2:9][C:10](=[O:11])[OH:12]",
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[O:11][CH3:12]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])"
+    "[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[OH:11]",
+    # an ethyl ester hydrolysed beside an isopropyl ester (bulkier)
+    "[CH3:1][CH:2]([CH3:13])[O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[O:11][CH2:12][CH3:14]>>[CH3:1][CH:2]"
+    "([CH3:13])[O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[OH:11]",
+    # a benzyl ester cleaved (hydrogenolysis) beside an ethyl ester; a lactone kept
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[O:11][CH2:900][c:901]1[cH:902][cH:903][cH:904]"
+    "[cH:905][cH:906]1>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][C:9](=[O:10])[OH:11]",
+    "[O:1]=[C:2]([O:3][CH2:901][CH3:900])[CH2:4][CH2:5][CH:6]1[CH2:7][CH2:8][O:9][C:10]1=[O:11]>>[O:1]=[C:2]([OH:3])"
+    "[CH2:4][CH2:5][CH:6]1[CH2:7][CH2:8][O:9][C:10]1=[O:11]",
+    # dimethyl isophthalate mono-hydrolysed (two like esters: one equivalent of base)
+    "C[O:11][C:9](=[O:10])[c:8]1[cH:7][cH:6][cH:5][c:4]([C:3](=[O:2])[O:1][CH3:12])[cH:13]1>>[CH3:12][O:1][C:3](=[O:2])"
+    "[c:4]1[cH:5][cH:6][cH:7][c:8]([C:9](=[O:10])[OH:11])[cH:13]1",
+    # USPTO-50K records: two aryl methyl esters told apart by an ortho pyridyl; an ester beside a nitrile on a
+    # cyclopropane saponified while a CH ester is kept
+    "C[O:11][C:9]([c:8]1[cH:7][cH:6][c:5]([C:3]([O:2][CH3:1])=[O:4])[c:13](-[c:14]2[cH:15][cH:16][cH:17][n:18][cH:19]2)"
+    "[cH:12]1)=[O:10]>>[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][cH:7][c:8]([C:9](=[O:10])[OH:11])[cH:12][c:13]1-[c:14]1"
+    "[cH:15][cH:16][cH:17][n:18][cH:19]1",
+    "CC[O:15][C:13]([C:10]1([C:11]#[N:12])[CH:6]([C:4]([O:3][CH2:2][CH3:1])=[O:5])[C:7]1([CH3:8])[CH3:9])=[O:14]>>[CH3:1]"
+    "[CH2:2][O:3][C:4](=[O:5])[CH:6]1[C:7]([CH3:8])([CH3:9])[C:10]1([C:11]#[N:12])[C:13](=[O:14])[OH:15]",
+])
+def test_an_ester_hydrolysed_beside_a_slower_one_is_not_a_competing_site(mapped):
+    assert "competing_site" not in codes(mapped)
+
+
 def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
     from molx_agent.retro.judge import route_rank_tier
 
