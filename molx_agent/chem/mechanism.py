@@ -241,6 +241,14 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   tert-butyl ester or lactone, two esters of one kind (one equivalent of base). On 1 of the 50,085 USPTO-50K
   reactions (a 2-aryl-2-methylpropanoate hydrolysed beside a methyl arylacetate) and on none of the 31,125 published
   steps.
+- ``unprotected_c_acylation``: an aromatic C-H acylated (Friedel-Crafts, or a pyrrole's or indole's C-acylation)
+  by the acid chloride, chloroformate, anhydride or acid of another molecule while the arene's molecule keeps a
+  free primary or secondary alkyl amine or alcohol: the reagent acylates that N-H or O-H first. Example:
+  atorvastatin's pyrrole "C-acylated" by ethyl chloroformate beside its free side-chain diol (a 240 s route).
+  Phenols (C-acylated through the Fries rearrangement, or by the Nencki and Houben-Hoesch reactions) and anilines
+  (the Sugasawa ortho-acylation) are spared. On none of the 50,085 USPTO-50K reactions nor of the 31,125 published
+  steps (the C-acylations there that keep an O-H or N-H keep a phenol or an aniline: 9 and 1 of the 50,085, 31 and
+  1 of the published steps counted per benchmark).
 - ``amide_reductive_amination``: a new bond from the N-H of an amide, carbamate, urea or sulfonamide in one
   precursor to a ketone's carbonyl carbon in another, which ends as an sp3 carbon without its oxygen: a reductive
   amination by a nitrogen too weakly nucleophilic to form the iminium ion with a ketone. Example: bortezomib's
@@ -349,6 +357,11 @@ MECHANISM_TEXT = {
     "competing_site": "the {kind} at {reacting} reacts while its molecule keeps another {kind} ({kept}) that the "
                       "partner attacks as readily: forward, a mixture unless one of them is protected (or a symmetric "
                       "diamine or diol is used in excess)",
+    "unprotected_c_acylation": "the ring carbon ({atom}) is C-acylated while its molecule keeps a free {kind} "
+                               "({kept}): the acid chloride, chloroformate or anhydride acylates that oxygen or "
+                               "nitrogen first (an ester, carbonate or amide; the amine also takes up the Lewis "
+                               "acid), so forward the ring is not acylated as drawn; protect the group (acetate, "
+                               "silyl ether, Boc) or acylate the ring before the group is made",
     # the same code, for an ester hydrolysed beside another that base or acid cleaves at least as readily
     "competing_ester": "{reacting} is hydrolysed to the acid while its molecule keeps {kept}, which base or acid "
                        "cleaves first (its acyl group is less hindered or not conjugated, or its alkyl group is "
@@ -3285,6 +3298,37 @@ def _competing_esters(reactants: Chem.Mol, rmap: dict[int, Chem.Atom],
     return out
 
 
+def _unprotected_c_acylations(reactants: Chem.Mol, rmap: dict[int, Chem.Atom], pmap: dict[int, Chem.Atom],
+                               new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int, str]]:
+    """(aromatic carbon, acyl carbon, kept nucleophile map numbers, its kind) of each aromatic C-H acylated by an acyl
+    carbon of another molecule that loses a halide or an oxygen (an acid chloride, chloroformate, anhydride or acid
+    in PPA) while the arene's molecule keeps a free primary or secondary alkyl amine or a primary or secondary
+    alcohol (:func:`_nucleophile_kind`; see ``unprotected_c_acylation``).  Phenols and anilines are spared (a phenol
+    is C-acylated through its Fries rearrangement, an aniline ortho by the Sugasawa reaction)."""
+    out: list[tuple[int, int, int, str]] = []
+    for x, y in new:
+        for a, c in ((x, y), (y, x)):
+            a_map, c_map = a.GetAtomMapNum(), c.GetAtomMapNum()
+            a_react, c_react = rmap[a_map], rmap[c_map]
+            if a.GetAtomicNum() != 6 or not a_react.GetIsAromatic() or a_react.GetTotalNumHs() <= a.GetTotalNumHs():
+                continue  # not an aromatic C-H substituted (an azole N-H acylated is an N-acylation)
+            if not _carbonyl_carbon(c_react) or not _carbonyl_carbon(c) or _same_fragment(reactants, a_react, c_react):
+                continue
+            if not any(nb.GetAtomicNum() in (8, 17, 35) for nb in _lost_neighbours(c_react, c)):
+                continue  # the carbon loses no halide or oxygen: not an acylating agent
+            for idx in _fragment_of(reactants, a_react.GetIdx()):
+                atom = reactants.GetAtomWithIdx(idx)
+                mk = atom.GetAtomMapNum()
+                kind = _nucleophile_kind(atom) if atom.GetAtomicNum() in (7, 8) else None
+                if kind is None or kind == "phenol" or not mk or mk not in pmap:
+                    continue
+                if pmap[mk].GetTotalNumHs() != atom.GetTotalNumHs() or _nucleophile_kind(pmap[mk]) != kind:
+                    continue
+                out.append((a_map, c_map, mk, kind.split(":")[0]))
+                break
+    return out
+
+
 def _step_sides(mapped: str) -> tuple[Chem.Mol, Chem.Mol] | None:
     """The reactant and product sides of an atom-mapped ``reactants>>product``, the product's unmapped-group numbers
     adopted (:func:`_adopt_orphan_maps`); ``None`` without ``>>`` or when a side does not parse."""
@@ -3496,6 +3540,10 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         out.append({"code": "competing_site", "atoms": [mn, me, mt],
                     "reason": MECHANISM_TEXT["competing_site"].format(
                         kind=kind, reacting=f"atom {mn} of {_marked(reactants, [mn, mt])}", kept=f"atom {mt}")})
+    for ma, mc, mk, kind in _unprotected_c_acylations(reactants, rmap, pmap, new):
+        out.append({"code": "unprotected_c_acylation", "atoms": [ma, mc, mk],
+                    "reason": MECHANISM_TEXT["unprotected_c_acylation"].format(
+                        atom=f"atom {ma} of {_marked(reactants, [ma, mk])}", kind=kind, kept=f"atom {mk}")})
     for mc, mt, name, kept_name in _competing_esters(reactants, rmap, pmap):
         out.append({"code": "competing_site", "atoms": [mc, mt],
                     "reason": MECHANISM_TEXT["competing_ester"].format(

@@ -1642,6 +1642,49 @@ def test_an_ester_hydrolysed_beside_a_slower_one_is_not_a_competing_site(mapped)
     assert "competing_site" not in codes(mapped)
 
 
+PYRROLE_ACYLATION_BESIDE_FREE_OH = (
+    "Cl[C:1](=[O:2])[O:3][CH2:4][CH3:5].[CH3:6][c:7]1[cH:8][cH:9][c:10]([CH3:11])[n:12]1[CH2:13][CH2:14][OH:15]>>"
+    "[CH3:5][CH2:4][O:3][C:1](=[O:2])[c:8]1[cH:9][c:10]([CH3:11])[n:12]([CH2:13][CH2:14][OH:15])[c:7]1[CH3:6]")
+
+
+@pytest.mark.parametrize("mapped, atoms, kind", [
+    # atorvastatin's 240 s routes: the pyrrole C-acylated by ethyl chloroformate beside the free side-chain diol (here
+    # a 2-hydroxyethyl group)
+    (PYRROLE_ACYLATION_BESIDE_FREE_OH, [8, 1, 15], "primary alcohol"),
+    # Friedel-Crafts acetylation of 2-phenylethanol and of 2-phenylethylamine
+    ("[CH3:1][C:2](=[O:3])[Cl:900].[cH:4]1[cH:5][cH:6][c:7]([CH2:8][CH2:9][OH:10])[cH:11][cH:12]1>>[CH3:1][C:2](=[O:3])"
+     "[c:4]1[cH:5][cH:6][c:7]([CH2:8][CH2:9][OH:10])[cH:11][cH:12]1", [4, 2, 10], "primary alcohol"),
+    ("[CH3:1][C:2](=[O:3])[Cl:900].[cH:4]1[cH:5][cH:6][c:7]([CH2:8][CH2:9][NH2:10])[cH:11][cH:12]1>>[CH3:1][C:2](=[O:3])"
+     "[c:4]1[cH:5][cH:6][c:7]([CH2:8][CH2:9][NH2:10])[cH:11][cH:12]1", [4, 2, 10], "primary amine"),
+])
+def test_an_arene_c_acylated_beside_a_free_alcohol_or_alkyl_amine_is_flagged(mapped, atoms, kind):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["unprotected_c_acylation"] and flags[0]["atoms"] == atoms
+    assert flags[0]["reason"].startswith(f"the ring carbon (atom {atoms[0]} of ")
+    assert f"keeps a free {kind} (atom {atoms[2]})" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the alcohol protected as its acetate; a phenol (Fries, Nencki: published routes do it)
+    "[C:11]([CH3:12])(=[O:13])[Cl:900].[CH3:1][C:2](=[O:3])[O:4][CH2:5][CH2:6][c:7]1[cH:8][cH:9][cH:10][cH:14][cH:15]1>>"
+    "[CH3:1][C:2](=[O:3])[O:4][CH2:5][CH2:6][c:7]1[cH:8][cH:9][c:10]([C:11]([CH3:12])=[O:13])[cH:14][cH:15]1",
+    "[CH3:1][C:2](=[O:3])[Cl:900].[cH:4]1[cH:5][cH:6][c:7]([OH:8])[cH:9][cH:10]1>>[CH3:1][C:2](=[O:3])[c:4]1[cH:5][cH:6]"
+    "[c:7]([OH:8])[cH:9][cH:10]1",
+    # a USPTO-50K record: 4-bromoaniline acylated ortho to its NH2 (the Sugasawa reaction)
+    "[NH2:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][cH:8]1.Cl[C:9](=[O:10])[c:11]1[cH:12][cH:13][c:14]([F:15])[cH:16][cH:17]1"
+    ">>[NH2:1][c:2]1[cH:3][cH:4][c:5]([Br:6])[cH:7][c:8]1[C:9](=[O:10])[c:11]1[cH:12][cH:13][c:14]([F:15])[cH:16][cH:17]1",
+    # a USPTO-50K record: an imidazole N-H acylated by Boc2O beside a free alcohol (an N-acylation)
+    "[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[O:22][C:20]([O:19][C:16]([CH3:15])([CH3:17])[CH3:18])=[O:21]."
+    "[OH:8][CH2:9][c:10]1[cH:11][nH:12][cH:13][n:14]1>>[CH3:1][C:2]([CH3:3])([CH3:4])[O:5][C:6](=[O:7])[n:12]1[cH:11]"
+    "[c:10]([CH2:9][OH:8])[n:14][cH:13]1",
+    # an intramolecular acylation (a ring closure) beside a free alcohol
+    "[OH:14][CH2:13][c:1]1[cH:2][cH:3][c:4]([CH2:7][CH2:8][CH2:9][C:10](=[O:11])Cl)[cH:5][cH:6]1>>[OH:14][CH2:13][c:1]1"
+    "[cH:2][cH:3][c:4]2[CH2:7][CH2:8][CH2:9][C:10](=[O:11])[c:5]2[cH:6]1",
+])
+def test_an_arene_c_acylated_beside_a_protected_group_phenol_or_aniline_is_not_flagged(mapped):
+    assert "unprotected_c_acylation" not in codes(mapped)
+
+
 def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
     from molx_agent.retro.judge import route_rank_tier
 
@@ -1675,6 +1718,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      "amide_condensation", "mechanism: the amine at atom 4"),
     (["CC(C)c1cccc(C(C)C)c1", "OO"], "CC(C)c1cccc(C(C)C)c1O", "Oxidations", PROPOFOL_FROM_PEROXIDE,
      "arene_hydroxylation", "mechanism: the step puts the oxygen of OO"),
+    (["CCOC(=O)Cl", "Cc1ccc(C)n1CCO"], "CCOC(=O)c1cc(C)n(CCO)c1C", "C-C bond formation",
+     PYRROLE_ACYLATION_BESIDE_FREE_OH, "unprotected_c_acylation", "mechanism: the ring carbon (atom 8"),
     (["CC1(C)S[C@@H]2[C@H](N)C(=O)N2[C@H]1C(=O)O", "N[C@@H](C(=O)O)c1ccccc1"],
      "CC1(C)S[C@@H]2[C@H](NC(=O)[C@H](N)c3ccccc3)C(=O)N2[C@H]1C(=O)O", "Amide Bond Formation",
      AMPICILLIN_FREE_AMINO_ACID, "unprotected_amino_acid", "selectivity: the acid (atom 8"),
