@@ -59,8 +59,17 @@ OTHER_DRUGS = ("caffeine", "theophylline", "nicotine", "crizotinib", "methotrexa
                "carbamazepine", "phenytoin", "gabapentin", "pregabalin", "levetiracetam", "memantine", "riluzole",
                "methylphenidate", "modafinil", "baclofen", "procaine", "ketamine", "metronidazole", "levofloxacin",
                "sulfamethoxazole", "trimethoprim", "fluconazole", "nevirapine", "chloroquine")
+#: Forty drugs added to the name table and read for the first time on 2026-12-07 night (docs/benchmarks.md, "Forty
+#: further drugs"): local anaesthetics, NSAIDs, triptans, antiparkinsonians, antiarrhythmics, fibrates and more;
+#: ``--drugs further``.
+FURTHER_DRUGS = ("bupivacaine", "ropivacaine", "prilocaine", "ketorolac", "flurbiprofen", "tolmetin", "nimesulide",
+                 "pyrazinamide", "dapsone", "tinidazole", "rizatriptan", "zolmitriptan", "ropinirole", "pramipexole",
+                 "rasagiline", "entacapone", "lacosamide", "oxcarbazepine", "trazodone", "ziprasidone", "domperidone",
+                 "tolterodine", "cilostazol", "ranolazine", "propafenone", "flecainide", "indapamide", "torasemide",
+                 "rosiglitazone", "gemfibrozil", "bezafibrate", "leflunomide", "flutamide", "raloxifene", "bosentan",
+                 "chlorambucil", "temozolomide", "fluvoxamine", "labetalol", "repaglinide")
 DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS, "new": NEW_DRUGS, "every": DRUGS + MORE_DRUGS + NEW_DRUGS,
-             "rest": REST_DRUGS, "other": OTHER_DRUGS}
+             "rest": REST_DRUGS, "other": OTHER_DRUGS, "further": FURTHER_DRUGS}
 
 
 def _route_view(graph: Any) -> dict[str, Any]:
@@ -133,8 +142,8 @@ def markdown(records: list[dict[str, Any]]) -> str:
 
 
 def drug_names(spec: str) -> list[str]:
-    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``, ``new``, ``every``, ``rest``, ``other``)
-    or comma-separated names."""
+    """The drug names ``--drugs`` asks for: a set's name (``more``, ``all``, ``new``, ``every``, ``rest``, ``other``,
+    ``further``) or comma-separated names."""
     return list(DRUG_SETS.get(spec.strip()) or [name.strip() for name in spec.split(",") if name.strip()])
 
 
@@ -156,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drugs", default=",".join(DRUGS),
                     help="comma-separated names from the packaged name table, or 'more' (forty more), 'all' (sixty), "
                          "'new' (the forty added on 2026-12-07), 'every' (all hundred), 'rest' or 'other' (forty "
-                         "more of the table each)")
+                         "more of the table each), 'further' (the forty added on 2026-12-07 night)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--target-expansion", choices=("search", "union"), default=None,
                     help="SearchConfig.target_expansion (default: the CLI's)")

@@ -22,7 +22,7 @@ def test_the_new_set_is_forty_more_drugs_of_the_name_table(benchmark_script):
     assert all(lookup_name(name) is not None for name in dr.drug_names("new"))
 
 
-@pytest.mark.parametrize("name", ["rest", "other"])
+@pytest.mark.parametrize("name", ["rest", "other", "further"])
 def test_the_rest_and_other_sets_are_forty_drugs_of_the_name_table_no_other_set_holds(name, benchmark_script):
     dr = benchmark_script("drug_routes")
     drugs = dr.drug_names(name)

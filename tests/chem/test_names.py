@@ -82,7 +82,8 @@ def test_name_for_smiles_reverse_lookup():
         ("escitalopram", "S"), ("esomeprazole", "S"), ("linezolid", "S"), ("tenofovir", "R"), ("atomoxetine", "R"),
         ("tamsulosin", "R"), ("apremilast", "S"), ("valaciclovir", "S"), ("linagliptin", "R"), ("vildagliptin", "S"),
         ("montelukast", "R"), ("voriconazole", "RS"), ("moxifloxacin", "SS"), ("ramipril", "SSSSS"),
-        ("canagliflozin", "SRRSR"), ("ticagrelor", "SSRSRS"),
+        ("canagliflozin", "SRRSR"), ("ticagrelor", "SSRSRS"), ("ropivacaine", "S"), ("zolmitriptan", "S"),
+        ("pramipexole", "S"), ("rasagiline", "R"), ("lacosamide", "R"), ("tolterodine", "R"), ("repaglinide", "S"),
     ],
 )
 def test_single_isomer_drugs_carry_their_configuration(name, labels):
