@@ -196,7 +196,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   deactivate enough (chlorobenzene is acylated para), and halogenation, nitration and sulfonation of such rings are
   real reactions (nitrobenzene brominated meta), judged by ``aromatic_regiochemistry`` instead. The same on a
   carbon of an azine ring (pyridine, pyrimidine, the hetero ring of a quinoline) with no heteroatom donor, N-H, ring
-  carbonyl or N-oxide: the ring nitrogen withdraws and takes the Lewis acid.
+  carbonyl or N-oxide: the ring nitrogen withdraws and takes the Lewis acid. On such an azine ring with no donor at
+  all, a nitration or sulfonation (chlorosulfonic acid, a sulfonyl chloride) is flagged too: the acid protonates the
+  ring nitrogen and the pyridinium ion takes no electrophile (torasemide's route "chlorosulfonating" 4-chloropyridine
+  at C3; the published routes sulfonate 4-hydroxypyridine, which the donor activates, then make the chloride). A
+  halogen next to the ring nitrogen spares the ring: it makes the nitrogen too weak a base (2,6-dichloropyridine is
+  nitrated at C3; one published PaRoutes step nitrates a 2,3,6-trifluoropyridine).
 - ``ipso_substitution``: an electrophilic aromatic substitution (the kinds above, at any site) of a molecule that keeps
   an aryl boronic acid or ester, silyl or stannyl group on a benzene ring that a heteroatom donor (hydroxy, alkoxy,
   acylamino, thioether; amino outside nitration and sulfonation) makes electron-rich: electrophiles replace the
@@ -279,15 +284,28 @@ product's stereochemistry comes from. These steps are read from the atom map (th
 - ``benzylic_halogenation``: a benzylic C-H of one precursor made a C-Cl, C-Br or C-I (a Wohl-Ziegler bromination
   with NBS, a chlorination with NCS or SO2Cl2, the halogen itself) while its molecule keeps a free aryl amine
   (an NH2 or NH-alkyl on an aromatic carbon, not acylated or sulfonylated) whose ring has a C-H ortho or para to it
-  (any ring C-H of a five-membered ring), or a free primary or secondary alkyl amine. The halogenating agent
-  substitutes the amine's ring (an electrophilic substitution, fast at room temperature) or halogenates and oxidises
-  the alkyl amine's nitrogen before the radical chain takes the benzylic hydrogen. Example: abemaciclib's side chain
+  (any ring C-H of a five-membered ring), a free primary or secondary alkyl amine, or an N-H pyrrole or indole ring
+  with a ring C-H. The halogenating agent substitutes the amine's ring or the pyrrole ring (an electrophilic
+  substitution, fast at room temperature) or halogenates and oxidises the alkyl amine's nitrogen before the radical
+  chain takes the benzylic hydrogen (rizatriptan's route brominating 5-methyltryptamine's methyl with NBS beside the
+  indole's free C2-H and N-H; an N-Boc or N-sulfonyl indole is brominated at the benzylic carbon and is not
+  flagged). Example: abemaciclib's side chain
   "from" 2-amino-5-methylpyridine and NBS (which gives 2-amino-3-bromo-5-methylpyridine; the published routes
   couple 5-((4-ethylpiperazin-1-yl)methyl)pyridin-2-amine with the 2-chloropyrimidine). A diaryl amine, an
   amide, carbamate or sulfonamide N-H, an ammonium salt and a phenol are not flagged (one published PaRoutes step
   brominates the methyl of a 2-(benzotriazolyl)phenol). None of the 50,085 USPTO-50K reactions (164 benzylic C-H
   halogenations; one keeps a 2-aminopyrimidine whose ring carbons are all substituted) and none of the 31,125
   published route steps (220) is flagged.
+- ``mustard_nucleophile``: the nitrogen of a free secondary 2-haloethylamine (bis(2-chloroethyl)amine, an
+  N-alkyl-2-bromoethylamine) bonds a carbon of another precursor (an aryl halide in a Buchwald-Hartwig or Ullmann coupling or an S_N_Ar, an
+  alkyl halide, a Michael acceptor) while the product keeps the amine's 2-haloethyl group. The free base the step
+  needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen mustards are handled as
+  salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and bis(2-chloroethyl)amine by a
+  Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups on the aniline (ethylene
+  oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
+  and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
+  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine, whose aziridine closes more
+  slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate by S_N_Ar).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -402,6 +420,14 @@ MECHANISM_TEXT = {
                          "ring that deactivated takes no Friedel-Crafts substitution, so forward the step "
                          "gives nothing (the bond is made another way: an organometallic partner, a Pd-catalysed "
                          "coupling, or the group put on after the substitution)",
+    "deactivated_azine": "the {kind} substitutes the ring at {atom}, which carries the {groups} and no activating "
+                         "group: the strong acid of a nitration or sulfonation protonates the ring nitrogen, and the "
+                         "pyridinium ion takes no electrophile under such conditions (pyridine itself needs oleum at "
+                         "about 250 C with a mercury salt for its 3-sulfonic acid, and gives a few per cent of "
+                         "3-nitropyridine), so forward the step gives nothing; the group comes from a pyridone, "
+                         "hydroxy- or aminoazine that a donor activates (4-hydroxypyridine-3-sulfonic acid, then "
+                         "POCl3 or PCl5), from an aminoazine by diazotisation (a Meerwein sulfonyl chloride), or by "
+                         "a metalation",
     "ipso_substitution": "the {kind} at {atom} runs on a molecule that keeps {group} on an aromatic carbon "
                          "({where}) whose ring the {donor} makes electron-rich: electrophiles replace that group "
                          "there (ipso-substitution; strong acid also protodeboronates such an arylboronic acid), so "
@@ -446,6 +472,14 @@ MECHANISM_TEXT = {
                              "{why}; protect the amine (as its acetamide, Boc carbamate or phthalimide) before the "
                              "halogenation, or make the halomethyl group from the alcohol (SOCl2, PBr3, an Appel "
                              "reaction) or the aldehyde",
+    "mustard_nucleophile": "the nitrogen at {atom} is the step's nucleophile (it bonds {partner}) while it carries "
+                           "the 2-haloethyl group that the product keeps ({kept}): as the free base the step needs, "
+                           "a 2-haloethylamine closes its aziridinium ion (a nitrogen mustard's reactive form) and "
+                           "alkylates itself, the partner or the base faster than a coupling or a substitution "
+                           "takes its N-H, so forward the step gives aziridines, piperazines and oligomers; a "
+                           "nitrogen mustard is made from its bis(2-hydroxyethyl)amine (the amine with ethylene "
+                           "oxide or 2-chloroethanol, then SOCl2, POCl3 or MsCl), and only a cold acylation or "
+                           "phosphorylation takes the amine's salt directly",
     "unsourced_stereocentre": "the product is a single enantiomer but no precursor is chiral: the step sets "
                               "{centres} without a stereo source, so it gives the racemate unless an asymmetric "
                               "catalyst or reagent, a chiral auxiliary or a resolution is added",
@@ -1866,7 +1900,30 @@ _BENZYLIC_HALOGENATION_WHY = {
     "alkyl amine": "NBS, NCS and the halogens N-halogenate a free alkyl amine (and oxidise it to the imine) before "
                    "the radical chain takes a benzylic hydrogen, and the amine would alkylate the benzylic halide "
                    "the step makes",
+    "N-H pyrrole or indole ring": "N-bromo- and N-chlorosuccinimide and the halogens substitute a free ring C-H of "
+                                  "an N-H pyrrole or indole (C3, or C2 of a 3-substituted indole: an electrophilic "
+                                  "substitution, fast at room temperature and in the dark) far faster than the "
+                                  "radical chain takes a benzylic hydrogen; an N-Boc or N-sulfonyl ring, which the "
+                                  "group deactivates, is brominated at its benzylic carbon",
 }
+
+#: An N-H pyrrole-type ring nitrogen (pyrrole, indole, azaindole's five-membered ring) whose five-membered aromatic
+#: ring holds carbons only besides it (not an azole with a second heteroatom): :func:`_free_pyrrole_ring` checks that
+#: a ring carbon keeps a hydrogen.
+_NH_PYRROLE = Chem.MolFromSmarts("[nX3;H1;+0;r5]")
+
+
+def _free_pyrrole_ring(mol: Chem.Mol, nitrogen: Chem.Atom) -> bool:
+    """Whether the N-H ``nitrogen``'s five-membered aromatic ring is a pyrrole ring (carbons besides the nitrogen) with
+    a ring carbon that carries a hydrogen (the site NBS takes)."""
+    for ring in mol.GetRingInfo().AtomRings():
+        if len(ring) != 5 or nitrogen.GetIdx() not in ring:
+            continue
+        members = [mol.GetAtomWithIdx(i) for i in ring if i != nitrogen.GetIdx()]
+        if all(a.GetAtomicNum() == 6 and a.GetIsAromatic() for a in members) and any(
+                a.GetTotalNumHs() for a in members):
+            return True
+    return False
 
 
 def _amine_ring_open(mol: Chem.Mol, ring_atom: Chem.Atom) -> bool:
@@ -1916,16 +1973,57 @@ def _benzylic_halogenations(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[i
 def _kept_free_amine(reactants: Chem.Mol, fragment: set[int], pmap: dict[int, Chem.Atom]) -> tuple[int, str] | None:
     """(map number, kind) of the first free amine among the atoms ``fragment`` of ``reactants`` that the product keeps
     with all its hydrogens (``pmap``: the product's atoms by map number): an aryl amine whose ring has an open ortho
-    or para carbon (kind ``aryl amine``), else an alkyl amine (``alkyl amine``); ``None`` when there is none."""
-    for pattern, kind in ((_FREE_ARYL_AMINE, "aryl amine"), (_ALKYL_AMINE, "alkyl amine")):
+    or para carbon (kind ``aryl amine``), else an alkyl amine (``alkyl amine``), else the nitrogen of an N-H pyrrole
+    or indole ring with a free ring C-H (``N-H pyrrole or indole ring``, :func:`_free_pyrrole_ring`); ``None`` when
+    there is none."""
+    for pattern, kind in ((_FREE_ARYL_AMINE, "aryl amine"), (_ALKYL_AMINE, "alkyl amine"),
+                          (_NH_PYRROLE, "N-H pyrrole or indole ring")):
         for match in reactants.GetSubstructMatches(pattern):
             amine = reactants.GetAtomWithIdx(match[0])
             kept = pmap.get(amine.GetAtomMapNum())
             if match[0] not in fragment or kept is None or kept.GetTotalNumHs() != amine.GetTotalNumHs():
                 continue
-            if kind == "alkyl amine" or _amine_ring_open(reactants, reactants.GetAtomWithIdx(match[1])):
+            if kind == "alkyl amine" or (kind == "aryl amine" and _amine_ring_open(
+                    reactants, reactants.GetAtomWithIdx(match[1]))) or (
+                    kind != "aryl amine" and _free_pyrrole_ring(reactants, amine)):
                 return amine.GetAtomMapNum(), kind
     return None
+
+
+def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap: dict[int, Chem.Atom],
+                          new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
+    """(nitrogen, partner carbon, kept halogen) map numbers of each new bond from the nitrogen of a free secondary
+    2-haloethylamine (``self_reactive``'s :data:`_BETA_HALOAMINE` with one N-H and the halogen on a CH2: a rigid
+    bicyclic amine with a tertiary beta-chloride, a USPTO-50K record, cannot close the aziridinium, and a primary
+    2-chloroethylamine closes its aziridine slowly enough for a fast S_N_Ar, a published PaRoutes step) to a carbon
+    of another precursor that is no
+    carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation, a conjugate addition; an acylation
+    of the salt in the cold and a reductive amination are not counted), while the product keeps the amine's
+    carbon-halogen bond."""
+    halides: dict[int, list[int]] = {}
+    for n_idx, _c1, c2_idx, x_idx in reactants.GetSubstructMatches(_BETA_HALOAMINE):
+        # a secondary amine with a 2-haloethyl arm (CH2X), as in the mustards
+        if reactants.GetAtomWithIdx(c2_idx).GetTotalNumHs() == 2 \
+                and reactants.GetAtomWithIdx(n_idx).GetTotalNumHs() == 1:
+            halides.setdefault(n_idx, []).append(x_idx)
+    out: list[tuple[int, int, int]] = []
+    if not halides:
+        return out
+    for x, y in new:
+        for n, c in ((x, y), (y, x)):
+            if n.GetAtomicNum() != 7 or c.GetAtomicNum() != 6:
+                continue
+            n_react, c_react = rmap[n.GetAtomMapNum()], rmap[c.GetAtomMapNum()]
+            if n_react.GetIdx() not in halides or _same_fragment(reactants, n_react, c_react) \
+                    or _double_to_heteroatom(c_react, -1):
+                continue
+            for x_idx in halides[n_react.GetIdx()]:
+                halogen = reactants.GetAtomWithIdx(x_idx)
+                kept = pmap.get(halogen.GetAtomMapNum()) if halogen.GetAtomMapNum() else None
+                if kept is not None and kept.GetAtomicNum() == halogen.GetAtomicNum():
+                    out.append((n.GetAtomMapNum(), c.GetAtomMapNum(), halogen.GetAtomMapNum()))
+                    break
+    return out
 
 
 def _unsourced_centres(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]) -> list[int]:
@@ -2951,8 +3049,12 @@ def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
     quinoline) and no heteroatom donor, N-H, ring carbonyl or charged atom (an N-oxide, a pyridone); the same with a
     longer reason for a ring with two or three such nitrogens and fewer heteroatom donors than nitrogens
     (trimethoprim's 2-amino-4-chloropyrimidine "acylated" at C5; a 2,4-diaminopyrimidine is spared); ``None``
-    otherwise. The ring nitrogen withdraws and takes the Lewis acid, so no Friedel-Crafts reaction goes there."""
-    if not kind.startswith("Friedel-Crafts"):
+    otherwise. The ring nitrogen withdraws and takes the Lewis acid, so no Friedel-Crafts reaction goes there.
+    A nitration or sulfonation (``kind``) counts on such a ring only when it has no heteroatom donor at all: the
+    acid protonates the ring nitrogen (torasemide's route "chlorosulfonating" 4-chloropyridine at C3; a
+    2-aminopyrimidine is nitrated at C5, a pyridine N-oxide at C4), and not when a halogen sits next to the ring
+    nitrogen (2,6-dichloropyridine, too weak a base to be protonated, is nitrated at C3)."""
+    if not kind.startswith("Friedel-Crafts") and kind not in ("nitration", "sulfonation"):
         return None
     ring = _six_ring(mol, atom)
     if ring is None:
@@ -2963,6 +3065,13 @@ def _deactivated_azine(mol: Chem.Mol, atom: Chem.Atom, kind: str) -> str | None:
         return None
     n_ring_n = sum(_pyridine_type(a) for a in members)
     donors = _ring_donor_count(mol, ring)
+    if not kind.startswith("Friedel-Crafts") and (donors != 0 or any(
+            a.GetAtomicNum() == 6 and any(n.GetAtomicNum() in _ALL_HALOGENS for n in a.GetNeighbors())
+            and any(_pyridine_type(n) for n in a.GetNeighbors()) for a in members)):
+        # a donor (or a group not judged) on the ring; or a halogen next to the ring nitrogen, which makes the
+        # nitrogen too weak a base to be protonated (2,6-dichloropyridine is nitrated at C3 in oleum; a published
+        # PaRoutes step nitrates a 2,3,6-trifluoropyridine)
+        return None
     if donors is None or (donors and n_ring_n < 2) or donors >= n_ring_n:
         return None  # a donor on a pyridine ring, as many donors as ring nitrogens, or a group not judged
     if donors:  # a diazine or triazine that one donor does not make nucleophilic enough (2-aminopyrimidine)
@@ -3660,7 +3769,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
             site = reactants.GetAtomWithIdx(next(iter(sites)))
             if (groups := _deactivated_azine(reactants, site, kind)) is not None:
                 code, words["groups"] = "deactivated_arene", groups
-                words["activation"] = "" if "donor" in groups else " and no activating group"
+                if kind.startswith("Friedel-Crafts"):
+                    words["activation"] = "" if "donor" in groups else " and no activating group"
             else:
                 words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
                     _heteroaryl_verdict(reactants, site, kind)
@@ -3669,7 +3779,8 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         else:
             words["why"] = _sear_verdict(reactants, order, sites, kind)
         if None not in words.values():
-            out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[code].format(
+            text = "deactivated_azine" if code == "deactivated_arene" and "activation" not in words else code
+            out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[text].format(
                 kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", **words)})
     for mc, mn, kind in _amide_condensations(reactants, product, rmap, pmap, new):
         n_react = rmap[mn]
@@ -3701,6 +3812,12 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                     "reason": MECHANISM_TEXT["benzylic_halogenation"].format(
                         atom=f"atom {mc} of {_marked(reactants, [mc, mn])}",
                         amine=f"a free {kind} (atom {mn})", why=_BENZYLIC_HALOGENATION_WHY[kind])})
+    for mn, mc, mx in _mustard_nucleophiles(reactants, pmap, rmap, new) if new else ():
+        out.append({"code": "mustard_nucleophile", "atoms": [mn, mc, mx],
+                    "reason": MECHANISM_TEXT["mustard_nucleophile"].format(
+                        atom=f"atom {mn} of {_marked(reactants, [mn, mx])}",
+                        partner=f"atom {mc} of {_marked(reactants, [mc])}",
+                        kept=f"the halogen at atom {mx}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

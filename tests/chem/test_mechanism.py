@@ -1685,6 +1685,126 @@ def test_an_arene_c_acylated_beside_a_protected_group_phenol_or_aniline_is_not_f
     assert "unprotected_c_acylation" not in codes(mapped)
 
 
+MUSTARD = "[NH:13]([CH2:14][CH2:15][Cl:16])[CH2:17][CH2:18][Cl:19]"
+MUSTARD_KEPT = "[N:13]([CH2:14][CH2:15][Cl:16])[CH2:17][CH2:18][Cl:19]"
+CHLORAMBUCIL_MUSTARD_ARYLATION = (
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11][c:12]([Br:900])[cH:20][cH:21]1."
+    + MUSTARD + ">>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11][c:12](" + MUSTARD_KEPT
+    + ")[cH:20][cH:21]1")
+BENZYL = "[c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1"
+
+
+@pytest.mark.parametrize("mapped, partner", [
+    # chlorambucil's first route of 2026-12-07 night: a Buchwald-Hartwig amination with bis(2-chloroethyl)amine
+    (CHLORAMBUCIL_MUSTARD_ARYLATION, 12),
+    # the same amine benzylated by benzyl bromide
+    ("[Br:900][CH2:1]" + BENZYL + "." + MUSTARD + ">>[CH2:1](" + BENZYL + ")" + MUSTARD_KEPT, 1),
+])
+def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["mustard_nucleophile"] and flags[0]["atoms"] == [13, partner, 16]
+    assert flags[0]["reason"].startswith("the nitrogen at atom 13 of ")
+    assert "closes its aziridinium ion" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # acetylated as its salt in the cold (cyclophosphamide's amine and POCl3 likewise); a reductive amination
+    "[CH3:1][C:2](=[O:3])[Cl:900]." + MUSTARD + ">>[CH3:1][C:2](=[O:3])" + MUSTARD_KEPT,
+    "[O:900]=[CH:1]" + BENZYL + "." + MUSTARD + ">>[CH2:1](" + BENZYL + ")" + MUSTARD_KEPT,
+    # the mustard as the electrophile: aniline and bis(2-chloroethyl)amine give the aryl piperazine
+    "[NH2:1][c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1.[NH:13]([CH2:14][CH2:15][Cl:900])[CH2:17][CH2:18][Cl:901]>>"
+    "[N:1]1([c:2]2[cH:3][cH:4][cH:5][cH:6][cH:7]2)[CH2:15][CH2:14][NH:13][CH2:17][CH2:18]1",
+    # a published PaRoutes step (n5-00087): primary 2-chloroethylamine on an o-nitroaryl fluoride (a fast S_N_Ar)
+    "F[c:11]1[c:7]([N+:8](=[O:9])[O-:10])[cH:6][c:5]([C:3]([O:2][CH3:1])=[O:4])[cH:17][cH:16]1.[NH2:12][CH2:13][CH2:14]"
+    "[Cl:15]>>[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][c:7]([N+:8](=[O:9])[O-:10])[c:11]([NH:12][CH2:13][CH2:14][Cl:15])"
+    "[cH:16][cH:17]1",
+    # a USPTO-50K record: a rigid azabicyclic amine with a tertiary beta-chloride N-butylated (no aziridinium)
+    "[CH2:1]([CH2:2][CH2:3][CH3:4])[Br:18].[CH3:5][O:6][C:7](=[O:8])[C:9]1([Cl:10])[CH2:11][CH:12]2[CH:13]=[CH:14]"
+    "[CH:15]1[NH:16][CH2:17]2>>[CH2:1]([CH2:2][CH2:3][CH3:4])[N:16]1[CH:15]2[C:9]([C:7]([O:6][CH3:5])=[O:8])([Cl:10])"
+    "[CH2:11][CH:12]([CH:13]=[CH:14]2)[CH2:17]1",
+])
+def test_a_nitrogen_mustard_acylated_reduced_in_or_used_as_the_electrophile_is_not_flagged(mapped):
+    assert "mustard_nucleophile" not in codes(mapped)
+
+
+TORASEMIDE_PYRIDINE_CHLOROSULFONATION = (
+    "[OH:1][S:2](=[O:3])([Cl:4])=[O:900].[cH:5]1[cH:6][n:7][cH:8][cH:9][c:10]1[Cl:11]>>[O:1]=[S:2](=[O:3])([Cl:4])"
+    "[c:5]1[cH:6][n:7][cH:8][cH:9][c:10]1[Cl:11]")
+NITRIC_ACID = "[O:20]=[N+:21]([O-:22])[OH:900]"
+NITRO = "[O:20]=[N+:21]([O-:22])"
+
+
+@pytest.mark.parametrize("mapped, kind", [
+    # torasemide's first route of 2026-12-07 night: 4-chloropyridine "chlorosulfonated" at C3 (the published routes
+    # sulfonate 4-hydroxypyridine, then make the chloride)
+    (TORASEMIDE_PYRIDINE_CHLOROSULFONATION, "sulfonation"),
+    # 3-picoline "nitrated" at C5
+    (NITRIC_ACID + ".[cH:5]1[cH:6][n:7][cH:8][cH:9][c:10]1[CH3:11]>>" + NITRO + "[c:5]1[cH:6][n:7][cH:8][cH:9][c:10]1"
+     "[CH3:11]", "nitration"),
+])
+def test_a_nitration_or_sulfonation_of_a_donor_free_azine_is_flagged(mapped, kind):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["deactivated_arene"]
+    assert flags[0]["reason"].startswith(f"the {kind} substitutes the ring at atom 5 of ")
+    assert "pyridine-type ring nitrogen and no activating group: the strong acid" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # 4-hydroxypyridine sulfonated at C3 (the donor activates it: torasemide's published start)
+    "[OH:1][S:2](=[O:3])(=[O:4])[OH:900].[cH:5]1[cH:6][n:7][cH:8][cH:9][c:10]1[OH:11]>>[O:1]=[S:2](=[O:3])([OH:4])"
+    "[c:5]1[cH:6][n:7][cH:8][cH:9][c:10]1[OH:11]",
+    # 2-aminopyridine nitrated at C5; pyridine N-oxide nitrated at C4
+    NITRIC_ACID + ".[NH2:4][c:5]1[n:6][cH:7][cH:8][cH:9][cH:10]1>>" + NITRO + "[c:8]1[cH:7][n:6][c:5]([NH2:4])[cH:10]"
+    "[cH:9]1",
+    NITRIC_ACID + ".[cH:5]1[cH:6][n+:7]([O-:12])[cH:8][cH:9][cH:10]1>>" + NITRO + "[c:10]1[cH:5][cH:6][n+:7]([O-:12])"
+    "[cH:8][cH:9]1",
+    # a published PaRoutes step (n1-03107): a trifluoropyridine nitrated at C3 (halogens next to the ring nitrogen
+    # make it too weak a base to be protonated)
+    "O[N+:2](=[O:1])[O-:3].[cH:4]1[c:5]([F:6])[n:7][c:8]([F:9])[c:10]([F:11])[cH:12]1>>[O:1]=[N+:2]([O-:3])[c:4]1"
+    "[c:5]([F:6])[n:7][c:8]([F:9])[c:10]([F:11])[cH:12]1",
+    # quinoline nitrated on its benzo ring at C5
+    NITRIC_ACID + ".[cH:1]1[cH:2][cH:3][c:4]2[n:5][cH:6][cH:7][cH:8][c:9]2[cH:10]1>>" + NITRO + "[c:10]1[cH:1][cH:2]"
+    "[cH:3][c:4]2[n:5][cH:6][cH:7][cH:8][c:9]12",
+])
+def test_a_nitration_or_sulfonation_of_an_activated_azine_or_a_benzo_ring_is_not_flagged(mapped):
+    assert "deactivated_arene" not in codes(mapped)
+
+
+NBS = "[Br:14][N:906]1[C:901](=[O:900])[CH2:902][CH2:903][C:904]1=[O:905]"
+RIZATRIPTAN_INDOLE_NBS = (
+    NBS + ".[CH3:1][N:2]([CH3:3])[CH2:4][CH2:5][c:6]1[cH:7][nH:8][c:9]2[cH:10][cH:11][c:12]([CH3:13])[cH:15][c:16]12>>"
+    "[CH3:1][N:2]([CH3:3])[CH2:4][CH2:5][c:6]1[cH:7][nH:8][c:9]2[cH:10][cH:11][c:12]([CH2:13][Br:14])[cH:15][c:16]12")
+
+
+@pytest.mark.parametrize("mapped", [
+    # rizatriptan's first route of 2026-12-07 night: 5-methyltryptamine's methyl "brominated" by NBS beside the
+    # indole's free C2-H and N-H
+    RIZATRIPTAN_INDOLE_NBS,
+    # 5-methylindole (C3 free)
+    NBS + ".[cH:6]1[cH:7][nH:8][c:9]2[cH:10][cH:11][c:12]([CH3:13])[cH:15][c:16]12>>[cH:6]1[cH:7][nH:8][c:9]2[cH:10]"
+    "[cH:11][c:12]([CH2:13][Br:14])[cH:15][c:16]12",
+])
+def test_a_benzylic_bromination_beside_an_nh_indole_is_flagged(mapped):
+    flags = step_mechanism(mapped)
+    assert [f["code"] for f in flags] == ["benzylic_halogenation"] and flags[0]["atoms"] == [13, 14, 8]
+    assert "keeps a free N-H pyrrole or indole ring (atom 8)" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # the indole N-Boc (deactivated: brominated at the methyl); an indole whose pyrrole carbons are all substituted
+    NBS + ".[CH3:1][c:6]1[cH:7][n:8]([C:20](=[O:21])[O:22][C:23]([CH3:24])([CH3:25])[CH3:26])[c:9]2[cH:10][cH:11]"
+    "[c:12]([CH3:13])[cH:15][c:16]12>>[CH3:1][c:6]1[cH:7][n:8]([C:20](=[O:21])[O:22][C:23]([CH3:24])([CH3:25])"
+    "[CH3:26])[c:9]2[cH:10][cH:11][c:12]([CH2:13][Br:14])[cH:15][c:16]12",
+    NBS + ".[CH3:1][c:6]1[c:7]([CH3:17])[nH:8][c:9]2[cH:10][cH:11][c:12]([CH3:13])[cH:15][c:16]12>>[CH3:1][c:6]1"
+    "[c:7]([CH3:17])[nH:8][c:9]2[cH:10][cH:11][c:12]([CH2:13][Br:14])[cH:15][c:16]12",
+    # an N-H pyrazole (a second ring nitrogen: not a pyrrole ring)
+    NBS + ".[CH3:13][c:12]1[cH:11][cH:10][c:9](-[c:20]2[cH:21][cH:22][nH:23][n:24]2)[cH:16][cH:15]1>>[Br:14][CH2:13]"
+    "[c:12]1[cH:11][cH:10][c:9](-[c:20]2[cH:21][cH:22][nH:23][n:24]2)[cH:16][cH:15]1",
+])
+def test_a_benzylic_bromination_beside_a_protected_or_blocked_indole_or_a_pyrazole_is_not_flagged(mapped):
+    assert "benzylic_halogenation" not in codes(mapped)
+
+
 def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
     from molx_agent.retro.judge import route_rank_tier
 
@@ -1720,6 +1840,10 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      "arene_hydroxylation", "mechanism: the step puts the oxygen of OO"),
     (["CCOC(=O)Cl", "Cc1ccc(C)n1CCO"], "CCOC(=O)c1cc(C)n(CCO)c1C", "C-C bond formation",
      PYRROLE_ACYLATION_BESIDE_FREE_OH, "unprotected_c_acylation", "mechanism: the ring carbon (atom 8"),
+    (["CCOC(=O)CCCc1ccc(Br)cc1", "ClCCNCCCl"], "CCOC(=O)CCCc1ccc(N(CCCl)CCCl)cc1", "Buchwald-Hartwig Amination",
+     CHLORAMBUCIL_MUSTARD_ARYLATION, "mustard_nucleophile", "mechanism: the nitrogen at atom 13"),
+    (["Clc1ccncc1", "O=S(=O)(O)Cl"], "O=S(=O)(Cl)c1cnccc1Cl", "Chlorosulfonation of Arene",
+     TORASEMIDE_PYRIDINE_CHLOROSULFONATION, "deactivated_arene", "mechanism: the sulfonation"),
     (["CC1(C)S[C@@H]2[C@H](N)C(=O)N2[C@H]1C(=O)O", "N[C@@H](C(=O)O)c1ccccc1"],
      "CC1(C)S[C@@H]2[C@H](NC(=O)[C@H](N)c3ccccc3)C(=O)N2[C@H]1C(=O)O", "Amide Bond Formation",
      AMPICILLIN_FREE_AMINO_ACID, "unprotected_amino_acid", "selectivity: the acid (atom 8"),
