@@ -456,7 +456,10 @@ def ring_skeleton(smiles: str) -> str:
 def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:
     """Tanimoto similarity of ``leaf`` to ``target`` when ``leaf`` is a near analog that carries the target's skeleton:
     the same non-empty ring skeleton (:func:`ring_skeleton`: the Murcko scaffold, a carbonyl's oxygen aside, so a
-    ring C=O reduced to CH2 keeps it), Tanimoto (Morgan radius 2) >= ``config.analog_similarity``, and at most
+    ring C=O reduced to CH2 keeps it), Tanimoto (Morgan radius 2) >= ``config.analog_similarity`` (and >=
+    ``config.analog_similarity_single_ring`` when that skeleton is a single ring, which every building block with the
+    ring shares, and ``leaf`` does not hold the whole target: methyl pyrazinoate is pyrazinamide's starting material,
+    not a bought analog, while chloro-ibuprofen and ibuprofen's ester are), and at most
     ``config.analog_max_added_atoms`` of the target's heavy atoms missing from it (so the step that makes the target
     from it is a functional-group interconversion, not a disconnection); else ``None``."""
     from rdkit import DataStructs
@@ -473,7 +476,29 @@ def analog_similarity(leaf: str, target: str, config: SearchConfig | None = None
     if a is None or b is None:
         return None
     sim = DataStructs.TanimotoSimilarity(a, b)
-    return sim if sim >= cfg.analog_similarity else None
+    floor = cfg.analog_similarity
+    if sim < cfg.analog_similarity_single_ring and _single_ring(skeleton) and not _holds(leaf, target):
+        floor = max(floor, cfg.analog_similarity_single_ring)
+    return sim if sim >= floor else None
+
+
+def _holds(leaf: str, target: str) -> bool:
+    """Whether ``leaf`` holds the whole of ``target`` (a substructure match of the target's graph: an ester, ether,
+    halogenated or otherwise grown analog)."""
+    a, b = _mol(leaf), _mol(target)
+    return a is not None and b is not None and a.HasSubstructMatch(b)
+
+
+@lru_cache(maxsize=50_000)
+def _single_ring(skeleton: str) -> bool:
+    """Whether the ring skeleton SMILES ``skeleton`` (:func:`ring_skeleton`) is one ring."""
+    from rdkit import Chem
+
+    graph = Chem.MolFromSmiles(skeleton, sanitize=False)
+    if graph is None:
+        return False
+    Chem.FastFindRings(graph)
+    return graph.GetRingInfo().NumRings() == 1
 
 
 def is_analog_shortcut(leaf: str, target: str, config: SearchConfig | None = None) -> float | None:

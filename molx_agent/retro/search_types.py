@@ -69,6 +69,12 @@ class SearchConfig:
     # functional-group interconversion, not a disconnection) is an analog shortcut: analog_penalty is added to its
     # cost and the route ranks after every route without one (naproxen from bromo-naproxen: 0.59, 0 atoms added)
     analog_similarity: float = 0.5
+    # ... and at least analog_similarity_single_ring when the target's ring skeleton is one ring (a benzene, pyridine,
+    # pyrazine) and the bought molecule lacks part of the target: every building block with that ring shares it, so
+    # the skeleton says nothing of how far the molecule is along a synthesis (pyrazinamide from methyl pyrazinoate and
+    # ammonia, 0.55, is its synthesis); one that holds the whole target (an ester, ether or halogenated analog:
+    # ibuprofen's ethyl ester, 0.64, chloro-ibuprofen, 0.56) keeps the first floor
+    analog_similarity_single_ring: float = 0.6
     analog_max_added_atoms: int = 2
     analog_penalty: float = 5.0
     # when every route returned has an analog shortcut, an implausible step or an unisolable molecule (route trust

@@ -110,6 +110,26 @@ def test_analog_shortcut_definition():
     assert is_analog_shortcut("Nc1ccc(O)cc1", "CC(=O)Nc1ccc(O)cc1") is None
 
 
+@pytest.mark.parametrize("leaf, target, analog", [
+    # a single-ring target's own synthesis from a building block that lacks part of it: no analog (2026-12-07 night:
+    # pyrazinamide's and nicotinamide's ester routes were demoted, and a dehalogenation of a chloro analog led)
+    ("COC(=O)c1cnccn1", "NC(=O)c1cnccn1", False),
+    ("CCOC(=O)c1cccnc1", "NC(=O)c1cccnc1", False),
+    ("COC(=O)c1ccncc1", "NNC(=O)c1ccncc1", False),
+    ("CC(=O)c1ccc(CC(C)C)cc1", "CC(C)Cc1ccc(C(C)C(=O)O)cc1", False),
+    # ... while a bought molecule holding the whole single-ring target is still one: an ester, a methyl ether, a
+    # chloro analog; and a very near one that lacks an atom (the acid's alpha-methyl, Tanimoto 0.60)
+    ("CCOC(=O)C(C)c1ccc(CC(C)C)cc1", "CC(C)Cc1ccc(C(C)C(=O)O)cc1", True),
+    ("CC(=O)Nc1ccc(OC)cc1", "CC(=O)Nc1ccc(O)cc1", True),
+    ("CC(C)Cc1ccc(C(C)C(=O)O)cc1Cl", "CC(C)Cc1ccc(C(C)C(=O)O)cc1", True),
+    ("CC(C)Cc1ccc(CC(=O)O)cc1", "CC(C)Cc1ccc(C(C)C(=O)O)cc1", True),
+    # a polycyclic target keeps the first floor (oxcarbazepine from its 10-hydroxy metabolite, Tanimoto 0.50)
+    ("NC(=O)N1c2ccccc2CC(O)c2ccccc21", "NC(=O)N1c2ccccc2CC(=O)c2ccccc21", True),
+])
+def test_a_single_ring_target_needs_a_closer_analog_unless_the_bought_molecule_holds_it(leaf, target, analog):
+    assert (is_analog_shortcut(leaf, target) is not None) is analog
+
+
 def test_a_ring_carbonyl_reduced_on_a_bought_analog_is_an_analog_shortcut():
     """Lenalidomide "from" pomalidomide (one imide C=O reduced to CH2): the ring skeleton is the same once the ring
     carbonyl's oxygen is set aside, so the bought drug is a near analog (the first route of 2026-12-06)."""
