@@ -297,10 +297,10 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   halogenations; one keeps a 2-aminopyrimidine whose ring carbons are all substituted) and none of the 31,125
   published route steps (220) is flagged.
 - ``mustard_nucleophile``: the nitrogen of a free secondary 2-haloethylamine (bis(2-chloroethyl)amine, an
-  N-alkyl-2-bromoethylamine) bonds a carbon of another precursor (an aryl halide in a Buchwald-Hartwig or Ullmann coupling or an S_N_Ar, an
-  alkyl halide, a Michael acceptor) while the product keeps the amine's 2-haloethyl group. The free base the step
-  needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen mustards are handled as
-  salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and bis(2-chloroethyl)amine by a
+  N-alkyl-2-bromoethylamine) bonds a carbon of another precursor (an aryl halide in a Buchwald-Hartwig or Ullmann
+  coupling or an S_N_Ar, an alkyl halide, a Michael acceptor) while the product keeps the amine's 2-haloethyl group.
+  The free base the step needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen
+  mustards are handled as salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and bis(2-chloroethyl)amine by a
   Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups on the aniline (ethylene
   oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
   and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
@@ -1996,10 +1996,9 @@ def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap:
     2-haloethylamine (``self_reactive``'s :data:`_BETA_HALOAMINE` with one N-H and the halogen on a CH2: a rigid
     bicyclic amine with a tertiary beta-chloride, a USPTO-50K record, cannot close the aziridinium, and a primary
     2-chloroethylamine closes its aziridine slowly enough for a fast S_N_Ar, a published PaRoutes step) to a carbon
-    of another precursor that is no
-    carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation, a conjugate addition; an acylation
-    of the salt in the cold and a reductive amination are not counted), while the product keeps the amine's
-    carbon-halogen bond."""
+    of another precursor that is no carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation,
+    a conjugate addition; an acylation of the salt in the cold and a reductive amination are not counted), while the
+    product keeps the amine's carbon-halogen bond."""
     halides: dict[int, list[int]] = {}
     for n_idx, _c1, c2_idx, x_idx in reactants.GetSubstructMatches(_BETA_HALOAMINE):
         # a secondary amine with a 2-haloethyl arm (CH2X), as in the mustards
