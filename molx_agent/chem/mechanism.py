@@ -300,9 +300,9 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   N-alkyl-2-bromoethylamine) bonds a carbon of another precursor (an aryl halide in a Buchwald-Hartwig or Ullmann
   coupling or an S_N_Ar, an alkyl halide, a Michael acceptor) while the product keeps the amine's 2-haloethyl group.
   The free base the step needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen
-  mustards are handled as salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and bis(2-chloroethyl)amine by a
-  Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups on the aniline (ethylene
-  oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
+  mustards are handled as salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and
+  bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups
+  on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
   and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
   bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine, whose aziridine closes more
   slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate by S_N_Ar).
@@ -3763,13 +3763,15 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         "reason": MECHANISM_TEXT["ipso_substitution"].format(
                             kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", group=ipso[1],
                             where=f"atom {ipso[0]} of {_marked(product, [ipso[0]])}", donor=ipso[2])})
-        code, words = "aromatic_regiochemistry", {}
+        code, text, words = "aromatic_regiochemistry", None, {}
         if order is None:
             site = reactants.GetAtomWithIdx(next(iter(sites)))
             if (groups := _deactivated_azine(reactants, site, kind)) is not None:
                 code, words["groups"] = "deactivated_arene", groups
                 if kind.startswith("Friedel-Crafts"):
                     words["activation"] = "" if "donor" in groups else " and no activating group"
+                else:  # a nitration or sulfonation of the protonated azine
+                    text = "deactivated_azine"
             else:
                 words["why"] = _naphthalene_verdict(reactants, site, kind, rmap[pairs[0][1]]) or \
                     _heteroaryl_verdict(reactants, site, kind)
@@ -3778,8 +3780,7 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
         else:
             words["why"] = _sear_verdict(reactants, order, sites, kind)
         if None not in words.values():
-            text = "deactivated_azine" if code == "deactivated_arene" and "activation" not in words else code
-            out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[text].format(
+            out.append({"code": code, "atoms": [mc, me], "reason": MECHANISM_TEXT[text or code].format(
                 kind=kind, atom=f"atom {mc} of {_marked(reactants, [mc])}", **words)})
     for mc, mn, kind in _amide_condensations(reactants, product, rmap, pmap, new):
         n_react = rmap[mn]
