@@ -68,8 +68,16 @@ FURTHER_DRUGS = ("bupivacaine", "ropivacaine", "prilocaine", "ketorolac", "flurb
                  "tolterodine", "cilostazol", "ranolazine", "propafenone", "flecainide", "indapamide", "torasemide",
                  "rosiglitazone", "gemfibrozil", "bezafibrate", "leflunomide", "flutamide", "raloxifene", "bosentan",
                  "chlorambucil", "temozolomide", "fluvoxamine", "labetalol", "repaglinide")
+#: Forty more of the name table (2026-12-08): diuretics, alpha blockers, antihistamines, antiepileptics, azoles,
+#: kinase inhibitors and others.
+BEYOND_DRUGS = ("felodipine", "hydralazine", "minoxidil", "prazosin", "doxazosin", "bumetanide", "chlorthalidone",
+                "amiloride", "triamterene", "primidone", "phenobarbital", "rufinamide", "chlorphenamine", "promethazine",
+                "hydroxyzine", "cyproheptadine", "nortriptyline", "moclobemide", "agomelatine", "zopiclone",
+                "sulfadiazine", "nitrofurantoin", "clotrimazole", "miconazole", "ambrisentan", "riociguat",
+                "alogliptin", "rabeprazole", "vandetanib", "bosutinib", "tapentadol", "alfuzosin", "mirabegron",
+                "oxybutynin", "ticlopidine", "prasugrel", "zafirlukast", "roflumilast", "probenecid", "selegiline")
 DRUG_SETS = {"more": MORE_DRUGS, "all": DRUGS + MORE_DRUGS, "new": NEW_DRUGS, "every": DRUGS + MORE_DRUGS + NEW_DRUGS,
-             "rest": REST_DRUGS, "other": OTHER_DRUGS, "further": FURTHER_DRUGS}
+             "rest": REST_DRUGS, "other": OTHER_DRUGS, "further": FURTHER_DRUGS, "beyond": BEYOND_DRUGS}
 
 
 def _route_view(graph: Any) -> dict[str, Any]:

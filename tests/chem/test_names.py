@@ -84,6 +84,7 @@ def test_name_for_smiles_reverse_lookup():
         ("montelukast", "R"), ("voriconazole", "RS"), ("moxifloxacin", "SS"), ("ramipril", "SSSSS"),
         ("canagliflozin", "SRRSR"), ("ticagrelor", "SSRSRS"), ("ropivacaine", "S"), ("zolmitriptan", "S"),
         ("pramipexole", "S"), ("rasagiline", "R"), ("lacosamide", "R"), ("tolterodine", "R"), ("repaglinide", "S"),
+        ("ambrisentan", "S"), ("alogliptin", "R"), ("tapentadol", "RR"), ("mirabegron", "R"), ("selegiline", "R"),
     ],
 )
 def test_single_isomer_drugs_carry_their_configuration(name, labels):
