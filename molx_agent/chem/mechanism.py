@@ -174,7 +174,10 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   ring with meta directors alone, ortho or para to one of them, or, where every position is (two meta directors ortho
   to each other: a phthalimide, phthalic anhydride or phthalate), ortho to one of them while a position para to one
   and ortho to none is free (phthalimide is nitrated at C4; pomalidomide's 3-aminophthalimide comes from
-  3-nitrophthalic anhydride, not from thalidomide's nitration). A donor that carries a group and is flanked by two
+  3-nitrophthalic anhydride, not from thalidomide's nitration); or ortho to a tertiary alkyl group (tert-butyl, trityl,
+  chlorodiphenylmethyl: a carbon with no hydrogen and only alkyl, aryl or halogen groups) and ortho or para to no
+  other director, while that group's para position is free (its bulk shields its ortho positions: tert-butylbenzene
+  is brominated 97 % para; clotrimazole's route chlorinating trityl chloride ortho). A donor that carries a group and is flanked by two
   substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded ortho
   positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
   while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends it to beta);
@@ -304,8 +307,25 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups
   on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
   and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
-  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine, whose aziridine closes more
-  slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate by S_N_Ar).
+  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an alkylation or an S_N_Ar
+  at an activated ring, whose aziridine closes more slowly (one published PaRoutes step puts 2-chloroethylamine on
+  methyl 4-fluoro-3-nitrobenzoate by S_N_Ar). A primary one is judged when it arylates an unactivated ring: the
+  Buchwald-Hartwig or Ullmann coupling's hours with NaOtBu or Cs2CO3 at 80-110 C close its aziridine (the agent's
+  chlorambucil route of 2026-12-08 coupled free 2-chloroethylamine with ethyl 4-(4-bromophenyl)butanoate).
+- ``diaryl_ketone_condensation``: a diaryl ketone (benzophenone, dibenzosuberone) condensed to the alkene in one
+  step with a C-H that only one carbonyl, imine or nitrile activates (an aldol or Claisen-Schmidt condensation with a
+  ketone's or ester's alpha-C-H). A diaryl ketone is the weakest carbonyl electrophile and its aldol adduct reverts:
+  benzophenone gives no aldol product with acetone. Example: nortriptyline's route condensing dibenzosuberone with
+  chloroacetone's methyl group. Spared: a doubly activated C-H (malononitrile, a cyanoacetate: a Knoevenagel
+  reaction), a phosphorus ylide or phosphonate, a nitroalkane or sulfone, a fluorene- or cyclopentadiene-type anion,
+  and a ring closure.
+- ``organometallic_carried``: a carbon-metal bond of a precursor (lithium, sodium, potassium, magnesium, zinc,
+  copper or aluminium) passes unchanged into the step's product while the step makes its bonds elsewhere. Such a
+  reagent is made in situ and spent in the reaction of that bond: the acid, electrophile or protic reagent of any other
+  step protonates or attacks it first. Example: chlorthalidone's route "chlorosulfonating" 4-chlorophenylmagnesium
+  with chlorosulfonic acid and adding the sulfonyl chloride Grignard to phthalimide. Boron, tin and silicon reagents,
+  which survive other steps, are not judged; nor is a step that makes or spends the carbon-metal bond (a
+  transmetalation included).
 - ``unsourced_stereocentre``: the product is chiral (not its own mirror image) but no precursor is, and a
   stereocentre of the product is unspecified in its precursor. The step gives the racemate (or a mixture of
   diastereomers) unless an asymmetric catalyst or reagent, a chiral auxiliary or a resolution is added, and the
@@ -472,6 +492,21 @@ MECHANISM_TEXT = {
                              "{why}; protect the amine (as its acetamide, Boc carbamate or phthalimide) before the "
                              "halogenation, or make the halomethyl group from the alcohol (SOCl2, PBr3, an Appel "
                              "reaction) or the aldehyde",
+    "diaryl_ketone_condensation": "the step condenses the diaryl ketone at {ketone} with the C-H at {atom} to the "
+                                  "alkene in one step, and only one carbonyl, imine or nitrile activates that C-H: a "
+                                  "diaryl ketone is the weakest carbonyl electrophile and its aldol adduct reverts "
+                                  "(benzophenone gives no aldol product with acetone or an ester enolate), so it "
+                                  "condenses in one step only with a doubly activated C-H (malononitrile, a "
+                                  "cyanoacetate: a Knoevenagel reaction, often with TiCl4) or a phosphorus ylide; "
+                                  "otherwise the partner's lithium enolate is added at -78 C and the tertiary "
+                                  "alcohol dehydrated, or the other side's organometallic (a Grignard reagent) added "
+                                  "to the ketone and the carbinol dehydrated",
+    "organometallic_carried": "the carbon-{metal} bond at {atom} passes through the step unchanged while the step "
+                              "makes its bonds elsewhere: an organolithium, Grignard, organozinc or cuprate is made in "
+                              "situ and spent at once in the reaction of that bond, and the acid, electrophile or "
+                              "protic reagent of another reaction protonates or attacks it first, so forward the step "
+                              "destroys the reagent; run this step on the halide (or the arene) and make the "
+                              "organometallic afterwards (metal-halogen exchange, magnesium or zinc insertion)",
     "mustard_nucleophile": "the nitrogen at {atom} is the step's nucleophile (it bonds {partner}) while it carries "
                            "the 2-haloethyl group that the product keeps ({kept}): as the free base the step needs, "
                            "a 2-haloethylamine closes its aziridinium ion (a nitrogen mustard's reactive form) and "
@@ -891,6 +926,20 @@ def _condensation_activated(mol: Chem.Mol, atom: Chem.Atom, partner_map: int, ke
         return _acetal_partner_activated(mol, atom, partner_map)
     return any(kind == "pi_hetero" or (kind == "hetero" and _activating_heteroatom(nb, atom))
                for kind, nb in _alpha_neighbours(atom, partner_map))
+
+
+def _diaryl_ketone_condensation(reactants: Chem.Mol, a: Chem.Atom, b: Chem.Atom, b_map: int) -> bool:
+    """Whether carbon ``b``, a ketone condensed with C-H carbon ``a`` of another precursor to the alkene in one step
+    (:func:`_condensed_carbonyl`), is a diaryl ketone and ``a`` has only one C=O, C=N or C#N neighbour and no
+    activating heteroatom: an aldol condensation a diaryl ketone does not undergo (``diaryl_ketone_condensation``
+    in the module docstring)."""
+    if sum(nb.GetIsAromatic() for nb in b.GetNeighbors()) != 2 or _same_fragment(reactants, a, b):
+        return False
+    kinds = [(kind, nb) for kind, nb in _alpha_neighbours(a, b_map)]
+    if sum(kind == "pi_hetero" for kind, _ in kinds) != 1:
+        return False
+    return not any(kind == "hetero" and _activating_heteroatom(nb, a) for kind, nb in kinds) \
+        and not _aromatic_anion(reactants, a)
 
 
 def _aromatic_anion(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
@@ -1994,17 +2043,23 @@ def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap:
                           new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
     """(nitrogen, partner carbon, kept halogen) map numbers of each new bond from the nitrogen of a free secondary
     2-haloethylamine (``self_reactive``'s :data:`_BETA_HALOAMINE` with one N-H and the halogen on a CH2: a rigid
-    bicyclic amine with a tertiary beta-chloride, a USPTO-50K record, cannot close the aziridinium, and a primary
-    2-chloroethylamine closes its aziridine slowly enough for a fast S_N_Ar, a published PaRoutes step) to a carbon
-    of another precursor that is no carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation,
-    a conjugate addition; an acylation of the salt in the cold and a reductive amination are not counted), while the
-    product keeps the amine's carbon-halogen bond."""
+    bicyclic amine with a tertiary beta-chloride, a USPTO-50K record, cannot close the aziridinium) to a carbon of
+    another precursor that is no carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation, a
+    conjugate addition; an acylation of the salt in the cold and a reductive amination are not counted), while the
+    product keeps the amine's carbon-halogen bond.  A primary 2-haloethylamine counts only when it arylates an
+    aromatic carbon that nothing activates for S_N_Ar (a Buchwald-Hartwig or Ullmann coupling, hours with
+    NaOtBu or Cs2CO3 at 80-110 C, where the free base closes its aziridine: the Wenker and Gabriel aziridine
+    syntheses); it closes that aziridine slowly enough for a fast S_N_Ar (a published PaRoutes step) and is not
+    judged in an alkylation."""
     halides: dict[int, list[int]] = {}
+    primary: set[int] = set()
     for n_idx, _c1, c2_idx, x_idx in reactants.GetSubstructMatches(_BETA_HALOAMINE):
-        # a secondary amine with a 2-haloethyl arm (CH2X), as in the mustards
-        if reactants.GetAtomWithIdx(c2_idx).GetTotalNumHs() == 2 \
-                and reactants.GetAtomWithIdx(n_idx).GetTotalNumHs() == 1:
+        # an amine with a 2-haloethyl arm (CH2X), as in the mustards: secondary, or primary (judged below)
+        n_hs = reactants.GetAtomWithIdx(n_idx).GetTotalNumHs()
+        if reactants.GetAtomWithIdx(c2_idx).GetTotalNumHs() == 2 and n_hs in (1, 2):
             halides.setdefault(n_idx, []).append(x_idx)
+            if n_hs == 2:
+                primary.add(n_idx)
     out: list[tuple[int, int, int]] = []
     if not halides:
         return out
@@ -2016,12 +2071,37 @@ def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap:
             if n_react.GetIdx() not in halides or _same_fragment(reactants, n_react, c_react) \
                     or _double_to_heteroatom(c_react, -1):
                 continue
+            if n_react.GetIdx() in primary and (not c_react.GetIsAromatic() or any(_snar_ring(reactants, c_react)[:2])):
+                continue  # a primary one: only a metal-catalysed arylation of an unactivated ring is judged
             for x_idx in halides[n_react.GetIdx()]:
                 halogen = reactants.GetAtomWithIdx(x_idx)
                 kept = pmap.get(halogen.GetAtomMapNum()) if halogen.GetAtomMapNum() else None
                 if kept is not None and kept.GetAtomicNum() == halogen.GetAtomicNum():
                     out.append((n.GetAtomMapNum(), c.GetAtomMapNum(), halogen.GetAtomMapNum()))
                     break
+    return out
+
+
+#: Metals whose carbon bond an organometallic reagent spends in the step that uses it (organolithium, -sodium,
+#: -potassium, Grignard, organozinc, cuprate, organoaluminium): none survives another reaction.
+_SPENT_METALS = frozenset({3, 11, 19, 12, 30, 29, 13})
+
+
+def _carried_organometallics(reactants: Chem.Mol, product: Chem.Mol, rmap: dict[int, Chem.Atom]
+                             ) -> list[tuple[int, int]]:
+    """(carbon, metal) map numbers of each carbon-metal bond (:data:`_SPENT_METALS`) of the product that a precursor
+    already holds between the same two atoms: an organometallic carried through a step that makes its bonds
+    elsewhere (the step that makes or spends the bond, a transmetalation included, changes it)."""
+    out: list[tuple[int, int]] = []
+    for metal in product.GetAtoms():
+        if metal.GetAtomicNum() not in _SPENT_METALS or metal.GetAtomMapNum() not in rmap:
+            continue
+        r_metal = rmap[metal.GetAtomMapNum()]
+        for carbon in metal.GetNeighbors():
+            r_carbon = rmap.get(carbon.GetAtomMapNum()) if carbon.GetAtomMapNum() else None
+            if carbon.GetAtomicNum() == 6 and r_carbon is not None and r_metal.GetAtomicNum() == metal.GetAtomicNum() \
+                    and reactants.GetBondBetweenAtoms(r_carbon.GetIdx(), r_metal.GetIdx()) is not None:
+                out.append((carbon.GetAtomMapNum(), metal.GetAtomMapNum()))
     return out
 
 
@@ -3209,7 +3289,7 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
         if donors and open_to_donor and not any(_ortho_para(s, g[0]) for s in sites for g in donors):
             weaker = [g for g in directors if g[1] < _DONOR]
             return f"meta to the {names(donors)}, which directs ortho/para and outweighs the {names(weaker)}"
-        return None
+        return _crowded_ortho_verdict(mol, order, sites, directors, free)
     if metas and all(any(_ortho_para(s, g[0]) for g in metas) for s in sites) and any(
             not any(_ortho_para(f, g[0]) for g in metas) for f in free):
         return f"ortho or para to the {names(metas)}, which directs meta"
@@ -3218,6 +3298,34 @@ def _sear_verdict(mol: Chem.Mol, order: list[int], sites: set[int], kind: str) -
         return (f"ortho to one of the ring's meta directors (the {names(metas)}), while a position ortho to none of "
                 "them is free (a phthalimide is nitrated at C4, not C3)")
     return None
+
+
+def _crowded_ortho_verdict(mol: Chem.Mol, order: list[int], sites: set[int], directors: list[tuple[int, int, str]],
+                           free: set[int]) -> str | None:
+    """Why a substitution ortho to a tertiary alkyl group (a carbon with no hydrogen: tert-butyl, trityl,
+    chlorodiphenylmethyl) goes where the electrophile does not, or ``None``: every site is ortho to such a group and
+    ortho or para to no other director, and that group's para position is free. Its bulk shields both ortho
+    positions (tert-butylbenzene is brominated 97 % para, nitrated 75 % para and 16 % ortho)."""
+    bulky = []
+    for pos, cls, _name in directors:
+        ring_atom = mol.GetAtomWithIdx(order[pos])
+        subs = [n for n in ring_atom.GetNeighbors() if n.GetIdx() not in order]
+        if cls == _WEAK_DONOR and len(subs) == 1 and subs[0].GetAtomicNum() == 6 and not subs[0].GetIsAromatic() \
+                and not subs[0].GetTotalNumHs() and subs[0].GetDegree() == 4 and not any(
+                    n.GetAtomicNum() not in (6, *_ALL_HALOGENS) or _double_to_heteroatom(n, -1)
+                    for n in subs[0].GetNeighbors()):
+            # a carbon with no hydrogen carrying only alkyl, aryl or halogen groups: a carboxylic acid, amide or
+            # pyridine on it directs a Pd C-H activation to the ortho position (1-phenylcyclopropanecarboxylic acid
+            # iodinated ortho, two published PaRoutes steps)
+            bulky.append(pos)
+    for site in sites:
+        if not any(_ortho(site, b) for b in bulky) or any(
+                _ortho_para(site, g[0]) and not (g[0] in bulky and _ortho(site, g[0])) for g in directors):
+            return None  # not ortho to such a group, or ortho or para to another director (para to a tert-butyl)
+    if not any((b + 3) % 6 in free for b in bulky if any(_ortho(s, b) for s in sites)):
+        return None
+    return ("ortho to a tertiary alkyl group whose bulk shields its ortho positions while its para position is free "
+            "(tert-butylbenzene is brominated 97 % para)")
 
 
 def _nucleophile_kind(atom: Chem.Atom) -> str | None:
@@ -3506,6 +3614,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                                     kept_short=f"alkyl {halide}",
                                     forms=f"an intramolecular S_N2 closes a {ring} first, as 4-chlorobutyronitrile "
                                           "gives cyclopropyl cyanide with base")})
+                if activated and ketone and _diaryl_ketone_condensation(reactants, a, b, b_map):
+                    out.append({"code": "diaryl_ketone_condensation", "atoms": [a_map, b_map],
+                                "reason": MECHANISM_TEXT["diaryl_ketone_condensation"].format(
+                                    ketone=f"atom {b_map} of {_marked(reactants, [b_map])}",
+                                    atom=f"atom {a_map} of {_marked(reactants, [a_map])}")})
                 if activated and not partner_loses_h and not b.GetIsAromatic() and not acetal \
                         and _leaves_alkyl(b, pmap[b_map]) and _free_acid_alpha_carbon(a, b_map):
                     out.append({"code": "reagent_choice", "atoms": [a_map, b_map],
@@ -3818,6 +3931,11 @@ def step_mechanism(mapped_reaction: str) -> list[dict[str, Any]]:
                         atom=f"atom {mn} of {_marked(reactants, [mn, mx])}",
                         partner=f"atom {mc} of {_marked(reactants, [mc])}",
                         kept=f"the halogen at atom {mx}")})
+    for mc, mm in _carried_organometallics(reactants, product, rmap):
+        out.append({"code": "organometallic_carried", "atoms": [mc, mm],
+                    "reason": MECHANISM_TEXT["organometallic_carried"].format(
+                        metal=Chem.GetPeriodicTable().GetElementSymbol(rmap[mm].GetAtomicNum()),
+                        atom=f"atom {mc} of {_marked(reactants, [mc])}")})
     centres = _unsourced_centres(reactants, product, rmap)
     if centres:
         label = ("the stereocentre at atom " if len(centres) == 1 else "the stereocentres at atoms ") + \

@@ -98,6 +98,8 @@ ISSUE_TEXT = {
     "arene_hydroxylation": "mechanism: {reason}",
     "unprotected_c_acylation": "mechanism: {reason}",
     "mustard_nucleophile": "mechanism: {reason}",
+    "organometallic_carried": "mechanism: {reason}",
+    "diaryl_ketone_condensation": "mechanism: {reason}",
     "unprotected_amino_acid": "selectivity: {reason}",
     "oxidation_without_oxidant": "mechanism: {reason}",
     "halogen_from_solvent": "mechanism: {reason}",
@@ -149,7 +151,10 @@ ISSUE_TEXT = {
 #: ``benzylic_halogenation`` (a benzylic C-H halogenated beside a free aryl or alkyl amine) on none of the 50,085 nor
 #: of the 31,125 published steps; ``unprotected_c_acylation`` (an arene C-acylated beside a free alkyl amine or
 #: alcohol of its own molecule) on none of either; ``mustard_nucleophile`` (a free secondary 2-haloethylamine's
-#: nitrogen arylated or alkylated with its 2-haloethyl group kept) on none of either: docs/benchmarks.md):
+#: nitrogen arylated or alkylated with its 2-haloethyl group kept, or a primary one's in a metal-catalysed
+#: arylation) on none of either; ``organometallic_carried`` (an organolithium, -sodium, -potassium, Grignard,
+#: organozinc, cuprate or organoaluminium carbon-metal bond carried through another reaction) and ``diaryl_ketone_condensation`` (a diaryl ketone
+#: condensed with a singly activated C-H) on none of either: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step;
 #: nor is ``unsourced_alkene_geometry`` (a tetrasubstituted C=C formed with its E/Z geometry drawn): the separation is;
@@ -164,7 +169,8 @@ IMPLAUSIBLE_MECHANISM_ISSUES = frozenset({"unactivated_carbanion", "aniline_c_al
                                           "amide_reductive_amination", "arene_hydroxylation",
                                           "unprotected_amino_acid", "destabilised_carbocation",
                                           "carbocation_rearrangement", "benzylic_halogenation",
-                                          "unprotected_c_acylation", "mustard_nucleophile"})
+                                          "unprotected_c_acylation", "mustard_nucleophile",
+                                          "organometallic_carried", "diaryl_ketone_condensation"})
 #: A route that makes a molecule holding a free amine beside an acyl halide, sulfonyl chloride, anhydride or
 #: heterocumulene, a free primary or secondary alcohol or a thiol beside an acyl halide, a free alkyl amine beside a
 #: beta-keto carbonyl, or a 2-haloethylamine

@@ -66,6 +66,7 @@ def test_a_step_with_an_implausible_mechanism_is_excluded_but_a_stereo_note_is_n
 @pytest.mark.parametrize("code", ["alcohol_c_acylation", "halide_selectivity", "oxidation_without_oxidant",
                                   "electrophile_selectivity", "aromatic_regiochemistry", "deactivated_arene", "ipso_substitution", "arene_hydroxylation",
                                   "unprotected_amino_acid", "unprotected_c_acylation", "mustard_nucleophile",
+                                  "organometallic_carried", "diaryl_ketone_condensation",
                                   "amide_condensation", "amide_reductive_amination", "self_reactive_molecule"])
 def test_a_sulfone_from_an_alcohol_or_a_self_reactive_intermediate_is_searched_again_without_its_step(code):
     flagged = {"code": code, "message": "...", "step": "A.B>>C", "smiles": "C"}

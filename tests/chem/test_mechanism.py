@@ -1692,6 +1692,10 @@ CHLORAMBUCIL_MUSTARD_ARYLATION = (
     + MUSTARD + ">>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11][c:12](" + MUSTARD_KEPT
     + ")[cH:20][cH:21]1")
 BENZYL = "[c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1"
+CHLORAMBUCIL_PRIMARY_ARYLATION = (
+    "[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11][c:12]([Br:900])[cH:20][cH:21]1."
+    "[NH2:13][CH2:14][CH2:15][Cl:16]>>[CH3:1][CH2:2][O:3][C:4](=[O:5])[CH2:6][CH2:7][CH2:8][c:9]1[cH:10][cH:11]"
+    "[c:12]([NH:13][CH2:14][CH2:15][Cl:16])[cH:20][cH:21]1")
 
 
 @pytest.mark.parametrize("mapped, partner", [
@@ -1699,6 +1703,8 @@ BENZYL = "[c:2]1[cH:3][cH:4][cH:5][cH:6][cH:7]1"
     (CHLORAMBUCIL_MUSTARD_ARYLATION, 12),
     # the same amine benzylated by benzyl bromide
     ("[Br:900][CH2:1]" + BENZYL + "." + MUSTARD + ">>[CH2:1](" + BENZYL + ")" + MUSTARD_KEPT, 1),
+    # the agent's accepted chlorambucil route of 2026-12-08: free 2-chloroethylamine in a Buchwald-Hartwig amination
+    (CHLORAMBUCIL_PRIMARY_ARYLATION, 12),
 ])
 def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
     flags = step_mechanism(mapped)
@@ -1718,6 +1724,12 @@ def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
     "F[c:11]1[c:7]([N+:8](=[O:9])[O-:10])[cH:6][c:5]([C:3]([O:2][CH3:1])=[O:4])[cH:17][cH:16]1.[NH2:12][CH2:13][CH2:14]"
     "[Cl:15]>>[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][c:7]([N+:8](=[O:9])[O-:10])[c:11]([NH:12][CH2:13][CH2:14][Cl:15])"
     "[cH:16][cH:17]1",
+    # primary 2-chloroethylamine on 2-chloropyrimidine (S_N_Ar at an azine's 2-position) and benzylated (an
+    # alkylation: a primary one is judged only in a metal-catalysed arylation)
+    "[Cl:1][CH2:2][CH2:3][NH2:4].[c:5]1([Cl:900])[n:6][cH:7][cH:8][cH:9][n:10]1>>[Cl:1][CH2:2][CH2:3][NH:4][c:5]1[n:6]"
+    "[cH:7][cH:8][cH:9][n:10]1",
+    "[CH2:5]([c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1)[Br:900].[Cl:1][CH2:2][CH2:3][NH2:4]>>[Cl:1][CH2:2][CH2:3][NH:4]"
+    "[CH2:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1",
     # a USPTO-50K record: a rigid azabicyclic amine with a tertiary beta-chloride N-butylated (no aziridinium)
     "[CH2:1]([CH2:2][CH2:3][CH3:4])[Br:18].[CH3:5][O:6][C:7](=[O:8])[C:9]1([Cl:10])[CH2:11][CH:12]2[CH:13]=[CH:14]"
     "[CH:15]1[NH:16][CH2:17]2>>[CH2:1]([CH2:2][CH2:3][CH3:4])[N:16]1[CH:15]2[C:9]([C:7]([O:6][CH3:5])=[O:8])([Cl:10])"
@@ -1725,6 +1737,104 @@ def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
 ])
 def test_a_nitrogen_mustard_acylated_reduced_in_or_used_as_the_electrophile_is_not_flagged(mapped):
     assert "mustard_nucleophile" not in codes(mapped)
+
+
+@pytest.mark.parametrize("mapped, atom", [
+    # clotrimazole's first route of 2026-12-08: trityl chloride "chlorinated" ortho by SO2Cl2
+    ("[Cl:1][C:2]([c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1)([c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1)[c:15]1[cH:16]"
+     "[cH:17][cH:18][cH:19][cH:20]1.[O:21]=[S:22](=[O:23])([Cl:24])[Cl:900]>>[Cl:1][C:2]([c:3]1[cH:4][cH:5][cH:6][cH:7]"
+     "[cH:8]1)([c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1)[c:15]1[c:16]([Cl:24])[cH:17][cH:18][cH:19][cH:20]1", 16),
+    # tert-butylbenzene brominated ortho
+    ("[Br:1][Br:900].[CH3:2][C:3]([CH3:4])([CH3:5])[c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1>>[Br:1][c:7]1[cH:8][cH:9]"
+     "[cH:10][cH:11][c:6]1[C:3]([CH3:2])([CH3:4])[CH3:5]", 7),
+])
+def test_a_substitution_ortho_to_a_tertiary_alkyl_group_with_its_para_position_free_is_flagged(mapped, atom):
+    flags = [f for f in step_mechanism(mapped) if f["code"] == "aromatic_regiochemistry"]
+    assert len(flags) == 1 and flags[0]["atoms"][0] == atom
+    assert "ortho to a tertiary alkyl group whose bulk shields" in flags[0]["reason"]
+
+
+@pytest.mark.parametrize("mapped", [
+    # two published PaRoutes steps: 1-phenylcyclopropanecarboxylic acid iodinated ortho (a carboxylate-directed Pd
+    # C-H activation)
+    "I[I:7].[O:1]=[C:2]([OH:3])[C:4]1([c:5]2[cH:6][cH:8][cH:9][cH:10][cH:11]2)[CH2:12][CH2:13]1>>[O:1]=[C:2]([OH:3])"
+    "[C:4]1([c:5]2[c:6]([I:7])[cH:8][cH:9][cH:10][cH:11]2)[CH2:12][CH2:13]1",
+    # a published PaRoutes step: 1,3-di-tert-butylbenzene brominated para to one tert-butyl group
+    "Br[Br:13].[CH3:1][C:2]([CH3:3])([CH3:4])[c:5]1[cH:6][c:7]([C:8]([CH3:9])([CH3:10])[CH3:11])[cH:12][cH:14][cH:15]1"
+    ">>[CH3:1][C:2]([CH3:3])([CH3:4])[c:5]1[cH:6][c:7]([C:8]([CH3:9])([CH3:10])[CH3:11])[c:12]([Br:13])[cH:14][cH:15]1",
+    # 4-tert-butyltoluene brominated next to its tert-butyl group: the para position is taken (not judged)
+    "[Br:1][Br:900].[CH3:2][c:3]1[cH:4][cH:5][c:6]([C:7]([CH3:8])([CH3:9])[CH3:10])[cH:11][cH:12]1>>[Br:1][c:11]1"
+    "[cH:12][c:3]([CH3:2])[cH:4][cH:5][c:6]1[C:7]([CH3:8])([CH3:9])[CH3:10]",
+])
+def test_a_substitution_beside_a_directing_acid_para_to_another_tert_butyl_or_with_para_taken_is_not_flagged(mapped):
+    assert "aromatic_regiochemistry" not in codes(mapped)
+
+
+CHLORTHALIDONE_GRIGNARD_CHLOROSULFONATION = (
+    "[O:1]=[S:2](=[O:3])([Cl:4])[OH:900].[cH:5]1[cH:6][c:7]([Mg+:8])[cH:9][cH:10][c:11]1[Cl:12]>>[O:1]=[S:2](=[O:3])"
+    "([Cl:4])[c:5]1[cH:6][c:7]([Mg+:8])[cH:9][cH:10][c:11]1[Cl:12]")
+NORTRIPTYLINE_DIARYL_KETONE_ALDOL = (
+    "[O:1]=[C:2]([CH3:3])[CH2:20][Cl:21].[O:900]=[C:4]1[c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]2[CH2:11][CH2:12][c:13]2"
+    "[cH:14][cH:15][cH:16][cH:17][c:18]21>>[O:1]=[C:2]([CH:3]=[C:4]1[c:5]2[cH:6][cH:7][cH:8][cH:9][c:10]2[CH2:11]"
+    "[CH2:12][c:13]2[cH:14][cH:15][cH:16][cH:17][c:18]21)[CH2:20][Cl:21]")
+BENZOPHENONE = "[c:3]1[cH:4][cH:5][cH:6][cH:7][cH:8]1)[c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1"
+
+
+@pytest.mark.parametrize("mapped, atoms, metal", [
+    # chlorthalidone's first route of 2026-12-08: 4-chlorophenylmagnesium "chlorosulfonated" with its C-Mg kept
+    (CHLORTHALIDONE_GRIGNARD_CHLOROSULFONATION, [7, 8], "Mg"),
+    # an aryllithium carried through an ester's hydrolysis
+    ("[CH3:900][O:11][C:9](=[O:10])[c:1]1[cH:2][cH:3][c:4]([Li:8])[cH:5][cH:6]1.[OH2:12]>>[OH:12][C:9](=[O:10])[c:1]1"
+     "[cH:2][cH:3][c:4]([Li:8])[cH:5][cH:6]1", [4, 8], "Li"),
+])
+def test_an_organometallic_carried_through_another_reaction_is_flagged(mapped, atoms, metal):
+    flags = [f for f in step_mechanism(mapped) if f["code"] == "organometallic_carried"]
+    assert len(flags) == 1 and flags[0]["atoms"] == atoms
+    assert flags[0]["reason"].startswith(f"the carbon-{metal} bond at atom {atoms[0]} of ")
+
+
+@pytest.mark.parametrize("mapped", [
+    # the Grignard reagent spent: added to benzophenone
+    "[O:1]=[C:2](" + BENZOPHENONE + ".[c:15]1([Mg+:900])[cH:16][cH:17][c:18]([Cl:19])[cH:20][cH:21]1>>[OH:1][C:2]("
+    + BENZOPHENONE.removesuffix(")[c:9]1[cH:10][cH:11][cH:12][cH:13][cH:14]1") + ")([c:9]1[cH:10][cH:11][cH:12][cH:13]"
+    "[cH:14]1)[c:15]1[cH:16][cH:17][c:18]([Cl:19])[cH:20][cH:21]1",
+    # a transmetalation: the aryl's carbon-magnesium bond becomes a carbon-zinc bond
+    "[cH:1]1[cH:2][cH:3][c:4]([Mg+:8])[cH:5][cH:6]1.[Cl:9][Zn:10][Cl:11]>>[cH:1]1[cH:2][cH:3][c:4]([Zn:10][Cl:11])"
+    "[cH:5][cH:6]1",
+    # a boronic acid carried through an amide coupling (boron, tin and silicon reagents survive other steps)
+    "[NH2:1][c:2]1[cH:3][cH:4][c:5]([B:6]([OH:7])[OH:8])[cH:9][cH:10]1.[O:11]=[C:12]([OH:900])[CH3:13]>>[CH3:13]"
+    "[C:12](=[O:11])[NH:1][c:2]1[cH:3][cH:4][c:5]([B:6]([OH:7])[OH:8])[cH:9][cH:10]1",
+])
+def test_an_organometallic_made_spent_or_of_boron_is_not_flagged(mapped):
+    assert "organometallic_carried" not in codes(mapped)
+
+
+@pytest.mark.parametrize("mapped, atoms", [
+    # nortriptyline's first route of 2026-12-08: dibenzosuberone condensed with chloroacetone's methyl group
+    (NORTRIPTYLINE_DIARYL_KETONE_ALDOL, [3, 4]),
+    # benzophenone and acetophenone "to" beta-phenylchalcone
+    ("[C:4]([c:5]1[cH:6][cH:7][cH:8][cH:9][cH:10]1)([c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1)=[O:900].[O:1]=[C:2]"
+     "([CH3:3])[c:17]1[cH:18][cH:19][cH:20][cH:21][cH:22]1>>[O:1]=[C:2]([CH:3]=[C:4]([c:5]1[cH:6][cH:7][cH:8][cH:9]"
+     "[cH:10]1)[c:11]1[cH:12][cH:13][cH:14][cH:15][cH:16]1)[c:17]1[cH:18][cH:19][cH:20][cH:21][cH:22]1", [3, 4]),
+])
+def test_a_diaryl_ketone_condensed_with_a_singly_activated_c_h_is_flagged(mapped, atoms):
+    flags = [f for f in step_mechanism(mapped) if f["code"] == "diaryl_ketone_condensation"]
+    assert len(flags) == 1 and flags[0]["atoms"] == atoms
+    assert flags[0]["reason"].startswith(f"the step condenses the diaryl ketone at atom {atoms[1]} of ")
+
+
+@pytest.mark.parametrize("mapped", [
+    # a Knoevenagel reaction of malononitrile (two acceptors) with benzophenone
+    "[N:15]#[C:16][CH2:1][C:17]#[N:18].[O:900]=[C:2](" + BENZOPHENONE + ">>[N:15]#[C:16][C:1]([C:17]#[N:18])=[C:2]("
+    + BENZOPHENONE,
+    # a Claisen-Schmidt condensation of acetone with benzaldehyde (an aldehyde)
+    "[CH3:1][C:2](=[O:3])[CH3:4].[O:900]=[CH:5][c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1>>[CH3:1][C:2](=[O:3])/[CH:4]="
+    "[CH:5]/[c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1",
+    # a Wittig olefination of benzophenone
+    "[O:900]=[C:2](" + BENZOPHENONE + ".[CH3:1][P+:901]([CH3:902])([CH3:903])[CH3:904]>>[CH2:1]=[C:2](" + BENZOPHENONE,
+])
+def test_a_diaryl_ketone_with_a_knoevenagel_partner_an_aldehyde_or_an_ylide_is_not_flagged(mapped):
+    assert "diaryl_ketone_condensation" not in codes(mapped)
 
 
 TORASEMIDE_PYRIDINE_CHLOROSULFONATION = (
@@ -1844,6 +1954,8 @@ def test_a_competing_site_lowers_confidence_but_does_not_demote_the_route():
      CHLORAMBUCIL_MUSTARD_ARYLATION, "mustard_nucleophile", "mechanism: the nitrogen at atom 13"),
     (["Clc1ccncc1", "O=S(=O)(O)Cl"], "O=S(=O)(Cl)c1cnccc1Cl", "Chlorosulfonation of Arene",
      TORASEMIDE_PYRIDINE_CHLOROSULFONATION, "deactivated_arene", "mechanism: the sulfonation"),
+    (["CC(=O)CCl", "O=C1c2ccccc2CCc2ccccc21"], "O=C(C=C1c2ccccc2CCc2ccccc21)CCl", "Aldol Condensation",
+     NORTRIPTYLINE_DIARYL_KETONE_ALDOL, "diaryl_ketone_condensation", "mechanism: the step condenses the diaryl"),
     (["CC1(C)S[C@@H]2[C@H](N)C(=O)N2[C@H]1C(=O)O", "N[C@@H](C(=O)O)c1ccccc1"],
      "CC1(C)S[C@@H]2[C@H](NC(=O)[C@H](N)c3ccccc3)C(=O)N2[C@H]1C(=O)O", "Amide Bond Formation",
      AMPICILLIN_FREE_AMINO_ACID, "unprotected_amino_acid", "selectivity: the acid (atom 8"),
