@@ -153,8 +153,9 @@ ISSUE_TEXT = {
 #: alcohol of its own molecule) on none of either; ``mustard_nucleophile`` (a free secondary 2-haloethylamine's
 #: nitrogen arylated or alkylated with its 2-haloethyl group kept, or a primary one's in a metal-catalysed
 #: arylation) on none of either; ``organometallic_carried`` (an organolithium, -sodium, -potassium, Grignard,
-#: organozinc, cuprate or organoaluminium carbon-metal bond carried through another reaction) and ``diaryl_ketone_condensation`` (a diaryl ketone
-#: condensed with a singly activated C-H) on none of either: docs/benchmarks.md):
+#: organozinc, cuprate or organoaluminium carbon-metal bond carried through another reaction) and
+#: ``diaryl_ketone_condensation`` (a diaryl ketone condensed with a singly activated C-H) on none of either:
+#: docs/benchmarks.md):
 #: among the routes a search returns, a route with one ranks after every route without
 #: (``search_routes.build_routes``).  ``unsourced_stereocentre`` is not one: a racemate or a resolution is a real step;
 #: nor is ``unsourced_alkene_geometry`` (a tetrasubstituted C=C formed with its E/Z geometry drawn): the separation is;
