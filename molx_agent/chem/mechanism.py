@@ -174,12 +174,12 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   ring with meta directors alone, ortho or para to one of them, or, where every position is (two meta directors ortho
   to each other: a phthalimide, phthalic anhydride or phthalate), ortho to one of them while a position para to one
   and ortho to none is free (phthalimide is nitrated at C4; pomalidomide's 3-aminophthalimide comes from
-  3-nitrophthalic anhydride, not from thalidomide's nitration); or ortho to a tertiary alkyl group (tert-butyl, trityl,
-  chlorodiphenylmethyl: a carbon with no hydrogen and only alkyl, aryl or halogen groups) and ortho or para to no
-  other director, while that group's para position is free (its bulk shields its ortho positions: tert-butylbenzene
-  is brominated 97 % para; clotrimazole's route chlorinating trityl chloride ortho). A donor that carries a group and is flanked by two
-  substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's shielded ortho
-  positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
+  3-nitrophthalic anhydride, not from thalidomide's nitration); or ortho to a tertiary alkyl group (tert-butyl,
+  trityl, chlorodiphenylmethyl: a carbon with no hydrogen and only alkyl, aryl or halogen groups) and ortho or para
+  to no other director, while that group's para position is free (its bulk shields its ortho positions:
+  tert-butylbenzene is brominated 97 % para; clotrimazole's route chlorinating trityl chloride ortho). A donor that
+  carries a group and is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an
+  acylamino group's shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
   while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends it to beta);
   likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused to an azine ring) while
   C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole) halogenated
@@ -305,8 +305,8 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   The free base the step needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen
   mustards are handled as salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and
   bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups
-  on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation (cyclophosphamide's amine salt
-  and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
+  on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation
+  (cyclophosphamide's amine salt and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
   bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an alkylation or an S_N_Ar
   at an activated ring, whose aziridine closes more slowly (one published PaRoutes step puts 2-chloroethylamine on
   methyl 4-fluoro-3-nitrobenzoate by S_N_Ar). A primary one is judged when it arylates an unactivated ring: the
@@ -935,7 +935,7 @@ def _diaryl_ketone_condensation(reactants: Chem.Mol, a: Chem.Atom, b: Chem.Atom,
     in the module docstring)."""
     if sum(nb.GetIsAromatic() for nb in b.GetNeighbors()) != 2 or _same_fragment(reactants, a, b):
         return False
-    kinds = [(kind, nb) for kind, nb in _alpha_neighbours(a, b_map)]
+    kinds = list(_alpha_neighbours(a, b_map))
     if sum(kind == "pi_hetero" for kind, _ in kinds) != 1:
         return False
     return not any(kind == "hetero" and _activating_heteroatom(nb, a) for kind, nb in kinds) \
@@ -3316,7 +3316,7 @@ def _crowded_ortho_verdict(mol: Chem.Mol, order: list[int], sites: set[int], dir
                     for n in subs[0].GetNeighbors()):
             # a carbon with no hydrogen carrying only alkyl, aryl or halogen groups: a carboxylic acid, amide or
             # pyridine on it directs a Pd C-H activation to the ortho position (1-phenylcyclopropanecarboxylic acid
-            # iodinated ortho, two published PaRoutes steps)
+            # iodinated ortho: a published PaRoutes step, on four routes)
             bulky.append(pos)
     for site in sites:
         if not any(_ortho(site, b) for b in bulky) or any(
