@@ -307,11 +307,13 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups
   on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation
   (cyclophosphamide's amine salt and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
-  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an alkylation or an S_N_Ar
-  at an activated ring, whose aziridine closes more slowly (one published PaRoutes step puts 2-chloroethylamine on
-  methyl 4-fluoro-3-nitrobenzoate by S_N_Ar). A primary one is judged when it arylates an unactivated ring: the
-  Buchwald-Hartwig or Ullmann coupling's hours with NaOtBu or Cs2CO3 at 80-110 C close its aziridine (the agent's
-  chlorambucil route of 2026-12-08 coupled free 2-chloroethylamine with ethyl 4-(4-bromophenyl)butanoate).
+  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an alkylation or a fast S_N_Ar
+  (a nitro group or a ring nitrogen ortho or para to the carbon, or two acceptors), whose aziridine closes more
+  slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate by S_N_Ar). A
+  primary one is judged when it arylates any other ring: a Buchwald-Hartwig or Ullmann coupling, or an S_N_Ar that one
+  carbonyl activates, takes hours with a base at 80-150 C and closes its aziridine (the agent's chlorambucil routes of
+  2026-12-08 coupled free 2-chloroethylamine with ethyl 4-(4-bromophenyl)butanoate, then with
+  4-(4-fluorobenzoyl)butyric acid).
 - ``diaryl_ketone_condensation``: a diaryl ketone (benzophenone, dibenzosuberone) condensed to the alkene in one
   step with a C-H that only one carbonyl, imine or nitrile activates (an aldol or Claisen-Schmidt condensation with a
   ketone's or ester's alpha-C-H). A diaryl ketone is the weakest carbonyl electrophile and its aldol adduct reverts:
@@ -2039,6 +2041,32 @@ def _kept_free_amine(reactants: Chem.Mol, fragment: set[int], pmap: dict[int, Ch
     return None
 
 
+def _fast_snar_site(mol: Chem.Mol, carbon: Chem.Atom) -> bool:
+    """Whether aromatic ``carbon`` is a fast S_N_Ar site: on a six-membered aromatic ring with a nitro group or a
+    pyridine-type ring nitrogen ortho or para to it, or with two acceptor substituents (:func:`_acceptor_substituent`)
+    there. One carbonyl, nitrile or sulfonyl group alone (4-fluorobenzophenone) needs hours at 100-150 C."""
+    for ring in mol.GetRingInfo().AtomRings():
+        if carbon.GetIdx() not in ring or len(ring) != 6:
+            continue
+        start, acceptors = ring.index(carbon.GetIdx()), 0
+        for pos, idx in enumerate(ring):
+            if min((pos - start) % 6, (start - pos) % 6) not in (1, 3):
+                continue
+            atom = mol.GetAtomWithIdx(idx)
+            if _pyridine_type(atom):
+                return True
+            for nb in atom.GetNeighbors():
+                if nb.GetIdx() in ring or not _acceptor_substituent(nb, idx):
+                    continue
+                if nb.GetAtomicNum() == 7 and nb.GetFormalCharge() == 1 and \
+                        sum(o.GetAtomicNum() == 8 for o in nb.GetNeighbors()) >= 2:
+                    return True  # a nitro group
+                acceptors += 1
+        if acceptors >= 2:
+            return True
+    return False
+
+
 def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap: dict[int, Chem.Atom],
                           new: list[tuple[Chem.Atom, Chem.Atom]]) -> list[tuple[int, int, int]]:
     """(nitrogen, partner carbon, kept halogen) map numbers of each new bond from the nitrogen of a free secondary
@@ -2047,10 +2075,10 @@ def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap:
     another precursor that is no carbonyl, imine, nitrile or heterocumulene carbon (an arylation, an alkylation, a
     conjugate addition; an acylation of the salt in the cold and a reductive amination are not counted), while the
     product keeps the amine's carbon-halogen bond.  A primary 2-haloethylamine counts only when it arylates an
-    aromatic carbon that nothing activates for S_N_Ar (a Buchwald-Hartwig or Ullmann coupling, hours with
-    NaOtBu or Cs2CO3 at 80-110 C, where the free base closes its aziridine: the Wenker and Gabriel aziridine
-    syntheses); it closes that aziridine slowly enough for a fast S_N_Ar (a published PaRoutes step) and is not
-    judged in an alkylation."""
+    aromatic carbon that is no fast S_N_Ar site (:func:`_fast_snar_site`): a Buchwald-Hartwig or Ullmann coupling, or
+    an S_N_Ar that one carbonyl or nitrile activates, hours with a base at 80-150 C, where the free base closes its
+    aziridine (the Wenker and Gabriel aziridine syntheses); it closes that aziridine slowly enough for a fast S_N_Ar
+    (an o-nitroaryl fluoride: a published PaRoutes step) and is not judged in an alkylation."""
     halides: dict[int, list[int]] = {}
     primary: set[int] = set()
     for n_idx, _c1, c2_idx, x_idx in reactants.GetSubstructMatches(_BETA_HALOAMINE):
@@ -2071,8 +2099,8 @@ def _mustard_nucleophiles(reactants: Chem.Mol, pmap: dict[int, Chem.Atom], rmap:
             if n_react.GetIdx() not in halides or _same_fragment(reactants, n_react, c_react) \
                     or _double_to_heteroatom(c_react, -1):
                 continue
-            if n_react.GetIdx() in primary and (not c_react.GetIsAromatic() or any(_snar_ring(reactants, c_react)[:2])):
-                continue  # a primary one: only a metal-catalysed arylation of an unactivated ring is judged
+            if n_react.GetIdx() in primary and (not c_react.GetIsAromatic() or _fast_snar_site(reactants, c_react)):
+                continue  # a primary one: judged only where the arylation is slow (a metal-catalysed coupling)
             for x_idx in halides[n_react.GetIdx()]:
                 halogen = reactants.GetAtomWithIdx(x_idx)
                 kept = pmap.get(halogen.GetAtomMapNum()) if halogen.GetAtomMapNum() else None

@@ -1705,6 +1705,10 @@ CHLORAMBUCIL_PRIMARY_ARYLATION = (
     ("[Br:900][CH2:1]" + BENZYL + "." + MUSTARD + ">>[CH2:1](" + BENZYL + ")" + MUSTARD_KEPT, 1),
     # the agent's accepted chlorambucil route of 2026-12-08: free 2-chloroethylamine in a Buchwald-Hartwig amination
     (CHLORAMBUCIL_PRIMARY_ARYLATION, 12),
+    # its next accepted route: the same amine on 4-(4-fluorobenzoyl)butyric acid (an S_N_Ar one ketone activates)
+    ("[NH2:13][CH2:14][CH2:15][Cl:16].[O:1]=[C:2]([OH:3])[CH2:4][CH2:5][C:6](=[O:7])[c:8]1[cH:9][cH:10][c:11]([F:900])"
+     "[cH:17][cH:18]1>>[O:1]=[C:2]([OH:3])[CH2:4][CH2:5][C:6](=[O:7])[c:8]1[cH:9][cH:10][c:11]([NH:13][CH2:14][CH2:15]"
+     "[Cl:16])[cH:17][cH:18]1", 11),
 ])
 def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
     flags = step_mechanism(mapped)
@@ -1724,8 +1728,10 @@ def test_a_free_nitrogen_mustard_as_the_nucleophile_is_flagged(mapped, partner):
     "F[c:11]1[c:7]([N+:8](=[O:9])[O-:10])[cH:6][c:5]([C:3]([O:2][CH3:1])=[O:4])[cH:17][cH:16]1.[NH2:12][CH2:13][CH2:14]"
     "[Cl:15]>>[CH3:1][O:2][C:3](=[O:4])[c:5]1[cH:6][c:7]([N+:8](=[O:9])[O-:10])[c:11]([NH:12][CH2:13][CH2:14][Cl:15])"
     "[cH:16][cH:17]1",
-    # primary 2-chloroethylamine on 2-chloropyrimidine (S_N_Ar at an azine's 2-position) and benzylated (an
-    # alkylation: a primary one is judged only in a metal-catalysed arylation)
+    # primary 2-chloroethylamine on 2,4-dicyanofluorobenzene (two acceptors) and on 2-chloropyrimidine (S_N_Ar at an
+    # azine's 2-position), and benzylated (an alkylation: a primary one is judged only in a slow arylation)
+    "[N:1]#[C:2][c:3]1[cH:4][cH:5][c:6]([F:900])[c:11]([C:12]#[N:13])[cH:14]1.[NH2:7][CH2:8][CH2:9][Cl:10]>>[N:1]#[C:2]"
+    "[c:3]1[cH:4][cH:5][c:6]([NH:7][CH2:8][CH2:9][Cl:10])[c:11]([C:12]#[N:13])[cH:14]1",
     "[Cl:1][CH2:2][CH2:3][NH2:4].[c:5]1([Cl:900])[n:6][cH:7][cH:8][cH:9][n:10]1>>[Cl:1][CH2:2][CH2:3][NH:4][c:5]1[n:6]"
     "[cH:7][cH:8][cH:9][n:10]1",
     "[CH2:5]([c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1)[Br:900].[Cl:1][CH2:2][CH2:3][NH2:4]>>[Cl:1][CH2:2][CH2:3][NH:4]"
