@@ -175,19 +175,19 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   to each other: a phthalimide, phthalic anhydride or phthalate), ortho to one of them while a position para to one
   and ortho to none is free (phthalimide is nitrated at C4; pomalidomide's 3-aminophthalimide comes from
   3-nitrophthalic anhydride, not from thalidomide's nitration); or ortho to a tertiary alkyl group (tert-butyl,
-  trityl, chlorodiphenylmethyl: a carbon with no hydrogen and only alkyl, aryl or halogen groups) and ortho or para
-  to no other director, while that group's para position is free (its bulk shields its ortho positions:
-  tert-butylbenzene is brominated 97 % para; clotrimazole's route chlorinating trityl chloride ortho). A donor that
-  carries a group and is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an
-  acylamino group's shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a beta position
-  while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends it to beta);
-  likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused to an azine ring) while
-  C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole, indazole) halogenated
-  or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a pyridine-type ring N
-  halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring with a group whose
-  direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or sulfonation (the
-  anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (no position takes it:
-  ``deactivated_arene``), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates, aldehydes,
+  trityl, chlorodiphenylmethyl: a carbon with no hydrogen and only alkyl, aryl or halogen groups) and ortho or para to
+  no other director, while that group's para position is free (its bulk shields its ortho positions: tert-butylbenzene
+  is brominated 97 % para; clotrimazole's route chlorinating trityl chloride ortho). A donor that carries a group and
+  is flanked by two substituents counts as a weak one (steric inhibition of resonance), and an acylamino group's
+  shielded ortho positions do not count as its free ones. On an alkylnaphthalene: a halogenation or nitration at a
+  beta position while an alpha one of the same ring is free, or a tertiary alkyl group put at alpha (peri strain sends
+  it to beta); likewise a halogenation or nitration at C6 or C7 of an alkylquinoline-type benzo ring (fused to an
+  azine ring) while C5 or C8 is free. On other rings two textbook cases: an indole-type ring (indole, azaindole,
+  indazole) halogenated or Friedel-Crafts-substituted elsewhere while its C3 is free, and an azine carbon next to a
+  pyridine-type ring N halogenated, nitrated or sulfonated with no donor ortho or para to it. Not judged: a ring with
+  a group whose direction is not clear-cut (vinyl, heteroaryl, imide N, sulfonate), amines under nitration or
+  sulfonation (the anilinium directs meta), Friedel-Crafts on a benzene ring with a meta director (no position takes
+  it: ``deactivated_arene``), the electrophiles of a directed ortho-metalation (DMF, CO2, chloroformates, aldehydes,
   methyl and plain primary alkyl halides, CBr4, C2Cl6), HX and halide ions (nucleophiles), POCl3 or MsCl on an
   N-oxide, an annulation with one bond where the groups direct, ring closures, C2 of an N-substituted indole and C6 of
   a 2-halo-, 2-alkoxy- or 2-dialkylaminopyridine (both lithiated there), a site an amino or hydroxy group directs to,
@@ -304,15 +304,15 @@ product's stereochemistry comes from. These steps are read from the atom map (th
   coupling or an S_N_Ar, an alkyl halide, a Michael acceptor) while the product keeps the amine's 2-haloethyl group.
   The free base the step needs closes its aziridinium ion and alkylates itself and the partner first (the nitrogen
   mustards are handled as salts). Example: chlorambucil's route "from" ethyl 4-(4-bromophenyl)butanoate and
-  bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups
-  on the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation
-  (cyclophosphamide's amine salt and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the electrophile (an aniline and
-  bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an alkylation or a fast S_N_Ar
-  (a nitro group or a ring nitrogen ortho or para to the carbon, or two acceptors), whose aziridine closes more
-  slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate by S_N_Ar). A
-  primary one is judged when it arylates any other ring: a Buchwald-Hartwig or Ullmann coupling, or an S_N_Ar that one
-  carbonyl activates, takes hours with a base at 80-150 C and closes its aziridine (the agent's chlorambucil routes of
-  2026-12-08 coupled free 2-chloroethylamine with ethyl 4-(4-bromophenyl)butanoate, then with
+  bis(2-chloroethyl)amine by a Buchwald-Hartwig amination; the published routes put the two 2-hydroxyethyl groups on
+  the aniline (ethylene oxide) and chlorinate them. Spared: an acylation, sulfonylation or phosphorylation
+  (cyclophosphamide's amine salt and POCl3, fast in the cold), a reductive amination, the 2-haloethylamine as the
+  electrophile (an aniline and bis(2-chloroethyl)amine give the aryl piperazine), and a primary 2-haloethylamine in an
+  alkylation or a fast S_N_Ar (a nitro group or a ring nitrogen ortho or para to the carbon, or two acceptors), whose
+  aziridine closes more slowly (one published PaRoutes step puts 2-chloroethylamine on methyl 4-fluoro-3-nitrobenzoate
+  by S_N_Ar). A primary one is judged when it arylates any other ring: a Buchwald-Hartwig or Ullmann coupling, or an
+  S_N_Ar that one carbonyl activates, takes hours with a base at 80-150 C and closes its aziridine (the agent's
+  chlorambucil routes of 2026-12-08 coupled free 2-chloroethylamine with ethyl 4-(4-bromophenyl)butanoate, then with
   4-(4-fluorobenzoyl)butyric acid).
 - ``diaryl_ketone_condensation``: a diaryl ketone (benzophenone, dibenzosuberone) condensed to the alkene in one
   step with a C-H that only one carbonyl, imine or nitrile activates (an aldol or Claisen-Schmidt condensation with a

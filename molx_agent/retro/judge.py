@@ -151,8 +151,8 @@ ISSUE_TEXT = {
 #: ``benzylic_halogenation`` (a benzylic C-H halogenated beside a free aryl or alkyl amine) on none of the 50,085 nor
 #: of the 31,125 published steps; ``unprotected_c_acylation`` (an arene C-acylated beside a free alkyl amine or
 #: alcohol of its own molecule) on none of either; ``mustard_nucleophile`` (a free secondary 2-haloethylamine's
-#: nitrogen arylated or alkylated with its 2-haloethyl group kept, or a primary one's in a metal-catalysed
-#: arylation) on none of either; ``organometallic_carried`` (an organolithium, -sodium, -potassium, Grignard,
+#: nitrogen arylated or alkylated with its 2-haloethyl group kept, or a primary one's in a slow arylation: a
+#: metal-catalysed coupling, or an S_N_Ar that one carbonyl or nitrile activates) on none of either; ``organometallic_carried`` (an organolithium, -sodium, -potassium, Grignard,
 #: organozinc, cuprate or organoaluminium carbon-metal bond carried through another reaction) and
 #: ``diaryl_ketone_condensation`` (a diaryl ketone condensed with a singly activated C-H) on none of either:
 #: docs/benchmarks.md):
